@@ -1,0 +1,26 @@
+// swift-tools-version:5.10
+import PackageDescription
+
+// One core library (AudioTools) holds everything but argument wiring; each executable is a
+// few lines that hand a tool description to ToolMain. C libraries come from the system.
+let tools = ["lufs-measure", "lufs-normalize", "vo-align", "audio-probe", "library-filter"]
+
+let package = Package(
+    name: "audio-tools",
+    products: tools.map { .executable(name: $0, targets: [$0]) },
+    targets: [
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CKissFFT", pkgConfig: "kissfft-float",
+                       providers: [.apt(["libkissfft-dev"])]),
+        .target(
+            name: "AudioTools",
+            dependencies: ["CSndfile", "CSamplerate", "CKissFFT"],
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+        ),
+        .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["AudioTools"] + tools.map { .target(name: $0) }),
+    ] + tools.map { .executableTarget(name: $0, dependencies: ["AudioTools"]) }
+)
