@@ -1,0 +1,46 @@
+import Foundation
+
+/// The error codes of the record contract; the raw value is what a record carries.
+public enum ErrorCode: String, CaseIterable, Sendable {
+    case badInput = "bad-input"
+    case newerSchema = "newer-schema"
+    case notFound = "not-found"
+    case notAFile = "not-a-file"
+    case unreadable
+    case empty
+    case unrecognised
+    case noAudio = "no-audio"
+    case protected
+    case cloudOnly = "cloud-only"
+    case unsupportedCodec = "unsupported-codec"
+    case malformed
+    case truncated
+    case nonFiniteSamples = "non-finite-samples"
+    case staleMeasurement = "stale-measurement"
+    case lossy
+    case exists
+    case noBleed = "no-bleed"
+    case lowConfidence = "low-confidence"
+}
+
+/// A refusal a person can act on: `message` names the file and says why, `suggestion` says what
+/// to do instead (never "try again").
+public struct ToolError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+    public var suggestion: String
+
+    public init(_ code: ErrorCode, _ message: String, suggestion: String) {
+        self.code = code
+        self.message = message
+        self.suggestion = suggestion
+    }
+
+    public var description: String { "\(message) \(suggestion)" }
+
+    /// The file's name in curly quotes, as messages show it: `“holiday.mov”`.
+    public static func quoted(_ path: String) -> String {
+        let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
+        return "\u{201C}\(name)\u{201D}"
+    }
+}
