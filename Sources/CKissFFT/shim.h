@@ -1,1 +1,2 @@
+#define kiss_fft_scalar float
 #include <kiss_fftr.h>

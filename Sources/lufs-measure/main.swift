@@ -1,1 +1,1 @@
-print("not yet built")
+print("lufs-measure: not built yet")

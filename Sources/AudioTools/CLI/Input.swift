@@ -1,0 +1,132 @@
+import Foundation
+
+/// Reads lines from a file descriptor in bounded memory: a line longer than `maxLine` bytes is
+/// reported as overlong (its text dropped) instead of growing the buffer without limit.
+public final class LineReader {
+    public enum Line { case text(String), overlong(Int) }
+
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var eof = false
+    private let maxLine: Int
+    private var skipping = 0  // bytes of an overlong line discarded so far
+
+    public init(fd: Int32, maxLine: Int = 16 << 20) {
+        self.fd = fd
+        self.maxLine = maxLine
+    }
+
+    public func next() -> Line? {
+        while true {
+            if let nl = buffer[start...].firstIndex(of: 0x0A) {
+                let lineBytes = buffer[start..<nl]
+                start = nl + 1
+                if skipping > 0 {
+                    let n = skipping + lineBytes.count
+                    skipping = 0
+                    return .overlong(n)
+                }
+                return .text(String(decoding: lineBytes, as: UTF8.self))
+            }
+            if eof {
+                guard start < buffer.count || skipping > 0 else { return nil }
+                let rest = buffer[start...]
+                start = buffer.count
+                if skipping > 0 { let n = skipping + rest.count; skipping = 0; return .overlong(n) }
+                return .text(String(decoding: rest, as: UTF8.self))
+            }
+            if start > 0 { buffer.removeSubrange(0..<start); start = 0 }
+            if buffer.count > maxLine { skipping += buffer.count; buffer.removeAll(keepingCapacity: true) }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, 65536) }
+            if n < 0 { if errno == EINTR { continue }; eof = true; continue }
+            if n == 0 { eof = true; continue }
+            buffer.append(contentsOf: chunk[0..<n])
+        }
+    }
+}
+
+/// Walks a directory depth-first in sorted order, one directory listing in memory at a time.
+/// Hidden entries are skipped unless `includeHidden` accepts the name; symbolic links to
+/// directories are not followed (no loops).
+public struct DirectoryWalker: Sequence, IteratorProtocol {
+    private var stack: [(dir: String, entries: [String], index: Int)] = []
+    private let includeHidden: (String) -> Bool
+
+    public init(root: String, includeHidden: @escaping (String) -> Bool = { _ in false }) {
+        self.includeHidden = includeHidden
+        push(root)
+    }
+
+    private mutating func push(_ dir: String) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        let kept = names.filter { !$0.hasPrefix(".") || includeHidden($0) }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        stack.append((dir, kept, 0))
+    }
+
+    public mutating func next() -> String? {
+        while let top = stack.last {
+            if top.index >= top.entries.count { stack.removeLast(); continue }
+            stack[stack.count - 1].index += 1
+            let name = top.entries[top.index]
+            let path = top.dir.hasSuffix("/") ? top.dir + name : top.dir + "/" + name
+            var st = stat()
+            guard lstat(path, &st) == 0 else { return path }
+            if (st.st_mode & S_IFMT) == S_IFDIR { push(path); continue }
+            return path
+        }
+        return nil
+    }
+}
+
+/// The stream of input records for one run: path arguments (directories walked) or stdin lines.
+/// Lazy, so a long stdin stream is never read into memory first.
+public struct InputRecords: Sequence, IteratorProtocol {
+    private var args: [String]
+    private var argIndex = 0
+    private var walker: DirectoryWalker?
+    private var stdin: LineReader?
+    private let tool: String
+    private let includeHidden: (String) -> Bool
+
+    public init(paths: [String], tool: String, includeHidden: @escaping (String) -> Bool) {
+        self.args = paths.isEmpty ? ["-"] : paths
+        self.tool = tool
+        self.includeHidden = includeHidden
+    }
+
+    public mutating func next() -> Record? {
+        while true {
+            if var w = walker {
+                let p = w.next()
+                walker = w
+                if let p { return Record(path: p) }
+                walker = nil
+            }
+            if let r = stdin {
+                guard let line = r.next() else { stdin = nil; continue }
+                switch line {
+                case .text(let t):
+                    if let rec = RecordReader.record(fromLine: t, tool: tool) { return rec }
+                case .overlong(let n):
+                    return Record(["input": .string("(\(n) bytes)")]).failing(ToolError(.badInput,
+                        "An input line is \(n) bytes long, more than a record can be.",
+                        suggestion: "Give one JSON object or path per line."), tool: tool)
+                }
+                continue
+            }
+            guard argIndex < args.count else { return nil }
+            let a = args[argIndex]
+            argIndex += 1
+            if a == "-" { stdin = LineReader(fd: 0); continue }
+            var st = stat()
+            if stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+                walker = DirectoryWalker(root: a, includeHidden: includeHidden)
+                continue
+            }
+            return Record(path: a)
+        }
+    }
+}

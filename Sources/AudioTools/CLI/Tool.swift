@@ -1,0 +1,71 @@
+import Foundation
+
+/// What a tool tells ToolMain about itself: name, help text and its own options.
+public struct ToolInfo: Sendable {
+    public var name: String
+    /// The record key this tool adds (`loudness`, `probe`, ...).
+    public var key: String
+    public var abstract: String
+    public var discussion: String
+    public var options: [OptionSpec]
+    public var examples: [String]
+    /// Extra lines for the EXIT STATUS section (status 1 meanings beyond failed records).
+    public var exitNotes: String
+
+    public init(name: String, key: String, abstract: String, discussion: String = "",
+                options: [OptionSpec], examples: [String] = [], exitNotes: String = "") {
+        self.name = name; self.key = key; self.abstract = abstract; self.discussion = discussion
+        self.options = options; self.examples = examples; self.exitNotes = exitNotes
+    }
+}
+
+/// A tool: it declares itself and turns one record into one record. Reading input, walking
+/// directories, passing errors through, --jobs, ordering, progress and exit status are ToolMain's.
+/// `process` is called from several threads at once.
+public protocol RecordTool: AnyObject {
+    static var info: ToolInfo { get }
+    /// Validates the options; throw UsageError for bad ones.
+    init(options: ParsedOptions) throws
+    /// Adds the tool's key to `record`; throws ToolError to refuse it.
+    func process(_ record: Record) throws -> Record
+    /// Called once per output record, serially and in output order (for summaries and reports).
+    func emitted(_ record: Record)
+    /// Called after the last record; returns false when something beyond the records failed
+    /// (a gate), which makes the exit status 1.
+    func finish(stderrIsTerminal: Bool) -> Bool
+    /// Whether the directory walk should yield this hidden entry (default: none).
+    func includeHidden(name: String) -> Bool
+    /// A record that came in already carrying an error is passed through untouched unless this
+    /// returns true (library-filter reports such records in its summary).
+    var processesFailedRecords: Bool { get }
+}
+
+extension RecordTool {
+    public func emitted(_ record: Record) {}
+    public func finish(stderrIsTerminal: Bool) -> Bool { true }
+    public func includeHidden(name: String) -> Bool { false }
+    public var processesFailedRecords: Bool { false }
+}
+
+/// Diagnostics on stderr, prefixed with the tool's name (stdout carries records only).
+public enum Diagnostics {
+    nonisolated(unsafe) public static var toolName = "audio-tools"
+    private static let lock = NSLock()
+
+    public static func warn(_ message: String) {
+        write("\(toolName): \(message)\n")
+    }
+
+    public static func write(_ text: String) {
+        lock.lock(); defer { lock.unlock() }
+        var t = text
+        t.withUTF8 { buf in
+            var off = 0
+            while off < buf.count {
+                let n = Glibc.write(2, buf.baseAddress! + off, buf.count - off)
+                if n <= 0 { if errno == EINTR { continue }; return }
+                off += n
+            }
+        }
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// Runs a RecordTool: parses the command line, streams input records through `process` on
+/// `--jobs` threads, writes results to stdout in input order, and exits with the contract's
+/// status (0 all good, 1 a record or gate failed or stdout closed, 2 usage error).
+public enum ToolMain {
+    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        let info = T.info
+        Diagnostics.toolName = info.name
+        signal(SIGPIPE, SIG_IGN)
+        let parsed: ParsedOptions
+        let tool: T
+        do {
+            parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
+            if parsed.flag("help") { writeStdout(HelpText.render(info)); exit(0) }
+            if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
+            if parsed.paths.isEmpty, isatty(0) != 0 {
+                throw UsageError("No input: give audio files or directories, or pipe records or paths into standard input.")
+            }
+            tool = try T(options: parsed)
+        } catch let e as UsageError {
+            usageFailure(info, e.message)
+        } catch {
+            usageFailure(info, "\(error)")
+        }
+        let jobs: Int
+        do {
+            jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+        } catch let e as UsageError { usageFailure(info, e.message) } catch { exit(2) }
+        let stderrTTY = isatty(2) != 0
+        let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
+                                terminal: stderrTTY, tool: info.name)
+
+        var failed = false
+        let input = InputRecords(paths: parsed.paths, tool: info.name, includeHidden: { tool.includeHidden(name: $0) })
+        let runner = OrderedRunner(jobs: jobs, window: max(4, jobs * 4)) { (record: Record) -> Record in
+            if record.hasError && !tool.processesFailedRecords { return record }
+            do {
+                var out = try tool.process(record)
+                if !out.hasError { out["schema"] = .int(Record.schemaVersion) }
+                return out
+            } catch let e as ToolError {
+                return record.failing(e, tool: info.name)
+            } catch {
+                return record.failing(ToolError(.unreadable,
+                    "\(record.path.map(ToolError.quoted) ?? "A record") could not be processed: \(error).",
+                    suggestion: "Check that the file is a complete, readable audio file."), tool: info.name)
+            }
+        }
+        runner.run(input: input) { out in
+            if out.hasError { failed = true }
+            tool.emitted(out)
+            progress.step(failed: out.hasError, path: out.path)
+            if !writeStdout(out.serialized() + "\n") {
+                progress.clear()
+                exit(1)  // stdout closed: end quietly
+            }
+        }
+        progress.clear()
+        let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
+        exit(failed || !extrasPassed ? 1 : 0)
+    }
+
+    static func usageFailure(_ info: ToolInfo, _ message: String) -> Never {
+        Diagnostics.write("\(info.name): error: \(message)\n\(HelpText.usageLine(info))\n  See '\(info.name) --help' for more information.\n")
+        exit(2)
+    }
+
+    /// Writes all of `text` to stdout; false when stdout is closed or failing.
+    @discardableResult
+    public static func writeStdout(_ text: String) -> Bool {
+        var t = text
+        return t.withUTF8 { buf in
+            var off = 0
+            while off < buf.count {
+                let n = Glibc.write(1, buf.baseAddress! + off, buf.count - off)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                if n == 0 { return false }
+                off += n
+            }
+            return true
+        }
+    }
+}
+
+/// Processes items on `jobs` threads while reading input lazily, and hands results to `emit`
+/// on the calling thread in input order. At most `window` items are read but not yet emitted,
+/// so memory stays bounded however long the input is.
+public final class OrderedRunner<Item, Output> {
+    private let jobs: Int
+    private let window: Int
+    private let work: (Item) -> Output
+    private let cond = NSCondition()
+    private var queue: [(Int, Item)] = []
+    private var queueHead = 0
+    private var results: [Int: Output] = [:]
+    private var inFlight = 0
+    private var readCount = 0
+    private var inputDone = false
+
+    public init(jobs: Int, window: Int, work: @escaping (Item) -> Output) {
+        self.jobs = max(1, jobs)
+        self.window = max(window, self.jobs)
+        self.work = work
+    }
+
+    public func run<S: Sequence>(input: S, emit: (Output) -> Void) where S.Element == Item {
+        let reader = Thread { [self] in
+            var it = input.makeIterator()
+            while true {
+                cond.lock()
+                while inFlight >= window { cond.wait() }
+                cond.unlock()
+                let next = it.next()
+                cond.lock()
+                if let item = next {
+                    queue.append((readCount, item))
+                    readCount += 1
+                    inFlight += 1
+                } else {
+                    inputDone = true
+                }
+                cond.broadcast()
+                cond.unlock()
+                if next == nil { return }
+            }
+        }
+        reader.stackSize = 1 << 22
+        reader.start()
+        for _ in 0..<jobs {
+            let t = Thread { [self] in
+                while true {
+                    cond.lock()
+                    while queueHead >= queue.count && !inputDone { cond.wait() }
+                    if queueHead >= queue.count { cond.unlock(); return }
+                    let (seq, item) = queue[queueHead]
+                    queueHead += 1
+                    if queueHead > 64, queueHead * 2 > queue.count {
+                        queue.removeFirst(queueHead); queueHead = 0
+                    }
+                    cond.unlock()
+                    let out = work(item)
+                    cond.lock()
+                    results[seq] = out
+                    cond.broadcast()
+                    cond.unlock()
+                }
+            }
+            t.stackSize = 1 << 23
+            t.start()
+        }
+        var next = 0
+        while true {
+            cond.lock()
+            while results[next] == nil && !(inputDone && next == readCount) { cond.wait() }
+            if results[next] == nil { cond.unlock(); break }
+            let out = results.removeValue(forKey: next)!
+            inFlight -= 1
+            cond.broadcast()
+            cond.unlock()
+            emit(out)
+            next += 1
+        }
+    }
+}
+
+/// A one-line progress report on stderr: rewritten in place on a terminal, otherwise a line at
+/// most every two seconds.
+final class Progress {
+    private let enabled: Bool
+    private let terminal: Bool
+    private let tool: String
+    private var done = 0
+    private var failed = 0
+    private var last = Date.distantPast
+    private var shown = false
+
+    init(enabled: Bool, terminal: Bool, tool: String) {
+        self.enabled = enabled; self.terminal = terminal; self.tool = tool
+    }
+
+    func step(failed f: Bool, path: String?) {
+        guard enabled else { return }
+        done += 1
+        if f { failed += 1 }
+        let now = Date()
+        guard now.timeIntervalSince(last) >= (terminal ? 0.1 : 2) else { return }
+        last = now
+        let name = path.map { String($0.split(separator: "/").last ?? "") } ?? ""
+        let text = "\(tool): \(done) done, \(failed) failed\(name.isEmpty ? "" : " — \(name)")"
+        if terminal { Diagnostics.write("\r\u{1B}[K" + text); shown = true } else { Diagnostics.write(text + "\n") }
+    }
+
+    func clear() {
+        guard enabled else { return }
+        if terminal, shown { Diagnostics.write("\r\u{1B}[K"); shown = false }
+        if !terminal, done > 0 { Diagnostics.write("\(tool): \(done) done, \(failed) failed\n"); done = 0 }
+    }
+}

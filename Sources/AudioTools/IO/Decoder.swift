@@ -1,0 +1,49 @@
+import Foundation
+
+/// Opens the right decoder for a file after the checks every tool needs: the file exists, is a
+/// regular readable file, and is not empty.
+public enum Decoder {
+    /// Frames per block that decoders hand to the DSP units.
+    public static let blockFrames = 8192
+
+    public struct Opened {
+        public var source: AudioSource
+        public var identity: FileIdentity
+        /// libsndfile's view of the encoding, when it is the decoder.
+        public var sndfile: SndfileDescription?
+    }
+
+    public static func open(_ path: String) throws -> Opened {
+        let identity = try FileIdentity.of(path)
+        if identity.sizeBytes == 0 {
+            throw ToolError(.empty, "\(ToolError.quoted(path)) is empty (0 bytes).",
+                            suggestion: "The file holds no data; if it is a cloud-only placeholder, download it first, otherwise export it again.")
+        }
+        let s = try SndfileSource(path: path)
+        if s.isTruncatedByHeader {
+            throw ToolError(.truncated,
+                "\(ToolError.quoted(path)) is cut off: its header promises more audio than the file holds.",
+                suggestion: "Download or export the file again; a complete copy will work.")
+        }
+        if s.format.sampleRate < 8000 || s.format.sampleRate > 384_000 {
+            throw ToolError(.unsupportedCodec,
+                "\(ToolError.quoted(path)) has a sample rate of \(s.format.sampleRate) Hz, outside the 8 kHz to 384 kHz the tools work with.",
+                suggestion: "Resample it to 48 kHz (for example with sox or ffmpeg) and use that copy.")
+        }
+        return Opened(source: s, identity: identity, sndfile: s.description)
+    }
+
+    /// Reads `source` to the end in blocks, handing each to `body`; returns the frames read.
+    @discardableResult
+    public static func forEachBlock(_ source: AudioSource, _ body: (AudioBlock) throws -> Void) throws -> Int {
+        var block = AudioBlock(channelCount: source.format.channelCount, capacity: blockFrames)
+        var total = 0
+        while true {
+            let n = try source.read(into: &block, maxFrames: blockFrames)
+            if n == 0 { break }
+            total += n
+            try body(block)
+        }
+        return total
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// A file's identity as a later stage can check it: size and modification time. A measurement
+/// carries it so that lufs-normalize can refuse one taken of a different state of the file.
+public struct FileIdentity: Equatable, Sendable {
+    public var sizeBytes: UInt64
+    /// Modification time in nanoseconds since the Unix epoch.
+    public var modifiedNanoseconds: Int64
+
+    public init(sizeBytes: UInt64, modifiedNanoseconds: Int64) {
+        self.sizeBytes = sizeBytes
+        self.modifiedNanoseconds = modifiedNanoseconds
+    }
+
+    /// Checks that `path` names a readable regular file and returns its identity; throws the
+    /// contract's not-found, not-a-file or unreadable otherwise. Does not judge emptiness.
+    public static func of(_ path: String) throws -> FileIdentity {
+        var st = stat()
+        let name = ToolError.quoted(path)
+        guard stat(path, &st) == 0 else {
+            let e = errno
+            if e == ENOENT || e == ENOTDIR {
+                throw ToolError(.notFound, "\(name) doesn't exist.",
+                                suggestion: "Check the path; the file may have been moved, renamed or deleted.")
+            }
+            throw ToolError(.unreadable, "\(name) can't be examined: \(String(cString: strerror(e))).",
+                            suggestion: "Check the permissions of the file and the folders above it.")
+        }
+        let kind = st.st_mode & S_IFMT
+        guard kind == S_IFREG else {
+            let what = kind == S_IFDIR ? "a folder" : "not a regular file"
+            throw ToolError(.notAFile, "\(name) is \(what), not an audio file.",
+                            suggestion: kind == S_IFDIR ? "Pass the folder as an argument to walk it, or name the audio files inside it."
+                                                        : "Name a regular audio file.")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw ToolError(.unreadable, "\(name) can't be read: \(String(cString: strerror(errno))).",
+                            suggestion: "Give yourself read permission on the file (chmod u+r) or run as its owner.")
+        }
+        let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        return FileIdentity(sizeBytes: UInt64(st.st_size), modifiedNanoseconds: ns)
+    }
+
+    /// The record form: `{"size_bytes": N, "modified_ns": T}`.
+    public var json: JSON {
+        .object(["size_bytes": .int(sizeBytes), "modified_ns": .int(modifiedNanoseconds)])
+    }
+
+    public init?(json: JSON?) {
+        guard let j = json, let s = j["size_bytes"]?.intValue, let m = j["modified_ns"]?.intValue, s >= 0 else { return nil }
+        self.init(sizeBytes: UInt64(s), modifiedNanoseconds: Int64(m))
+    }
+}

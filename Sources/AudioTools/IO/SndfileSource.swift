@@ -1,0 +1,256 @@
+import CSndfile
+import Foundation
+
+/// What libsndfile says about a file's encoding, in words a record can carry.
+public struct SndfileDescription: Equatable, Sendable {
+    /// Container: "wav", "aiff", "flac", "ogg", "mp3", "caf", "w64", "rf64", ...
+    public var container: String
+    /// Codec: "pcm_s16", "pcm_s24", "pcm_f32", "vorbis", "opus", "flac", "mp3", ...
+    public var codec: String
+    /// Bits per sample for PCM-like codecs, nil for lossy ones.
+    public var bitDepth: Int?
+    public var isFloat: Bool
+    public var isLossy: Bool
+    /// Speaker names from the file's channel map ("L", "R", "C", "LFE", "Ls", ...), when it has one.
+    public var channelNames: [String]?
+    /// The raw libsndfile format code, so a writer can reproduce the same format.
+    public var formatCode: Int32
+}
+
+/// Decodes a file through libsndfile in blocks (constant memory). libsndfile's error state for a
+/// failed open is global, so opens are serialised; each open handle then has its own state.
+public final class SndfileSource: AudioSource {
+    private static let openLock = NSLock()
+
+    public let path: String
+    public let format: AudioFormat
+    public let description: SndfileDescription
+    private var handle: OpaquePointer?
+    private var interleaved: [Float] = []
+    private var framesRead = 0
+    /// Frames the header promised when libsndfile clamped them to what the file holds.
+    private let promisedFrames: Int?
+
+    /// Opens `path`; throws ToolError with the contract's codes (unrecognised, malformed,
+    /// truncated, ...) naming the file.
+    public init(path: String) throws {
+        self.path = path
+        let name = ToolError.quoted(path)
+        var info = SF_INFO()
+        SndfileSource.openLock.lock()
+        let h = sf_open(path, Int32(SFM_READ), &info)
+        let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
+        SndfileSource.openLock.unlock()
+        guard let h else { throw SndfileSource.openFailure(name: name, libsndfile: openError) }
+        handle = h
+        if info.samplerate <= 0 || info.samplerate > 768_000 || info.channels <= 0 || info.channels > 64 || info.frames < 0 {
+            sf_close(h); handle = nil
+            throw ToolError(.malformed,
+                "\(name) has an impossible header (\(info.channels) channels at \(info.samplerate) Hz).",
+                suggestion: "The file is damaged or not what its header claims; export it again from the original.")
+        }
+        let log = SndfileSource.logInfo(h)
+        promisedFrames = SndfileSource.promisedFrames(log: log, channels: Int(info.channels), format: info.format)
+        format = AudioFormat(sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
+                             frameCount: info.frames == Int64.max ? nil : Int(info.frames))
+        description = SndfileSource.describe(h, info: info)
+    }
+
+    deinit { if let handle { sf_close(handle) } }
+
+    /// True when the header promised more audio than the file holds (a cut-off download).
+    public var isTruncatedByHeader: Bool { promisedFrames.map { $0 > (format.frameCount ?? 0) } ?? false }
+
+    public func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {
+        guard let h = handle else { return 0 }
+        let ch = format.channelCount
+        if interleaved.count < maxFrames * ch { interleaved = [Float](repeating: 0, count: maxFrames * ch) }
+        let n = Int(interleaved.withUnsafeMutableBufferPointer { sf_readf_float(h, $0.baseAddress, sf_count_t(maxFrames)) })
+        if block.channels.count != ch { block.channels = Array(repeating: [], count: ch) }
+        for c in 0..<ch where block.channels[c].count < maxFrames {
+            block.channels[c] = [Float](repeating: 0, count: maxFrames)
+        }
+        let err = sf_error(h)
+        if err != 0 {
+            throw ToolError(.truncated,
+                "\(ToolError.quoted(path)) is damaged or cut off after \(framesRead + max(n, 0)) frames (\(String(cString: sf_strerror(h)).trimmingCharacters(in: .punctuationCharacters))).",
+                suggestion: "Download or export the file again; a complete copy will work.")
+        }
+        if n > 0 {
+            interleaved.withUnsafeBufferPointer { src in
+                for c in 0..<ch {
+                    block.channels[c].withUnsafeMutableBufferPointer { dst in
+                        var s = c
+                        for i in 0..<n { dst[i] = src[s]; s += ch }
+                    }
+                }
+            }
+            if description.isFloat { try checkFinite(block, frames: n) }
+        }
+        block.frames = max(n, 0)
+        framesRead += max(n, 0)
+        if n <= 0 { try checkComplete() }
+        return max(n, 0)
+    }
+
+    public func seek(toFrame frame: Int) throws {
+        guard let h = handle else { return }
+        if sf_seek(h, sf_count_t(frame), SEEK_SET) < 0 {
+            throw ToolError(.malformed, "\(ToolError.quoted(path)) can't be repositioned to frame \(frame).",
+                            suggestion: "Convert the file to WAV or FLAC and use that copy.")
+        }
+        framesRead = frame
+    }
+
+    /// A file shorter than its header promised is refused, never measured as if complete.
+    private func checkComplete() throws {
+        let expected = promisedFrames ?? format.frameCount
+        if let e = expected, framesRead < e {
+            throw ToolError(.truncated,
+                "\(ToolError.quoted(path)) is cut off: its header promises \(e) frames but only \(framesRead) are there.",
+                suggestion: "Download or export the file again; a complete copy will work.")
+        }
+    }
+
+    private func checkFinite(_ block: AudioBlock, frames: Int) throws {
+        for c in 0..<block.channels.count {
+            let bad: Int? = block.channels[c].withUnsafeBufferPointer { p in
+                var i = 0
+                while i < frames {
+                    if !p[i].isFinite { return i }
+                    i += 1
+                }
+                return nil
+            }
+            if let i = bad {
+                throw ToolError(.nonFiniteSamples,
+                    "\(ToolError.quoted(path)) holds a sample that is not a number (NaN or infinity) in channel \(c + 1) at frame \(framesRead + i).",
+                    suggestion: "Re-render the file from its source; a plug-in or converter produced invalid floating-point samples.")
+            }
+        }
+    }
+
+    // MARK: helpers
+
+    static func openFailure(name: String, libsndfile: String) -> ToolError {
+        let lower = libsndfile.lowercased()
+        if lower.contains("not recognised") || lower.contains("unknown format") || lower.contains("not recognized") {
+            return ToolError(.unrecognised, "\(name) is not an audio format this tool can read.",
+                             suggestion: "Pick a WAV, AIFF, FLAC, Ogg or MP3 file, or convert this one to WAV.")
+        }
+        if lower.contains("unsupported") || lower.contains("codec") || lower.contains("encoding") {
+            return ToolError(.unsupportedCodec, "\(name) uses an audio encoding this build can't decode (\(libsndfile)).",
+                             suggestion: "Convert it to WAV or FLAC first (for example with ffmpeg).")
+        }
+        if lower.contains("permission") {
+            return ToolError(.unreadable, "\(name) can't be read: \(libsndfile)",
+                             suggestion: "Give yourself read permission on the file.")
+        }
+        return ToolError(.malformed, "\(name) looks like audio but its header is damaged (\(libsndfile.trimmingCharacters(in: .punctuationCharacters))).",
+                         suggestion: "Export or download the file again; a complete, undamaged copy will work.")
+    }
+
+    static func logInfo(_ h: OpaquePointer) -> String {
+        var buf = [CChar](repeating: 0, count: 16384)
+        _ = sf_command(h, Int32(SFC_GET_LOG_INFO), &buf, Int32(buf.count))
+        return String(cString: buf)
+    }
+
+    /// libsndfile clamps a data chunk that runs past the end of the file and notes it in its
+    /// log as "data : 864000 (should be 299920)"; read the promised length back from there.
+    static func promisedFrames(log: String, channels: Int, format: Int32) -> Int? {
+        for line in log.split(separator: "\n") {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            guard t.hasPrefix("data") || t.hasPrefix("SSND"), t.contains("should be") else { continue }
+            let parts = t.split(whereSeparator: { !$0.isNumber })
+            guard parts.count >= 2, let promised = Int(parts[0]), let actual = Int(parts[1]), promised > actual else { continue }
+            let bytesPerSample: Int
+            switch Int(format) & SF_FORMAT_SUBMASK {
+            case SF_FORMAT_PCM_S8, SF_FORMAT_PCM_U8, SF_FORMAT_ULAW, SF_FORMAT_ALAW: bytesPerSample = 1
+            case SF_FORMAT_PCM_16: bytesPerSample = 2
+            case SF_FORMAT_PCM_24: bytesPerSample = 3
+            case SF_FORMAT_PCM_32, SF_FORMAT_FLOAT: bytesPerSample = 4
+            case SF_FORMAT_DOUBLE: bytesPerSample = 8
+            default: return Int.max // compressed: promised more than present, frames unknown
+            }
+            return promised / (bytesPerSample * channels)
+        }
+        return nil
+    }
+
+    static func describe(_ h: OpaquePointer, info: SF_INFO) -> SndfileDescription {
+        let major = Int(info.format) & SF_FORMAT_TYPEMASK
+        let sub = Int(info.format) & SF_FORMAT_SUBMASK
+        let container: String
+        switch major {
+        case SF_FORMAT_WAV, SF_FORMAT_WAVEX: container = "wav"
+        case SF_FORMAT_AIFF: container = "aiff"
+        case SF_FORMAT_AU: container = "au"
+        case SF_FORMAT_RAW: container = "raw"
+        case SF_FORMAT_W64: container = "w64"
+        case SF_FORMAT_RF64: container = "rf64"
+        case SF_FORMAT_FLAC: container = "flac"
+        case SF_FORMAT_OGG: container = "ogg"
+        case SF_FORMAT_CAF: container = "caf"
+        case SF_FORMAT_MPEG: container = "mp3"
+        case SF_FORMAT_SD2: container = "sd2"
+        default: container = "other"
+        }
+        var codec: String
+        var depth: Int?
+        var isFloat = false
+        var lossy = false
+        switch sub {
+        case SF_FORMAT_PCM_S8: codec = "pcm_s8"; depth = 8
+        case SF_FORMAT_PCM_U8: codec = "pcm_u8"; depth = 8
+        case SF_FORMAT_PCM_16: codec = "pcm_s16"; depth = 16
+        case SF_FORMAT_PCM_24: codec = "pcm_s24"; depth = 24
+        case SF_FORMAT_PCM_32: codec = "pcm_s32"; depth = 32
+        case SF_FORMAT_FLOAT: codec = "pcm_f32"; depth = 32; isFloat = true
+        case SF_FORMAT_DOUBLE: codec = "pcm_f64"; depth = 64; isFloat = true
+        case SF_FORMAT_ULAW: codec = "ulaw"; depth = 8; lossy = true
+        case SF_FORMAT_ALAW: codec = "alaw"; depth = 8; lossy = true
+        case SF_FORMAT_VORBIS: codec = "vorbis"; lossy = true
+        case SF_FORMAT_OPUS: codec = "opus"; lossy = true
+        case SF_FORMAT_MPEG_LAYER_III: codec = "mp3"; lossy = true
+        case SF_FORMAT_MPEG_LAYER_II: codec = "mp2"; lossy = true
+        case SF_FORMAT_MPEG_LAYER_I: codec = "mp1"; lossy = true
+        case SF_FORMAT_ALAC_16: codec = "alac"; depth = 16
+        case SF_FORMAT_ALAC_20: codec = "alac"; depth = 20
+        case SF_FORMAT_ALAC_24: codec = "alac"; depth = 24
+        case SF_FORMAT_ALAC_32: codec = "alac"; depth = 32
+        case SF_FORMAT_IMA_ADPCM, SF_FORMAT_MS_ADPCM, SF_FORMAT_G721_32, SF_FORMAT_G723_24, SF_FORMAT_GSM610:
+            codec = "adpcm"; lossy = true
+        default: codec = "other"
+        }
+        if major == SF_FORMAT_FLAC {
+            codec = "flac"
+        }
+        var names: [String]?
+        let ch = Int(info.channels)
+        var map = [Int32](repeating: 0, count: ch)
+        if sf_command(h, Int32(SFC_GET_CHANNEL_MAP_INFO), &map, Int32(ch * MemoryLayout<Int32>.size)) == Int32(SF_TRUE) {
+            names = map.map(channelName)
+        }
+        return SndfileDescription(container: container, codec: codec, bitDepth: depth, isFloat: isFloat,
+                                  isLossy: lossy, channelNames: names, formatCode: info.format)
+    }
+
+    static func channelName(_ code: Int32) -> String {
+        switch Int(code) {
+        case SF_CHANNEL_MAP_MONO: return "C"
+        case SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_FRONT_LEFT: return "L"
+        case SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_FRONT_RIGHT: return "R"
+        case SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_FRONT_CENTER: return "C"
+        case SF_CHANNEL_MAP_LFE: return "LFE"
+        case SF_CHANNEL_MAP_SIDE_LEFT: return "Ls"
+        case SF_CHANNEL_MAP_SIDE_RIGHT: return "Rs"
+        case SF_CHANNEL_MAP_REAR_LEFT: return "Lb"
+        case SF_CHANNEL_MAP_REAR_RIGHT: return "Rb"
+        case SF_CHANNEL_MAP_REAR_CENTER: return "Cb"
+        case SF_CHANNEL_MAP_FRONT_LEFT_OF_CENTER: return "Lc"
+        case SF_CHANNEL_MAP_FRONT_RIGHT_OF_CENTER: return "Rc"
+        default: return "?"
+        }
+    }
+}

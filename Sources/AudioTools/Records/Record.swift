@@ -1,0 +1,94 @@
+import Foundation
+
+/// One JSON-lines record: an object that keeps every field it came in with. Tools add their own
+/// key (`loudness`, `probe`, ...) and `schema`; nothing else is touched.
+public struct Record: Equatable, Sendable {
+    /// The record schema this build writes; records with a larger one are refused.
+    public static let schemaVersion = 1
+
+    public var fields: [String: JSON]
+
+    public init(_ fields: [String: JSON] = [:]) { self.fields = fields }
+
+    public init(path: String) { self.fields = ["path": .string(path)] }
+
+    public subscript(key: String) -> JSON? {
+        get { fields[key] }
+        set { fields[key] = newValue }
+    }
+
+    public var path: String? { fields["path"]?.stringValue }
+
+    /// True when an earlier stage (or this one) recorded a failure.
+    public var hasError: Bool { if let e = fields["error"], e != .null { return true }; return false }
+
+    /// The error code a failed record carries.
+    public var errorCode: String? { fields["error"]?["code"]?.stringValue }
+
+    /// This record with `error` set from `e`, attributed to `tool`.
+    public func failing(_ e: ToolError, tool: String) -> Record {
+        var r = self
+        r.fields["error"] = .object([
+            "code": .string(e.code.rawValue),
+            "message": .string(e.message),
+            "suggestion": .string(e.suggestion),
+            "tool": .string(tool),
+        ])
+        r.fields["schema"] = .int(Record.schemaVersion)
+        return r
+    }
+
+    public func serialized() -> String { JSON.object(fields).serialized() }
+}
+
+/// Turns one input line into a record, or into an error record when it can't be one.
+public enum RecordReader {
+    /// A line starting with `{` is a JSON object that must carry a string `path`; any other
+    /// non-blank line is a bare path. Returns nil for blank lines.
+    public static func record(fromLine line: String, tool: String) -> Record? {
+        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.isEmpty { return nil }
+        guard trimmed.hasPrefix("{") else {
+            // A bare path keeps its spaces; only the line ending is dropped.
+            var p = line
+            while p.hasSuffix("\n") || p.hasSuffix("\r") { p.removeLast() }
+            return Record(path: p)
+        }
+        let shown = trimmed.count > 80 ? String(trimmed.prefix(77)) + "..." : trimmed
+        let value: JSON
+        do {
+            value = try JSON.parse(trimmed)
+        } catch let e as JSONParseError {
+            return Record(["input": .string(shown)]).failing(ToolError(
+                .badInput, "An input line is not valid JSON (\(e)): \(shown)",
+                suggestion: "Give one JSON object per line, or a bare file path."), tool: tool)
+        } catch {
+            return nil
+        }
+        guard case .object(let o) = value else {
+            return Record(["input": .string(shown)]).failing(ToolError(
+                .badInput, "An input line is JSON but not an object: \(shown)",
+                suggestion: "Give one JSON object with a \"path\" per line, or a bare file path."), tool: tool)
+        }
+        let record = Record(o)
+        if record.hasError { return record }
+        if let s = o["schema"] {
+            guard let v = s.intValue else {
+                return record.failing(ToolError(.badInput, "An input record has a \"schema\" that is not an integer: \(shown)",
+                    suggestion: "Pass records written by audio-tools, or plain paths."), tool: tool)
+            }
+            if v > Record.schemaVersion {
+                let name = record.path.map(ToolError.quoted) ?? "An input record"
+                return record.failing(ToolError(.newerSchema,
+                    "\(name) comes from a newer audio-tools (record schema \(v); this build reads up to \(Record.schemaVersion)).",
+                    suggestion: "Run the same version of audio-tools at every stage of the pipeline, or upgrade this one."), tool: tool)
+            }
+        }
+        guard record.path != nil else {
+            let what = o["path"] == nil ? "has no \"path\"" : "has a \"path\" that is not a string"
+            return record.failing(ToolError(.badInput, "An input record \(what): \(shown)",
+                suggestion: "Give each record a string \"path\" naming the audio file."), tool: tool)
+        }
+        return record
+    }
+}
