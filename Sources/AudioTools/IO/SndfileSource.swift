@@ -20,7 +20,7 @@ public struct SndfileDescription: Equatable, Sendable {
 /// Decodes a file through libsndfile in blocks (constant memory). libsndfile's error state for a
 /// failed open is global, so opens are serialised; each open handle then has its own state.
 public final class SndfileSource: AudioSource {
-    private static let openLock = NSLock()
+    static let openLock = NSLock()
 
     public let path: String
     public let format: AudioFormat

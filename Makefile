@@ -1,0 +1,90 @@
+# audio-tools: build, test, benchmark and run the pipeline.
+# `make demo` and `make test` do all the set-up a fresh Debian machine needs.
+
+SWIFT      ?= swift
+PREFIX     ?= /usr/local
+CONFIG     ?= release
+BIN        := .build/$(CONFIG)
+TOOLS      := lufs-measure lufs-normalize vo-align audio-probe library-filter
+SUDO       := $(if $(filter 0,$(shell id -u)),,sudo)
+BENCH_DIR  ?= .build/bench
+
+# pkg-config module => Debian package, for the libraries the package links.
+LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev
+# command => Debian package, for what the tests use to make and decode material.
+TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng
+BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv
+
+.PHONY: all deps test-deps bench-deps build test bench demo install uninstall fuzz clean help
+
+all: build
+
+help:
+	@echo "make demo      build and run the pipeline on the clips in Fixtures/"
+	@echo "make test      install what is missing, build, run the whole test suite"
+	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
+	@echo "make install   PREFIX=/usr/local: copy the five tools to PREFIX/bin"
+	@echo "make fuzz      run the parser fuzzers for a while (FUZZ_SECONDS=60)"
+
+# Installs, with apt-get, the Debian packages whose pkg-config module or command is missing.
+# On a system without apt-get it prints what to install and stops.
+define install_missing
+	@missing=""; \
+	command -v pkg-config >/dev/null 2>&1 || missing="pkg-config"; \
+	for pair in $(1); do \
+	  check=$${pair%%:*}; pkg=$${pair#*:}; \
+	  case "$$check" in \
+	    python3-venv) python3 -c 'import ensurepip' >/dev/null 2>&1 || missing="$$missing $$pkg" ;; \
+	    *) if [ "$(2)" = lib ]; then pkg-config --exists $$check 2>/dev/null || missing="$$missing $$pkg"; \
+	       else command -v $$check >/dev/null 2>&1 || missing="$$missing $$pkg"; fi ;; \
+	  esac; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian packages:$$missing"; \
+	    $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	  else \
+	    echo "Please install (Debian package names):$$missing" >&2; exit 1; \
+	  fi; \
+	fi
+endef
+
+deps:
+	$(call install_missing,$(LIB_DEPS),lib)
+
+test-deps: deps
+	$(call install_missing,$(TEST_DEPS),cmd)
+
+bench-deps: test-deps
+	$(call install_missing,$(BENCH_DEPS),cmd)
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+# The main job: probe the sample clips, keep the usable ones, measure them against the podcast
+# target. Records go to stdout as JSON lines; the summary table goes to stderr.
+demo: build
+	@echo "== lufs-measure --preset podcast Fixtures/clips (JSON lines, then the summary)"
+	@$(BIN)/lufs-measure --preset podcast --summary Fixtures/clips; \
+	  status=$$?; [ $$status -le 1 ] || exit $$status; \
+	  echo "(exit status $$status: 1 means a file missed the gate, see the summary)"
+
+test: test-deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: bench-deps build
+	@BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) sh Tests/Bench/bench.sh
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	for t in $(TOOLS); do install -m 755 $(BIN)/$$t $(DESTDIR)$(PREFIX)/bin/$$t; done
+
+uninstall:
+	for t in $(TOOLS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
+
+fuzz: deps
+	sh Fuzz/run.sh $${FUZZ_SECONDS:-60}
+
+clean:
+	rm -rf .build

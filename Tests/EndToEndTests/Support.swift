@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// Runs the built executables the way a user would and reads their JSON lines.
+enum E2E {
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var records: [JSON] {
+            stdout.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+        }
+    }
+
+    /// The folder holding the built tools: next to the test bundle (`swift test` builds them there).
+    static let binDir: URL = {
+        if let env = ProcessInfo.processInfo.environment["AUDIO_TOOLS_BIN"] { return URL(fileURLWithPath: env) }
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            if FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent("lufs-measure").path) { return dir }
+            dir = dir.deletingLastPathComponent()
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        return root.appendingPathComponent(".build/debug")
+    }()
+
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func run(_ tool: String, _ args: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> Run {
+        signal(SIGPIPE, SIG_IGN)  // a tool that exits early must not take the test runner with it
+        let p = Process()
+        p.executableURL = binDir.appendingPathComponent(tool)
+        p.arguments = args
+        if let environment { p.environment = environment }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        let inPipe = Pipe()
+        p.standardInput = inPipe
+        try p.run()
+        let writer = Thread {
+            if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
+            try? inPipe.fileHandleForWriting.close()
+        }
+        writer.start()
+        var errData = Data()
+        let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        errReader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+        return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                   stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    /// A fresh folder for one test, removed by the caller's defer.
+    static func tempDir(_ label: String = "e2e") -> String {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("audio-tools-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        try! FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    /// Writes planar samples to `path` through libsndfile (e.g. container "wav", codec "pcm_s24").
+    static func write(_ path: String, rate: Int, channels: [[Float]], container: String = "wav", codec: String = "pcm_s24") throws {
+        let sink = try SndfileSink(path: path, formatCode: SndfileSink.formatCode(container: container, codec: codec)!,
+                                   sampleRate: rate, channelCount: channels.count, overwrite: true)
+        try sink.write(AudioBlock(channels: channels, frames: channels[0].count))
+        try sink.commit()
+    }
+
+    static func sine(_ freq: Double, dBFS: Double, seconds: Double, rate: Int) -> [Float] {
+        let a = pow(10, dBFS / 20)
+        return (0..<Int(seconds * Double(rate))).map { Float(a * sin(2 * .pi * freq * Double($0) / Double(rate))) }
+    }
+
+    /// Whether an external program is installed; tests that need it say so when it is not.
+    static func has(_ program: String) -> Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
+    }
+}
