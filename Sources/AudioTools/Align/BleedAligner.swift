@@ -28,14 +28,19 @@ public final class BleedAligner {
         public var bandHighHz = 16_000.0
         /// PHAT-β: the cross-spectrum is divided by |X·conj(Y)|^β (1 = full whitening).
         public var whiteningExponent = 1.0
+        /// Divide the take by its local level (~20 ms) before correlating, so the voice's pauses,
+        /// where the bleed is clearest, count as much as its loud stretches.
+        public var levelWeighting = true
+        /// The whitening divides by |X·conj(Y)| averaged over ±this many Hz (0 = plain PHAT).
+        public var whiteningSmoothingHz = 10.0
         /// Regularisation added to |X·conj(Y)| before whitening, relative to its in-band mean.
-        public var whiteningFloor = 1e-3
+        public var whiteningFloor = 1e-2
         /// Half-width of the zone around the peak ignored when looking for the second peak and
         /// the noise level: the main lobe and early room reflections (capped at maxLag/2).
         public var exclusionSeconds = 0.030
         /// Window verdicts: detection below this is `noBleed`; confidence below
         /// `acceptConfidence` is `lowConfidence`; otherwise the window is accepted.
-        public var noBleedDetection = 0.25
+        public var noBleedDetection = 0.5
         public var acceptConfidence = 0.5
         /// Windows whose offset is further than this from the fitted line are outliers.
         public var outlierToleranceSeconds = 0.0005

@@ -33,7 +33,11 @@ final class WindowCorrelator {
 
         var specT = [Float](repeating: 0, count: n + 2)
         var specR = [Float](repeating: 0, count: n + 2)
-        take.withUnsafeBufferPointer { src in specT.withUnsafeMutableBufferPointer { plan.forward(src, into: $0) } }
+        let weights = settings.levelWeighting ? Self.levelWeights(take, sampleRate: sampleRate)
+                                              : [Float](repeating: 1, count: w)
+        var weighted = take
+        for i in 0..<w { weighted[i] *= weights[i] }
+        weighted.withUnsafeBufferPointer { src in specT.withUnsafeMutableBufferPointer { plan.forward(src, into: $0) } }
         reference.withUnsafeBufferPointer { src in specR.withUnsafeMutableBufferPointer { plan.forward(src, into: $0) } }
 
         // Raw cross-spectrum conj(T)·R (kept for the bleed gain) and its whitened, band-limited copy.
@@ -41,26 +45,30 @@ final class WindowCorrelator {
         let kLo = max(1, Int((settings.bandLowHz * Double(n) / sampleRate).rounded(.up)))
         let kHi = min(bins - 1, Int((hiHz * Double(n) / sampleRate).rounded(.down)))
         var raw = [Double](repeating: 0, count: 2 * bins)
+        var mags = [Double](repeating: 0, count: bins + 1)  // prefix sums of |C|
         var phat = [Float](repeating: 0, count: n + 2)
-        var meanMag = 0.0
         for k in 0..<bins {
             let tr = Double(specT[2 * k]), ti = Double(specT[2 * k + 1])
             let rr = Double(specR[2 * k]), ri = Double(specR[2 * k + 1])
             let cr = tr * rr + ti * ri, ci = tr * ri - ti * rr
             raw[2 * k] = cr
             raw[2 * k + 1] = ci
-            if k >= kLo && k <= kHi { meanMag += (cr * cr + ci * ci).squareRoot() }
+            mags[k + 1] = mags[k] + (cr * cr + ci * ci).squareRoot()
         }
-        meanMag /= Double(max(1, kHi - kLo + 1))
-        let eps = settings.whiteningFloor * meanMag + Double.leastNormalMagnitude
-        let beta = settings.whiteningExponent
         if kHi >= kLo {
+            let meanMag = (mags[kHi + 1] - mags[kLo]) / Double(kHi - kLo + 1)
+            let eps = settings.whiteningFloor * meanMag + Double.leastNormalMagnitude
+            let beta = settings.whiteningExponent
+            // Divide by |C| averaged over ±smoothing Hz: flattens the spectral envelope (what
+            // makes the peak sharp) but keeps fine structure, so a repeating loop's line spectrum
+            // still shows up as repeating peaks instead of being evened out.
+            let half = max(0, Int((settings.whiteningSmoothingHz * Double(n) / sampleRate).rounded()))
             for k in kLo...kHi {
-                let cr = raw[2 * k], ci = raw[2 * k + 1]
-                let mag = (cr * cr + ci * ci).squareRoot() + eps
+                let lo = max(0, k - half), hi = min(bins - 1, k + half)
+                let mag = (mags[hi + 1] - mags[lo]) / Double(hi - lo + 1) + eps
                 let scale = beta == 1 ? 1 / mag : pow(mag, -beta)
-                phat[2 * k] = Float(cr * scale)
-                phat[2 * k + 1] = Float(ci * scale)
+                phat[2 * k] = Float(raw[2 * k] * scale)
+                phat[2 * k + 1] = Float(raw[2 * k + 1] * scale)
             }
         }
         var corr = [Float](repeating: 0, count: n)
@@ -77,17 +85,8 @@ final class WindowCorrelator {
         // Sub-sample refinement: Newton on the band-limited correlation evaluated exactly from the
         // whitened spectrum (no interpolation bias), starting at the integer peak.
         let spectrum = phat.map(Double.init)
-        var x = Double(kPeak)
-        var refined = true
-        for _ in 0..<12 {
-            let e = Self.evaluate(spectrum, from: kLo, to: kHi, n: n, at: x)
-            let d1 = polarity * e.d1, d2 = polarity * e.d2
-            guard d2 < 0 else { refined = false; break }
-            let step = max(-0.5, min(0.5, -d1 / d2))
-            x += step
-            if abs(step) < 1e-7 { break }
-        }
-        if !refined || abs(x - Double(kPeak)) > 1 {
+        var x = Self.refine(spectrum, from: kLo, to: kHi, n: n, start: kPeak, polarity: polarity)
+        if abs(x - Double(kPeak)) > 1 {
             // Fallback: parabola through the three integer samples.
             x = Double(kPeak)
             if kPeak > 0 && kPeak + 1 < n {
@@ -100,36 +99,101 @@ final class WindowCorrelator {
         let peak = max(polarity * Self.evaluate(spectrum, from: kLo, to: kHi, n: n, at: x).value,
                        Double(best) / Double(n))
 
-        // Noise statistics outside the exclusion zone around the peak.
+        // Noise statistics outside the exclusion zone around the peak; the second peak is the
+        // best of the three highest local maxima there, refined like the main one (a peak between
+        // samples would otherwise look up to a third lower than it is).
         let exclusion = max(2, min(Int(settings.exclusionSeconds * sampleRate), maxLag / 2))
-        var sumSq = 0.0, count = 0, second = 0.0
+        var sumSq = 0.0, count = 0
+        var candidates: [(Float, Int)] = []
         if kMax >= kMin {
             for k in kMin...kMax where abs(k - kPeak) > exclusion {
                 let v = Double(corr[k]) / Double(n)
                 sumSq += v * v
                 count += 1
-                second = max(second, abs(v))
+                let a = abs(corr[k])
+                if k > kMin && k < kMax && a >= abs(corr[k - 1]) && a > abs(corr[k + 1]) {
+                    if candidates.count < 3 { candidates.append((a, k)); candidates.sort { $0.0 > $1.0 } }
+                    else if a > candidates[2].0 { candidates[2] = (a, k); candidates.sort { $0.0 > $1.0 } }
+                }
+            }
+        }
+        var second = Double(candidates.first?.0 ?? 0) / Double(n)
+        for (_, k) in candidates {
+            let sign: Double = corr[k] < 0 ? -1 : 1
+            let xs = Self.refine(spectrum, from: kLo, to: kHi, n: n, start: k, polarity: sign)
+            if abs(xs - Double(k)) <= 1 {
+                second = max(second, sign * Self.evaluate(spectrum, from: kLo, to: kHi, n: n, at: xs).value)
             }
         }
         let rms = count > 0 ? (sumSq / Double(count)).squareRoot() : 0
         let metrics = BleedAligner.PeakMetrics(peak: peak, secondPeak: second, noiseRMS: rms,
                                                noiseLagCount: count, settings: settings)
 
-        // Bleed gain by least squares at the refined lag, from the raw cross-spectrum.
-        let cross = Self.evaluate(raw, from: 0, to: bins - 1, n: n, at: x).value
-        let kRound = min(max(Int(x.rounded()), 0), reference.count - w)
-        var eRef = 0.0, eTake = 0.0
-        for i in 0..<w {
-            let r = Double(reference[kRound + i]); eRef += r * r
-            let t = Double(take[i]); eTake += t * t
+        // Bleed gain by least squares at the refined lag, weighted like the correlation (1/local
+        // energy, so the voice's loud stretches add less scatter): weighted correlation at the
+        // three integer lags around the peak, interpolated by a parabola. Energies unweighted.
+        let kRound = min(max(Int(x.rounded()), 1), reference.count - w - 1)
+        var cw = [0.0, 0.0, 0.0], cu = [0.0, 0.0, 0.0]
+        var eRefW = 0.0, eRef = 0.0, eTake = 0.0
+        take.withUnsafeBufferPointer { t in
+            reference.withUnsafeBufferPointer { r in
+                for i in 0..<w {
+                    let tv = Double(t[i]), wt = Double(weights[i]) * Double(weights[i])
+                    let r0 = Double(r[kRound - 1 + i]), r1 = Double(r[kRound + i]), r2 = Double(r[kRound + 1 + i])
+                    cu[0] += tv * r0; cu[1] += tv * r1; cu[2] += tv * r2
+                    cw[0] += wt * tv * r0; cw[1] += wt * tv * r1; cw[2] += wt * tv * r2
+                    eRefW += wt * r1 * r1
+                    eRef += r1 * r1
+                    eTake += tv * tv
+                }
+            }
         }
-        let gain = eRef > 0 ? cross / eRef : 0
+        let u = x - Double(kRound)
+        func interpolate(_ c: [Double]) -> Double {
+            c[1] + 0.5 * u * (c[2] - c[0]) + 0.5 * u * u * (c[0] - 2 * c[1] + c[2])
+        }
+        let gain = eRefW > 0 ? interpolate(cw) / eRefW : 0
         let bleedEnergy = gain * gain * eRef
-        let residual = max(eTake - gain * cross, 1e-12 * eTake + Double.leastNormalMagnitude)
+        let residual = max(eTake - 2 * gain * interpolate(cu) + bleedEnergy,
+                           1e-12 * eTake + Double.leastNormalMagnitude)
 
         return BleedAligner.WindowEstimate(
             takeStart: takeStart, frames: w, lagSamples: d - x, metrics: metrics,
             gain: gain, bleedEnergy: bleedEnergy, residualEnergy: residual)
+    }
+
+    /// Newton's method for the maximum of polarity·c(x) near the integer `start`; returns a value
+    /// more than one sample away when it fails (the caller then falls back).
+    static func refine(_ s: [Double], from lo: Int, to hi: Int, n: Int, start: Int, polarity: Double) -> Double {
+        var x = Double(start)
+        for _ in 0..<12 {
+            let e = evaluate(s, from: lo, to: hi, n: n, at: x)
+            let d1 = polarity * e.d1, d2 = polarity * e.d2
+            guard d2 < 0 else { return .infinity }
+            let step = max(-0.5, min(0.5, -d1 / d2))
+            x += step
+            if abs(step) < 1e-7 { break }
+        }
+        return x
+    }
+
+    /// Per-sample weights 1/local RMS (centred ~20 ms moving average of x²): multiplying the take
+    /// by them makes quiet stretches — the voice's pauses, where the bleed is clearest — weigh as
+    /// much in the correlation as loud ones. A smooth positive weight does not move the peak.
+    static func levelWeights(_ x: [Float], sampleRate: Double) -> [Float] {
+        let n = x.count
+        guard n > 0 else { return [] }
+        let half = max(1, Int(0.010 * sampleRate))
+        var prefix = [Double](repeating: 0, count: n + 1)
+        for i in 0..<n { prefix[i + 1] = prefix[i] + Double(x[i]) * Double(x[i]) }
+        let floor = max(prefix[n] / Double(n) * 1e-8, Double.leastNormalMagnitude)
+        var out = [Float](repeating: 0, count: n)
+        for i in 0..<n {
+            let lo = max(0, i - half), hi = min(n, i + half + 1)
+            let local = (prefix[hi] - prefix[lo]) / Double(hi - lo)
+            out[i] = Float(1 / (local + floor).squareRoot())
+        }
+        return out
     }
 
     /// Value and first two derivatives in x of c(x) = (1/n)·Σ m_k·Re(S_k·e^{i2πkx/n}) over bins
