@@ -23,7 +23,8 @@ public final class BleedAligner {
         public var minWindowSeconds = 3.0
         /// Most windows analysed, spread evenly across the whole take (drift needs two or more).
         public var maxWindows = 7
-        /// Whitened band: bins outside it get no weight (mains hum below, codec cut-off above).
+        /// Whitened band: bins outside it get no weight (mains hum below, codec cut-off above);
+        /// the top is also capped at 0.4 × the sample rate.
         public var bandLowHz = 100.0
         public var bandHighHz = 16_000.0
         /// PHAT-β: the cross-spectrum is divided by |X·conj(Y)|^β (1 = full whitening).
@@ -141,6 +142,11 @@ public final class BleedAligner {
         public var inlierCount: Int
         public var windows: [WindowEstimate]
 
+        /// Ratio to resample the take by (output/input) to put it on the reference's clock:
+        /// take sample n belongs at reference time (1 − drift)·n − latency, so after resampling
+        /// by this ratio the take only needs shifting earlier by `latencySamples`.
+        public var takeResampleRatio: Double { 1 - (driftPPM ?? 0) * 1e-6 }
+
         /// Offset of the reference at take frame `frame`, in take samples.
         public func lagSamples(atTakeFrame frame: Double) -> Double {
             latencySamples + (driftPPM ?? 0) * 1e-6 * frame
@@ -244,7 +250,7 @@ public final class BleedAligner {
         let i0 = Int((anchor + (1 - b) * (firstJ - anchor)).rounded(.down)) - 8
         let inCount = Int((Double(outCount) * (1 - b)).rounded(.up)) + 16
         let raw = try reference.readPadded(from: i0, count: inCount)
-        let warped = try Resampler.resample(raw, ratio: 1 / (1 - b), quality: .medium)
+        let warped = try Resampler.resample(raw, ratio: 1 / (1 - b), quality: .fastest)
         // Output sample q is ref(i0 + q(1−b)), i.e. take coordinate j = A + (i0 − A)/(1−b) + q.
         let refStart = anchor + (Double(i0) - anchor) / (1 - b)
         return correlator.analyse(take: takeWindow, takeStart: start, reference: warped,

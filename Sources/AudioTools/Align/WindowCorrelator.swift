@@ -41,7 +41,7 @@ final class WindowCorrelator {
         reference.withUnsafeBufferPointer { src in specR.withUnsafeMutableBufferPointer { plan.forward(src, into: $0) } }
 
         // Raw cross-spectrum conj(T)·R (kept for the bleed gain) and its whitened, band-limited copy.
-        let hiHz = min(settings.bandHighHz, 0.45 * sampleRate)
+        let hiHz = min(settings.bandHighHz, 0.4 * sampleRate)  // inside the analysis resampler's passband
         let kLo = max(1, Int((settings.bandLowHz * Double(n) / sampleRate).rounded(.up)))
         let kHi = min(bins - 1, Int((hiHz * Double(n) / sampleRate).rounded(.down)))
         var raw = [Double](repeating: 0, count: 2 * bins)

@@ -86,6 +86,7 @@ import Testing
         #expect(abs((a.driftPPM ?? 0) - expectedDrift) < 10, "drift \(a.driftPPM ?? .nan)")
         #expect(abs((a.driftPPM ?? 0) - expectedDrift) < 1)  // what it actually achieves
         #expect(abs(a.latencySeconds - expectedLatency / rate) < 0.0001, "latency \(a.latencySamples)")
+        #expect(abs(a.takeResampleRatio - 1 / ratio) < 1e-6)  // undoes the stretch
         #expect(abs(a.lagSamples(atTakeFrame: 600_000) - (expectedLatency + 600_000 * (1 - 1 / ratio))) < 0.5)
     }
 
