@@ -15,11 +15,11 @@ public protocol InterSamplePeakDetector {
                              into peaks: UnsafeMutablePointer<Float>, threshold: Float) -> Float
 }
 
-/// A compact 4× polyphase windowed-sinc (Kaiser) interpolator, 16 taps per phase. Stands in
+/// A compact 4× polyphase windowed-sinc (Kaiser) interpolator, 24 taps per phase. Stands in
 /// until the loudness meter's oversampler is wired behind `InterSamplePeakDetector`.
 public struct SimpleOversamplingPeakDetector: InterSamplePeakDetector {
     /// Taps either side of the interpolation point; the filter spans 2·halfTaps input samples.
-    static let halfTaps = 8
+    static let halfTaps = 12
     /// Coefficients of the phases 1/4, 2/4, 3/4 (phase 0 is the sample itself), 2·halfTaps each:
     /// tap j multiplies the sample j − halfTaps + 1 frames from the frame being interpolated.
     static let phases: [[Float]] = {

@@ -157,6 +157,7 @@ public enum NormalizePipeline {
         var current = plan
         var passes = 0
         var measured: Double? = nil
+        var previous: (gain: Double, loudness: Double)? = nil
         while passes < max(1, maxPasses) - 1 {
             try source.seek(toFrame: 0)
             let meter = makeMeter()
@@ -168,7 +169,14 @@ public enum NormalizePipeline {
             measured = loudness
             let shortfall = targetLUFS - loudness
             if abs(shortfall) <= toleranceLU { break }
-            let compensation = min(max(current.gainDB + shortfall - plan.gainDB, -maxCompensationDB),
+            // Under limiting, loudness rises less than the gain: after two passes step by the
+            // measured slope (secant), kept within (0.1, 1] LU per dB.
+            var slope = 1.0
+            if let previous, current.gainDB != previous.gain {
+                slope = min(1, max(0.1, (loudness - previous.loudness) / (current.gainDB - previous.gain)))
+            }
+            previous = (current.gainDB, loudness)
+            let compensation = min(max(current.gainDB + shortfall / slope - plan.gainDB, -maxCompensationDB),
                                    maxCompensationDB)
             let next = plan.gainDB + compensation
             if next == current.gainDB { break }

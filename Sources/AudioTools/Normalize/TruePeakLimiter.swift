@@ -236,6 +236,7 @@ public final class TruePeakLimiter {
         let len1 = box1.count, len2 = box2.count
         let inv1 = 1 / Double(len1), inv2 = 1 / Double(len2)
         let thr = threshold, rel = releaseCoefficient
+        let releaseOvershoot: Float = 0.005
         linkedPeaks.withUnsafeBufferPointer { pb in
         gains.withUnsafeMutableBufferPointer { gb in
         dequeIndex.withUnsafeMutableBufferPointer { di in
@@ -246,8 +247,10 @@ public final class TruePeakLimiter {
                 // Needed reduction, with instant attack and exponential release.
                 let p = pb[i]
                 let needDepth: Float = p > thr ? 1 - thr / p : 0
-                depth *= rel
-                if depth < 1e-6 { depth = 0 }
+                // Release aims a little past full gain so it arrives at exactly 1 in finite
+                // time (about 4–6 time constants) with a vanishing slope: no step at the end.
+                depth = (depth + releaseOvershoot) * rel - releaseOvershoot
+                if depth < 0 { depth = 0 }
                 if needDepth > depth { depth = needDepth }
                 let r: Float = 1 - depth
                 // Sliding minimum over the look-ahead window (monotonic deque).
