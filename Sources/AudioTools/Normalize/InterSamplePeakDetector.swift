@@ -41,6 +41,9 @@ public struct SimpleOversamplingPeakDetector: InterSamplePeakDetector {
             return h.map(Float.init)
         }
     }()
+    /// Half sums and half differences of phase 1's tap j and taps−1−j (phase 3 is phase 1 reversed).
+    static let mirrorSum: [Float] = (0..<halfTaps).map { (phases[0][$0] + phases[0][2 * halfTaps - 1 - $0]) / 2 }
+    static let mirrorDifference: [Float] = (0..<halfTaps).map { (phases[0][$0] - phases[0][2 * halfTaps - 1 - $0]) / 2 }
     /// The most an interpolated value can exceed the largest |input| in its window: max Σ|h|.
     static let boundGain: Float = phases.map { $0.reduce(0) { $0 + abs($1) } }.max()! * 1.001
 
@@ -63,17 +66,19 @@ public struct SimpleOversamplingPeakDetector: InterSamplePeakDetector {
         work.withUnsafeMutableBufferPointer { wb in
             let w = wb.baseAddress!
             (w + history).update(from: input, count: count)
+            Self.mirrorSum.withUnsafeBufferPointer { hsb in
+            Self.mirrorDifference.withUnsafeBufferPointer { hdb in
             Self.phases[0].withUnsafeBufferPointer { h1b in
             Self.phases[1].withUnsafeBufferPointer { h2b in
             Self.phases[2].withUnsafeBufferPointer { h3b in
                 let h1 = h1b.baseAddress!, h2 = h2b.baseAddress!, h3 = h3b.baseAddress!
+                let hs = hsb.baseAddress!, hd = hdb.baseAddress!
                 let chunk = 64
                 var start = 0
                 while start < count {
                     let end = min(start + chunk, count)
                     // Everything interpolated in this chunk comes from w[start ..< end + history].
-                    var windowMax: Float = 0
-                    for i in start..<(end + history) { windowMax = max(windowMax, abs(w[i])) }
+                    let windowMax = Self.absMax(w + start, count: end + history - start)
                     if windowMax <= skipLevel {
                         for i in start..<end { peaks[i] = abs(w[i + Self.halfTaps - 1]) }
                         blockMax = max(blockMax, windowMax)
@@ -81,21 +86,27 @@ public struct SimpleOversamplingPeakDetector: InterSamplePeakDetector {
                         continue
                     }
                     var i = start
+                    // Phase 2 is symmetric and phases 1 and 3 mirror each other, so pair tap j
+                    // with tap taps−1−j: sums feed phase 2 and (1 + 3), differences (1 − 3).
                     while i + 8 <= end {
-                        var a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
-                        for j in 0..<taps {
-                            let v = UnsafeRawPointer(w + i + j).loadUnaligned(as: SIMD8<Float>.self)
-                            a1 += v * SIMD8(repeating: h1[j])
-                            a2 += v * SIMD8(repeating: h2[j])
-                            a3 += v * SIMD8(repeating: h3[j])
+                        var a2 = SIMD8<Float>(), sum13 = SIMD8<Float>(), diff13 = SIMD8<Float>()
+                        for j in 0..<Self.halfTaps {
+                            let u = UnsafeRawPointer(w + i + j).loadUnaligned(as: SIMD8<Float>.self)
+                            let v = UnsafeRawPointer(w + i + taps - 1 - j).loadUnaligned(as: SIMD8<Float>.self)
+                            let s = u + v
+                            a2 += s * SIMD8(repeating: h2[j])
+                            sum13 += s * SIMD8(repeating: hs[j])
+                            diff13 += (u - v) * SIMD8(repeating: hd[j])
                         }
+                        var a1 = sum13 + diff13, a3 = sum13 - diff13
+                        var a2m = a2
                         var m = UnsafeRawPointer(w + i + Self.halfTaps - 1).loadUnaligned(as: SIMD8<Float>.self)
                         m = m.replacing(with: -m, where: m .< 0)
                         a1 = a1.replacing(with: -a1, where: a1 .< 0)
-                        a2 = a2.replacing(with: -a2, where: a2 .< 0)
+                        a2m = a2m.replacing(with: -a2m, where: a2m .< 0)
                         a3 = a3.replacing(with: -a3, where: a3 .< 0)
                         m = m.replacing(with: a1, where: a1 .> m)
-                        m = m.replacing(with: a2, where: a2 .> m)
+                        m = m.replacing(with: a2m, where: a2m .> m)
                         m = m.replacing(with: a3, where: a3 .> m)
                         UnsafeMutableRawPointer(peaks + i).storeBytes(of: m, as: SIMD8<Float>.self)
                         for l in 0..<8 { blockMax = max(blockMax, m[l]) }
@@ -114,9 +125,26 @@ public struct SimpleOversamplingPeakDetector: InterSamplePeakDetector {
                     }
                     start = end
                 }
-            }}}
+            }}}}}
             (w).update(from: w + count, count: history)
         }
         return blockMax
+    }
+
+    /// Largest |x| over `count` samples, eight lanes at a time.
+    @inline(__always)
+    static func absMax(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        var acc = SIMD8<Float>()
+        var i = 0
+        while i + 8 <= count {
+            var v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self)
+            v = v.replacing(with: -v, where: v .< 0)
+            acc = acc.replacing(with: v, where: v .> acc)
+            i += 8
+        }
+        var m: Float = 0
+        for l in 0..<8 where acc[l] > m { m = acc[l] }
+        while i < count { m = max(m, abs(x[i])); i += 1 }
+        return m
     }
 }

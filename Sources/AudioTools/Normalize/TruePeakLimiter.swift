@@ -73,6 +73,11 @@ public final class TruePeakLimiter {
     private var box1Sum: Double, box2Sum: Double
     private var box1Reduced = 0, box2Reduced = 0   // entries below 1 in each box
 
+    /// Frames per detection sub-block.
+    static let subBlock = 512
+    /// The release aims this far past full gain, so it arrives at exactly 1 in finite time.
+    static let releaseOvershoot: Float = 0.005
+
     /// Tests set this to record every emitted frame's gain.
     var gainTrace: [Float]? = nil
 
@@ -124,26 +129,42 @@ public final class TruePeakLimiter {
             gains = [Float](repeating: 1, count: n)
             linkedPeaks = [Float](repeating: 0, count: n)
         }
-        var peakMax: Float = 0
-        for c in 0..<channelCount {
-            if channelPeaks[c].count < n { channelPeaks[c] = [Float](repeating: 0, count: n) }
-            let m = block.channels[c].withUnsafeBufferPointer { x in
-                channelPeaks[c].withUnsafeMutableBufferPointer { p in
-                    detectors[c].framePeaks(x.baseAddress!, count: n, into: p.baseAddress!, threshold: threshold)
-                }
-            }
-            peakMax = max(peakMax, m)
+        for c in 0..<channelCount where channelPeaks[c].count < n {
+            channelPeaks[c] = [Float](repeating: 0, count: n)
         }
-        let quiet = peakMax <= threshold && isIdle
-        if quiet {
-            frameIndex += n
-            dequeHead = 0; dequeTail = 1
-            dequeIndex[0] = frameIndex - 1; dequeValue[0] = 1
-            box1Pos = (box1Pos + n) % box1.count
-            box2Pos = (box2Pos + n) % box2.count
-        } else {
-            linkPeaks(n)
-            computeGains(n)
+        // Detect and run the gain path in sub-blocks, so each detection can use the release
+        // trajectory reached so far: a peak whose needed gain stays above where the gain will
+        // be anyway changes nothing, so it need not be interpolated exactly.
+        var quiet = true
+        var start = 0
+        while start < n {
+            let len = min(Self.subBlock, n - start)
+            let releasedGain = 1 - max(0, (depth + Self.releaseOvershoot)
+                                           * pow(releaseCoefficient, Float(len)) - Self.releaseOvershoot)
+            let detectThreshold = threshold / releasedGain
+            var peakMax: Float = 0
+            for c in 0..<channelCount {
+                let m = block.channels[c].withUnsafeBufferPointer { x in
+                    channelPeaks[c].withUnsafeMutableBufferPointer { p in
+                        detectors[c].framePeaks(x.baseAddress! + start, count: len, into: p.baseAddress! + start,
+                                                threshold: detectThreshold)
+                    }
+                }
+                peakMax = max(peakMax, m)
+            }
+            if peakMax <= threshold && isIdle {
+                frameIndex += len
+                dequeHead = 0; dequeTail = 1
+                dequeIndex[0] = frameIndex - 1; dequeValue[0] = 1
+                box1Pos = (box1Pos + len) % box1.count
+                box2Pos = (box2Pos + len) % box2.count
+                gains.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: start).update(repeating: 1, count: len) }
+            } else {
+                quiet = false
+                linkPeaks(start, len)
+                computeGains(start, len)
+            }
+            start += len
         }
 
         // Delay the audio and apply the gains computed for the frames leaving the delay.
@@ -213,19 +234,20 @@ public final class TruePeakLimiter {
         flushed = true
     }
 
-    private func linkPeaks(_ n: Int) {
+    private func linkPeaks(_ start: Int, _ n: Int) {
         linkedPeaks.withUnsafeMutableBufferPointer { lp in
-            channelPeaks[0].withUnsafeBufferPointer { lp.baseAddress!.update(from: $0.baseAddress!, count: n) }
+            channelPeaks[0].withUnsafeBufferPointer { (lp.baseAddress! + start).update(from: $0.baseAddress! + start, count: n) }
             for c in 1..<max(1, channelCount) {
                 channelPeaks[c].withUnsafeBufferPointer { p in
-                    for i in 0..<n where p[i] > lp[i] { lp[i] = p[i] }
+                    for i in start..<(start + n) where p[i] > lp[i] { lp[i] = p[i] }
                 }
             }
         }
     }
 
-    /// The per-frame gain path over `linkedPeaks[0..<n]` into `gains[0..<n]`; O(1) amortised per frame.
-    private func computeGains(_ n: Int) {
+    /// The per-frame gain path over `linkedPeaks[start..<start + n]` into the same range of
+    /// `gains`; O(1) amortised per frame.
+    private func computeGains(_ start: Int, _ n: Int) {
         // Work on locals: the loop is sequential in time and must stay in registers.
         var depth = self.depth, t = frameIndex
         var head = dequeHead, tail = dequeTail
@@ -236,20 +258,20 @@ public final class TruePeakLimiter {
         let len1 = box1.count, len2 = box2.count
         let inv1 = 1 / Double(len1), inv2 = 1 / Double(len2)
         let thr = threshold, rel = releaseCoefficient
-        let releaseOvershoot: Float = 0.005
+        let releaseOffset = Self.releaseOvershoot * (rel - 1)
         linkedPeaks.withUnsafeBufferPointer { pb in
         gains.withUnsafeMutableBufferPointer { gb in
         dequeIndex.withUnsafeMutableBufferPointer { di in
         dequeValue.withUnsafeMutableBufferPointer { dv in
         box1.withUnsafeMutableBufferPointer { b1 in
         box2.withUnsafeMutableBufferPointer { b2 in
-            for i in 0..<n {
+            for i in start..<(start + n) {
                 // Needed reduction, with instant attack and exponential release.
                 let p = pb[i]
                 let needDepth: Float = p > thr ? 1 - thr / p : 0
                 // Release aims a little past full gain so it arrives at exactly 1 in finite
                 // time (about 4–6 time constants) with a vanishing slope: no step at the end.
-                depth = (depth + releaseOvershoot) * rel - releaseOvershoot
+                depth = depth * rel + releaseOffset   // (depth + overshoot)·rel − overshoot
                 if depth < 0 { depth = 0 }
                 if needDepth > depth { depth = needDepth }
                 let r: Float = 1 - depth
