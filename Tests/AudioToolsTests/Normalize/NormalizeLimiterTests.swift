@@ -100,7 +100,7 @@ import Testing
         let g = limiter.gainTrace!
         #expect(g.count == x.count)
         let minGain = g.min()!
-        let lookahead = Double(limiter.latency - 8)
+        let lookahead = Double(limiter.latency - SimpleOversamplingPeakDetector.halfTaps)
         let bound = Float(4 * (1 - Double(minGain)) / lookahead)
         var maxStep: Float = 0
         for i in 1..<g.count { maxStep = max(maxStep, abs(g[i] - g[i - 1])) }
