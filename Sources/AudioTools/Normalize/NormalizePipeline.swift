@@ -1,0 +1,217 @@
+import Foundation
+
+/// Everything lufs-normalize does to the samples, decided before the first one is read.
+public struct NormalizePlan: Equatable, Sendable {
+    /// Static gain, dB.
+    public var gainDB: Double
+    public var fadeInFrames: Int
+    public var fadeOutFrames: Int
+    public var fadeCurve: FadeCurve
+    /// The true-peak ceiling, dBTP (what the limiter keeps under).
+    public var ceilingDBTP: Double
+    /// Run the true-peak limiter (for `PeakMode.limit`).
+    public var limit: Bool
+    /// Limiter margin and timing; its ceiling comes from `ceilingDBTP`.
+    public var limiterTiming: TruePeakLimiter.Settings
+    /// Quantise to this many bits with TPDF dither (fixed-point output of 16 bits or fewer); nil: leave float.
+    public var ditherBitDepth: Int?
+    public var ditherSeed: UInt64
+    /// Frames of the stream, for placing the fade-out; nil: take the source's declared count.
+    public var totalFrames: Int?
+    /// Frames per block read from the source.
+    public var blockFrames: Int
+
+    public init(gainDB: Double, fadeInFrames: Int = 0, fadeOutFrames: Int = 0, fadeCurve: FadeCurve = .linear,
+                ceilingDBTP: Double = -1, limit: Bool = false, marginDB: Double = 0.15,
+                lookaheadSeconds: Double = 0.003, releaseSeconds: Double = 0.1,
+                ditherBitDepth: Int? = nil, ditherSeed: UInt64 = 0x4C55_4653,
+                totalFrames: Int? = nil, blockFrames: Int = 4096) {
+        self.gainDB = gainDB
+        self.fadeInFrames = fadeInFrames
+        self.fadeOutFrames = fadeOutFrames
+        self.fadeCurve = fadeCurve
+        self.ceilingDBTP = ceilingDBTP
+        self.limit = limit
+        self.limiterTiming = TruePeakLimiter.Settings(ceilingDBTP: ceilingDBTP, marginDB: marginDB,
+                                                      lookaheadSeconds: lookaheadSeconds,
+                                                      releaseSeconds: releaseSeconds)
+        self.ditherBitDepth = ditherBitDepth
+        self.ditherSeed = ditherSeed
+        self.totalFrames = totalFrames
+        self.blockFrames = blockFrames
+    }
+
+    /// A plan from a gain decision: its gain, and the limiter when the decision needs it.
+    public init(_ gain: NormalizeGainPlan, fadeInFrames: Int = 0, fadeOutFrames: Int = 0,
+                fadeCurve: FadeCurve = .linear, ditherBitDepth: Int? = nil, totalFrames: Int? = nil) {
+        self.init(gainDB: gain.gainDB, fadeInFrames: fadeInFrames, fadeOutFrames: fadeOutFrames,
+                  fadeCurve: fadeCurve, ceilingDBTP: gain.ceilingDBTP, limit: gain.mode == .limit,
+                  ditherBitDepth: ditherBitDepth, totalFrames: totalFrames)
+    }
+}
+
+/// What a normalisation run did.
+public struct NormalizeReport: Equatable, Sendable {
+    /// Gain applied in the written pass, dB (the plan's gain plus any loudness compensation).
+    public var gainDB: Double
+    /// Gain added over the plan to make up for what limiting took, dB.
+    public var compensationDB: Double
+    public var framesLimited: Int
+    /// Deepest limiter reduction, dB (positive).
+    public var maxReductionDB: Double
+    /// Passes over the source, the written one included.
+    public var passes: Int
+    /// Samples the quantiser clamped (should be 0: the limiter keeps peaks under the ceiling).
+    public var clampedSamples: Int
+    public var framesRead: Int
+    public var framesWritten: Int
+    /// Integrated loudness measured on the output, LUFS: of the written pass when it was metered,
+    /// else of the last measuring pass (compensated runs only).
+    public var measuredLUFS: Double?
+}
+
+/// Streams source → gain → fades → limiter → (dither) → sink in blocks. It measures nothing
+/// itself: `onOutputBlock` sees the exact samples written, for the caller's meter.
+public enum NormalizePipeline {
+    /// A loudness meter as two closures, so the pipeline needs no meter type.
+    public struct LoudnessProbe {
+        public var add: (AudioBlock) -> Void
+        public var integrated: () -> Double?
+        public init(add: @escaping (AudioBlock) -> Void, integrated: @escaping () -> Double?) {
+            self.add = add
+            self.integrated = integrated
+        }
+    }
+
+    /// Things a plan and a source can disagree on.
+    public enum Failure: Error, Equatable {
+        /// A fade-out needs the stream's length and neither the plan nor the source gives it.
+        case unknownLength
+        /// The source has a different channel count from the one the sink was made for.
+        case channelMismatch
+    }
+
+    /// One pass from the source's current position to its end. `sink` nil: process without
+    /// writing (a measuring pass). Neither commits nor abandons the sink: the caller decides.
+    public static func run(_ plan: NormalizePlan, source: AudioSource, sink: AudioSink?,
+                           onOutputBlock: ((AudioBlock) -> Void)? = nil) throws -> NormalizeReport {
+        let format = source.format
+        let channels = format.channelCount
+        let needsLength = plan.fadeOutFrames > 0
+        let total = plan.totalFrames ?? format.frameCount
+        if needsLength && total == nil { throw Failure.unknownLength }
+        var fades = NormalizeFades(fadeInFrames: plan.fadeInFrames, fadeOutFrames: plan.fadeOutFrames,
+                                   totalFrames: total ?? Int.max, curve: plan.fadeCurve)
+        var timing = plan.limiterTiming
+        timing.ceilingDBTP = plan.ceilingDBTP
+        let limiter = plan.limit ? TruePeakLimiter(settings: timing, sampleRate: format.sampleRate,
+                                                   channelCount: channels) : nil
+        var quantizer = plan.ditherBitDepth.map {
+            TPDFDitherQuantizer(bitDepth: $0, channelCount: channels, dither: true, seed: plan.ditherSeed)
+        }
+        let gain = Float(pow(10, plan.gainDB / 20))
+        let blockFrames = max(1, plan.blockFrames)
+        var block = AudioBlock(channelCount: channels, capacity: blockFrames)
+        var framesRead = 0, framesWritten = 0
+
+        func emit(_ out: inout AudioBlock) throws {
+            guard out.frames > 0 else { return }
+            quantizer?.process(&out)
+            if let sink { try sink.write(out) }
+            onOutputBlock?(out)
+            framesWritten += out.frames
+        }
+
+        while true {
+            let n = try source.read(into: &block, maxFrames: blockFrames)
+            if n == 0 { break }
+            if block.channels.count != channels { throw Failure.channelMismatch }
+            framesRead += n
+            if gain != 1 { applyGain(gain, to: &block) }
+            if !fades.isIdentity { fades.apply(to: &block) }
+            limiter?.process(&block)
+            try emit(&block)
+        }
+        if let limiter {
+            limiter.flush(into: &block)
+            try emit(&block)
+        }
+        return NormalizeReport(gainDB: plan.gainDB, compensationDB: 0,
+                               framesLimited: limiter?.stats.framesLimited ?? 0,
+                               maxReductionDB: limiter?.stats.maxReductionDB ?? 0,
+                               passes: 1, clampedSamples: quantizer?.clampedSamples ?? 0,
+                               framesRead: framesRead, framesWritten: framesWritten, measuredLUFS: nil)
+    }
+
+    /// Normalises so the integrated loudness lands on `targetLUFS` despite limiting: measuring
+    /// passes (nothing written) run the plan and meter the output, each adding the shortfall to
+    /// the gain, until it is within `toleranceLU` or only the written pass is left of `maxPasses`;
+    /// then the written pass (also metered when `meterWrittenPass`, so the report holds the
+    /// loudness actually written). The source must seek to frame 0 between passes.
+    public static func runCompensated(_ plan: NormalizePlan, targetLUFS: Double,
+                                      source: AudioSource, sink: AudioSink,
+                                      makeMeter: () -> LoudnessProbe,
+                                      toleranceLU: Double = 0.05, maxPasses: Int = 3,
+                                      maxCompensationDB: Double = 6, meterWrittenPass: Bool = true,
+                                      onOutputBlock: ((AudioBlock) -> Void)? = nil) throws -> NormalizeReport {
+        var current = plan
+        var passes = 0
+        var measured: Double? = nil
+        var previous: (gain: Double, loudness: Double)? = nil
+        while passes < max(1, maxPasses) - 1 {
+            try source.seek(toFrame: 0)
+            let meter = makeMeter()
+            var measuring = current
+            measuring.ditherBitDepth = nil   // a measuring pass needs no quantising
+            _ = try run(measuring, source: source, sink: nil, onOutputBlock: meter.add)
+            passes += 1
+            guard let loudness = meter.integrated() else { break }
+            measured = loudness
+            let shortfall = targetLUFS - loudness
+            if abs(shortfall) <= toleranceLU { break }
+            // Under limiting, loudness rises less than the gain: after two passes step by the
+            // measured slope (secant), kept within (0.1, 1] LU per dB.
+            var slope = 1.0
+            if let previous, current.gainDB != previous.gain {
+                slope = min(1, max(0.1, (loudness - previous.loudness) / (current.gainDB - previous.gain)))
+            }
+            previous = (current.gainDB, loudness)
+            let compensation = min(max(current.gainDB + shortfall / slope - plan.gainDB, -maxCompensationDB),
+                                   maxCompensationDB)
+            let next = plan.gainDB + compensation
+            if next == current.gainDB { break }
+            current.gainDB = next
+        }
+        try source.seek(toFrame: 0)
+        let finalMeter = meterWrittenPass ? makeMeter() : nil
+        let hook: ((AudioBlock) -> Void)?
+        if let finalMeter {
+            hook = { block in finalMeter.add(block); onOutputBlock?(block) }
+        } else {
+            hook = onOutputBlock
+        }
+        var report = try run(current, source: source, sink: sink, onOutputBlock: hook)
+        report.passes = passes + 1
+        report.compensationDB = current.gainDB - plan.gainDB
+        report.measuredLUFS = finalMeter?.integrated() ?? measured
+        return report
+    }
+
+    /// Multiplies every channel by `gain`.
+    static func applyGain(_ gain: Float, to block: inout AudioBlock) {
+        let n = block.frames
+        let gv = SIMD8<Float>(repeating: gain)
+        for c in 0..<block.channels.count {
+            block.channels[c].withUnsafeMutableBufferPointer { xb in
+                let x = xb.baseAddress!
+                var i = 0
+                while i + 8 <= n {
+                    let v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self)
+                    UnsafeMutableRawPointer(x + i).storeBytes(of: v * gv, as: SIMD8<Float>.self)
+                    i += 8
+                }
+                while i < n { x[i] *= gain; i += 1 }
+            }
+        }
+    }
+}
