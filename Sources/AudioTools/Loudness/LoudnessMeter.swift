@@ -13,7 +13,8 @@ public struct LoudnessMeasurement: Equatable, Sendable {
     public var shortTermMaxLUFS: Double?
     /// Largest |sample| per channel, linear (1.0 = full scale).
     public var samplePeaks: [Double]
-    /// Largest |oversampled value| per channel (BS.1770-4 Annex 2), linear, never below the sample peak.
+    /// Largest |oversampled value| per channel (BS.1770-4 Annex 2), linear, never below the sample
+    /// peak; empty when the meter was told not to measure true peak.
     public var truePeaks: [Double]
     public var frames: Int
     public var sampleRate: Int
@@ -108,10 +109,14 @@ public final class LoudnessMeter {
     private var framesSeen = 0
     private var result: LoudnessMeasurement?
 
-    public init(sampleRate: Int, weights: [Double]) {
+    /// Whether true peak is measured (it can be left out when only loudness is wanted).
+    public let measuresTruePeak: Bool
+
+    public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true) {
         precondition(!weights.isEmpty, "at least one channel")
         self.sampleRate = sampleRate
         self.weights = weights
+        self.measuresTruePeak = measuresTruePeak
         kWeighting = KWeighting(sampleRate: sampleRate)
         hop = (sampleRate + 5) / 10
         var channelPairs: [(Int, Int)] = []
@@ -127,7 +132,7 @@ public final class LoudnessMeter {
         pairs = states
         subRing = [Double](repeating: 0, count: Self.subBlocksPerHop * Self.shortTermHops)
         hopRing = [Double](repeating: 0, count: Self.shortTermHops)
-        peakMeters = weights.map { _ in TruePeakOversampler(sampleRate: sampleRate) }
+        peakMeters = weights.map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: measuresTruePeak) }
         subRemaining = 0
         subRemaining = subBlockLength(0)
     }
@@ -182,25 +187,30 @@ public final class LoudnessMeter {
     /// Runs the two K-weighting stages over `n` frames of a channel pair and accumulates y².
     /// Direct form I with the feedback term last keeps the recursion to one multiply and one add.
     private func filterPair(_ g: Int, _ pa: UnsafePointer<Float>, _ pb: UnsafePointer<Float>, _ n: Int) {
+        // Two independent scalar recursions: the CPU overlaps them as well as it would SIMD2 lanes,
+        // and scalar Double stays fast in unoptimised builds too.
         let s = kWeighting.shelf, hp = kWeighting.highPass
-        let b0 = SIMD2(repeating: s.b0), b1 = SIMD2(repeating: s.b1), b2 = SIMD2(repeating: s.b2)
-        let a1 = SIMD2(repeating: s.a1), a2 = SIMD2(repeating: s.a2)
-        let c1 = SIMD2(repeating: hp.a1), c2 = SIMD2(repeating: hp.a2)
-        let two = SIMD2<Double>(repeating: 2)
+        let b0 = s.b0, b1 = s.b1, b2 = s.b2, a1 = s.a1, a2 = s.a2
+        let c1 = hp.a1, c2 = hp.a2
         var st = pairs[g]
-        var x1 = st.x1, x2 = st.x2, y1 = st.y1, y2 = st.y2, z1 = st.z1, z2 = st.z2
-        var acc = st.sumSquares
+        var ax1 = st.x1[0], ax2 = st.x2[0], ay1 = st.y1[0], ay2 = st.y2[0], az1 = st.z1[0], az2 = st.z2[0]
+        var bx1 = st.x1[1], bx2 = st.x2[1], by1 = st.y1[1], by2 = st.y2[1], bz1 = st.z1[1], bz2 = st.z2[1]
+        var accA = st.sumSquares[0], accB = st.sumSquares[1]
         for i in 0..<n {
-            let x = SIMD2<Double>(Double(pa[i]), Double(pb[i]))
-            let y = b0 * x + b1 * x1 + b2 * x2 - a2 * y2 - a1 * y1
-            let z = y - two * y1 + y2 - c2 * z2 - c1 * z1
-            x2 = x1; x1 = x
-            y2 = y1; y1 = y
-            z2 = z1; z1 = z
-            acc += z * z
+            let xa = Double(pa[i]), xb = Double(pb[i])
+            let ya = b0 * xa + b1 * ax1 + b2 * ax2 - a2 * ay2 - a1 * ay1
+            let yb = b0 * xb + b1 * bx1 + b2 * bx2 - a2 * by2 - a1 * by1
+            let za = ya - 2 * ay1 + ay2 - c2 * az2 - c1 * az1
+            let zb = yb - 2 * by1 + by2 - c2 * bz2 - c1 * bz1
+            ax2 = ax1; ax1 = xa; ay2 = ay1; ay1 = ya; az2 = az1; az1 = za
+            bx2 = bx1; bx1 = xb; by2 = by1; by1 = yb; bz2 = bz1; bz1 = zb
+            accA += za * za
+            accB += zb * zb
         }
-        st.x1 = x1; st.x2 = x2; st.y1 = y1; st.y2 = y2; st.z1 = z1; st.z2 = z2
-        st.sumSquares = acc
+        st.x1 = SIMD2(ax1, bx1); st.x2 = SIMD2(ax2, bx2)
+        st.y1 = SIMD2(ay1, by1); st.y2 = SIMD2(ay2, by2)
+        st.z1 = SIMD2(az1, bz1); st.z2 = SIMD2(az2, bz2)
+        st.sumSquares = SIMD2(accA, accB)
         pairs[g] = st
     }
 
@@ -308,9 +318,14 @@ public final class LoudnessMeter {
         }
 
         let samplePeaks = peakMeters.map { Double($0.samplePeak) }
-        let truePeaks = peakMeters.map { Double($0.truePeak) }
+        let truePeaks = measuresTruePeak ? peakMeters.map { Double($0.truePeak) } : []
+        if !measuresTruePeak {
+            notes.append("True peak was not measured.")
+        }
         if (samplePeaks.max() ?? 0) == 0 {
-            notes.append("Sample and true peak levels are undefined in dB: the audio is digital silence.")
+            notes.append(measuresTruePeak
+                ? "Sample and true peak levels are undefined in dB: the audio is digital silence."
+                : "The sample peak level is undefined in dB: the audio is digital silence.")
         }
         let r = LoudnessMeasurement(integratedLUFS: integrated, loudnessRangeLU: range,
                                     momentaryMaxLUFS: momentary, shortTermMaxLUFS: shortTerm,

@@ -44,8 +44,9 @@ public final class TruePeakOversampler {
         sampleRate < 96_000 ? 4 : (sampleRate < 192_000 ? 2 : 1)
     }
 
-    public init(sampleRate: Int) {
-        let f = Self.factor(forSampleRate: sampleRate)
+    /// An oversampler for `sampleRate`; with `oversampling` false it only tracks the sample peak.
+    public init(sampleRate: Int, oversampling: Bool = true) {
+        let f = oversampling ? Self.factor(forSampleRate: sampleRate) : 1
         factor = f
         tapsPerPhase = f == 1 ? 1 : 16
         let t = tapsPerPhase
