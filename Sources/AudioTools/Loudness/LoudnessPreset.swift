@@ -63,7 +63,7 @@ public struct LoudnessGate: Equatable, Sendable {
             let targetText = "\(Self.compact(target)) ±\(Self.compact(tolerance)) target"
             if let lufs = m.integratedLUFS {
                 let deviation = lufs - target
-                if abs(deviation) > tolerance {
+                if abs(deviation) > tolerance + Self.slack {
                     let side = deviation < 0 ? "below" : "above"
                     reasons.append("\(Self.oneDecimal(lufs)) LUFS is \(Self.oneDecimal(abs(deviation))) LU \(side) the \(targetText)")
                 }
@@ -72,11 +72,14 @@ public struct LoudnessGate: Equatable, Sendable {
                 reasons.append("integrated loudness is undefined (\(why)), so it cannot meet the \(targetText)")
             }
         }
-        if let ceiling = maxTruePeakDBTP, let peak = m.truePeakDBTP, peak > ceiling {
+        if let ceiling = maxTruePeakDBTP, let peak = m.truePeakDBTP, peak > ceiling + Self.slack {
             reasons.append("true peak \(Self.oneDecimal(peak)) dBTP is above the \(Self.compact(ceiling)) dBTP ceiling")
         }
         return (reasons.isEmpty, reasons)
     }
+
+    /// Decibel rounding noise ignored at a limit (a peak of exactly 10^(−1/20) is −1 dBTP).
+    static let slack = 1e-9
 
     /// One decimal, without a minus sign on zero.
     static func oneDecimal(_ x: Double) -> String {
