@@ -1,0 +1,73 @@
+import Foundation
+
+/// JUnit XML for CI systems: one testcase per measured file, failed gates as failures.
+public enum JUnitReport {
+    public struct Case: Equatable, Sendable {
+        public var name: String
+        public var passed: Bool
+        public var reasons: [String]
+        public var seconds: Double?
+
+        public init(name: String, passed: Bool, reasons: [String], seconds: Double? = nil) {
+            self.name = name
+            self.passed = passed
+            self.reasons = reasons
+            self.seconds = seconds
+        }
+    }
+
+    /// The report as a string; identical input gives identical bytes.
+    public static func xml(suiteName: String, cases: [Case]) -> String {
+        let failures = cases.filter { !$0.passed }.count
+        let total = cases.compactMap(\.seconds).reduce(0, +)
+        let hasTimes = cases.contains { $0.seconds != nil }
+        let timeAttr = hasTimes ? " time=\"\(format(total))\"" : ""
+        let suite = escape(suiteName)
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"\(suite)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\"\(timeAttr)>\n"
+        out += "  <testsuite name=\"\(suite)\" tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"0\"\(timeAttr)>\n"
+        for c in cases {
+            let time = c.seconds.map { " time=\"\(format($0))\"" } ?? ""
+            let head = "    <testcase classname=\"\(suite)\" name=\"\(escape(c.name))\"\(time)"
+            if c.passed {
+                out += head + "/>\n"
+            } else {
+                let reasons = c.reasons.isEmpty ? ["failed"] : c.reasons
+                out += head + ">\n"
+                out += "      <failure message=\"\(escape(reasons.joined(separator: "; ")))\" type=\"loudness\">"
+                out += escape(reasons.joined(separator: "\n")) + "</failure>\n"
+                out += "    </testcase>\n"
+            }
+        }
+        out += "  </testsuite>\n</testsuites>\n"
+        return out
+    }
+
+    /// Seconds with millisecond precision, "." decimal point whatever the locale.
+    static func format(_ s: Double) -> String {
+        String(format: "%.3f", s.isFinite ? max(s, 0) : 0)
+    }
+
+    /// Escapes markup characters; characters XML 1.0 cannot carry become U+FFFD.
+    static func escape(_ s: String) -> String {
+        var out = ""
+        out.reserveCapacity(s.unicodeScalars.count)
+        for u in s.unicodeScalars {
+            switch u {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
+            case "\r": out += "&#13;"
+            default:
+                let v = u.value
+                let allowed = v >= 0x20 && v != 0xFFFE && v != 0xFFFF && !(0xD800...0xDFFF).contains(v)
+                out.unicodeScalars.append(allowed ? u : "\u{FFFD}")
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,370 @@
+import Foundation
+
+/// What a BS.1770-4 / EBU R 128 measurement found. A nil value always comes with a sentence in
+/// `notes` saying why it is undefined.
+public struct LoudnessMeasurement: Equatable, Sendable {
+    /// Gated programme loudness (BS.1770-4), LUFS.
+    public var integratedLUFS: Double?
+    /// Loudness range (EBU Tech 3342), LU.
+    public var loudnessRangeLU: Double?
+    /// Largest 400 ms loudness at any position (1 ms resolution), LUFS.
+    public var momentaryMaxLUFS: Double?
+    /// Largest 3 s loudness at any position (1 ms resolution), LUFS.
+    public var shortTermMaxLUFS: Double?
+    /// Largest |sample| per channel, linear (1.0 = full scale).
+    public var samplePeaks: [Double]
+    /// Largest |oversampled value| per channel (BS.1770-4 Annex 2), linear, never below the sample
+    /// peak; empty when the meter was told not to measure true peak.
+    public var truePeaks: [Double]
+    public var frames: Int
+    public var sampleRate: Int
+    /// One sentence for each undefined value.
+    public var notes: [String]
+
+    public init(integratedLUFS: Double?, loudnessRangeLU: Double?, momentaryMaxLUFS: Double?,
+                shortTermMaxLUFS: Double?, samplePeaks: [Double], truePeaks: [Double],
+                frames: Int, sampleRate: Int, notes: [String]) {
+        self.integratedLUFS = integratedLUFS
+        self.loudnessRangeLU = loudnessRangeLU
+        self.momentaryMaxLUFS = momentaryMaxLUFS
+        self.shortTermMaxLUFS = shortTermMaxLUFS
+        self.samplePeaks = samplePeaks
+        self.truePeaks = truePeaks
+        self.frames = frames
+        self.sampleRate = sampleRate
+        self.notes = notes
+    }
+
+    /// Largest sample peak over all channels in dBFS; nil for digital silence.
+    public var samplePeakDBFS: Double? { Self.decibels(samplePeaks.max() ?? 0) }
+    /// Largest true peak over all channels in dBTP; nil for digital silence.
+    public var truePeakDBTP: Double? { Self.decibels(truePeaks.max() ?? 0) }
+    /// Duration in seconds.
+    public var seconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
+
+    static func decibels(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
+}
+
+/// A streaming BS.1770-4 / EBU R 128 meter in the manner of libebur128: create it for a rate and
+/// channel weights, `add` blocks of any size, then `finish`. Memory is constant apart from one
+/// Double per 100 ms for the gating histories (about 1.2 MB for two hours).
+///
+/// Time is cut into sub-blocks of 1/100 of the 100 ms hop (≈1 ms); a 400 ms or 3 s window ending on
+/// any sub-block boundary always spans exactly 4 or 30 hops of samples, so maxima are found at
+/// 1 ms resolution while gating blocks sit exactly on the 100 ms grid. Results depend only on the
+/// samples, never on how they were split into blocks.
+public final class LoudnessMeter {
+    public let sampleRate: Int
+    /// BS.1770 channel weights G_i, one per channel.
+    public let weights: [Double]
+    public let kWeighting: KWeighting
+    /// Samples per 100 ms hop (rounded as libebur128 does).
+    public let hop: Int
+
+    static let subBlocksPerHop = 100
+    static let momentaryHops = 4
+    static let shortTermHops = 30
+    static let absoluteGateLUFS = -70.0
+    static let integratedRelativeGateLU = -10.0
+    static let rangeRelativeGateLU = -20.0
+
+    /// Filter state and running Σy² for two channels at once (lanes = channels 2g, 2g+1).
+    private struct PairState {
+        var x1 = SIMD2<Double>(), x2 = SIMD2<Double>()
+        var y1 = SIMD2<Double>(), y2 = SIMD2<Double>()
+        var z1 = SIMD2<Double>(), z2 = SIMD2<Double>()
+        var sumSquares = SIMD2<Double>()
+        var laneWeights: SIMD2<Double>
+
+        /// Zeroes state values so small that they would turn subnormal (and slow) in long silences.
+        mutating func flushTiny() {
+            func flush(_ v: inout SIMD2<Double>) {
+                v = v.replacing(with: 0, where: v .< 1e-290 .& v .> -1e-290)
+            }
+            flush(&x1); flush(&x2); flush(&y1); flush(&y2); flush(&z1); flush(&z2)
+        }
+    }
+    private var pairs: [PairState]
+    private let pairChannels: [(Int, Int)]
+
+    private var subInHop = 0
+    private var subRemaining: Int
+    private var subCount = 0
+    /// Energies (Σ G·y²) of the last 3 s of sub-blocks.
+    private var subRing: [Double]
+    private var subRingPos = 0
+    private var hopSum = 0.0
+    /// Exact energies of the last 30 hops.
+    private var hopRing: [Double]
+    private var hopCount = 0
+    private var momentarySum = 0.0
+    private var shortTermSum = 0.0
+    private var momentaryMax = -1.0
+    private var shortTermMax = -1.0
+    /// Mean-square energy of every 400 ms gating block (100 ms hop).
+    private var momentaryBlocks: [Double] = []
+    /// Mean-square energy of every 3 s short-term block (100 ms hop).
+    private var shortTermBlocks: [Double] = []
+    private let peakMeters: [TruePeakOversampler]
+    private var framesSeen = 0
+    private var result: LoudnessMeasurement?
+
+    /// Whether true peak is measured (it can be left out when only loudness is wanted).
+    public let measuresTruePeak: Bool
+
+    public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true) {
+        precondition(!weights.isEmpty, "at least one channel")
+        self.sampleRate = sampleRate
+        self.weights = weights
+        self.measuresTruePeak = measuresTruePeak
+        kWeighting = KWeighting(sampleRate: sampleRate)
+        hop = (sampleRate + 5) / 10
+        var channelPairs: [(Int, Int)] = []
+        var states: [PairState] = []
+        var c = 0
+        while c < weights.count {
+            let second = c + 1 < weights.count ? c + 1 : c
+            channelPairs.append((c, second))
+            states.append(PairState(laneWeights: SIMD2(weights[c], second == c ? 0 : weights[second])))
+            c += 2
+        }
+        pairChannels = channelPairs
+        pairs = states
+        subRing = [Double](repeating: 0, count: Self.subBlocksPerHop * Self.shortTermHops)
+        hopRing = [Double](repeating: 0, count: Self.shortTermHops)
+        peakMeters = weights.map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: measuresTruePeak) }
+        subRemaining = 0
+        subRemaining = subBlockLength(0)
+    }
+
+    /// Samples in sub-block `k` of a hop: boundaries fall at ⌊k·hop/100⌋.
+    private func subBlockLength(_ k: Int) -> Int {
+        (k + 1) * hop / Self.subBlocksPerHop - k * hop / Self.subBlocksPerHop
+    }
+
+    /// Loudness of the most recent 400 ms, LUFS (nil before 400 ms or for silence).
+    public var momentaryLUFS: Double? {
+        subCount >= Self.subBlocksPerHop * Self.momentaryHops
+            ? Self.lufs(momentarySum / Double(Self.momentaryHops * hop)) : nil
+    }
+
+    /// Loudness of the most recent 3 s, LUFS (nil before 3 s or for silence).
+    public var shortTermLUFS: Double? {
+        subCount >= Self.subBlocksPerHop * Self.shortTermHops
+            ? Self.lufs(shortTermSum / Double(Self.shortTermHops * hop)) : nil
+    }
+
+    /// Frames added so far.
+    public var frames: Int { framesSeen }
+
+    /// Feeds the next frames; the block's channel count must match the weights.
+    public func add(_ block: AudioBlock) {
+        precondition(result == nil, "add after finish")
+        precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
+        let frames = block.frames
+        guard frames > 0 else { return }
+        for c in 0..<weights.count {
+            block.channels[c].withUnsafeBufferPointer { peakMeters[c].add(UnsafeBufferPointer(rebasing: $0[0..<frames])) }
+        }
+        var pos = 0
+        while pos < frames {
+            let n = min(subRemaining, frames - pos)
+            for g in 0..<pairs.count {
+                let (a, b) = pairChannels[g]
+                block.channels[a].withUnsafeBufferPointer { pa in
+                    block.channels[b].withUnsafeBufferPointer { pb in
+                        filterPair(g, pa.baseAddress! + pos, pb.baseAddress! + pos, n)
+                    }
+                }
+            }
+            pos += n
+            subRemaining -= n
+            if subRemaining == 0 { completeSubBlock() }
+        }
+        framesSeen += frames
+    }
+
+    /// Runs the two K-weighting stages over `n` frames of a channel pair and accumulates y².
+    /// Direct form I with the feedback term last keeps the recursion to one multiply and one add.
+    private func filterPair(_ g: Int, _ pa: UnsafePointer<Float>, _ pb: UnsafePointer<Float>, _ n: Int) {
+        // Two independent scalar recursions: the CPU overlaps them as well as it would SIMD2 lanes,
+        // and scalar Double stays fast in unoptimised builds too.
+        let s = kWeighting.shelf, hp = kWeighting.highPass
+        let b0 = s.b0, b1 = s.b1, b2 = s.b2, a1 = s.a1, a2 = s.a2
+        let c1 = hp.a1, c2 = hp.a2
+        var st = pairs[g]
+        var ax1 = st.x1[0], ax2 = st.x2[0], ay1 = st.y1[0], ay2 = st.y2[0], az1 = st.z1[0], az2 = st.z2[0]
+        var bx1 = st.x1[1], bx2 = st.x2[1], by1 = st.y1[1], by2 = st.y2[1], bz1 = st.z1[1], bz2 = st.z2[1]
+        var accA = st.sumSquares[0], accB = st.sumSquares[1]
+        for i in 0..<n {
+            let xa = Double(pa[i]), xb = Double(pb[i])
+            let ya = b0 * xa + b1 * ax1 + b2 * ax2 - a2 * ay2 - a1 * ay1
+            let yb = b0 * xb + b1 * bx1 + b2 * bx2 - a2 * by2 - a1 * by1
+            let za = ya - 2 * ay1 + ay2 - c2 * az2 - c1 * az1
+            let zb = yb - 2 * by1 + by2 - c2 * bz2 - c1 * bz1
+            ax2 = ax1; ax1 = xa; ay2 = ay1; ay1 = ya; az2 = az1; az1 = za
+            bx2 = bx1; bx1 = xb; by2 = by1; by1 = yb; bz2 = bz1; bz1 = zb
+            accA += za * za
+            accB += zb * zb
+        }
+        st.x1 = SIMD2(ax1, bx1); st.x2 = SIMD2(ax2, bx2)
+        st.y1 = SIMD2(ay1, by1); st.y2 = SIMD2(ay2, by2)
+        st.z1 = SIMD2(az1, bz1); st.z2 = SIMD2(az2, bz2)
+        st.sumSquares = SIMD2(accA, accB)
+        pairs[g] = st
+    }
+
+    /// Closes a ~1 ms sub-block: updates the sliding 400 ms / 3 s sums, their maxima, and on hop
+    /// boundaries re-anchors the sums exactly and records the gating blocks.
+    private func completeSubBlock() {
+        var energy = 0.0
+        for g in 0..<pairs.count {
+            let e = pairs[g].sumSquares * pairs[g].laneWeights
+            energy += e[0] + e[1]
+            pairs[g].sumSquares = SIMD2()
+            pairs[g].flushTiny()
+        }
+        let ringSize = subRing.count
+        let momentarySubs = Self.subBlocksPerHop * Self.momentaryHops
+        let leavingShort = subCount >= ringSize ? subRing[subRingPos] : 0
+        let leavingMomentary = subCount >= momentarySubs
+            ? subRing[(subRingPos - momentarySubs + ringSize) % ringSize] : 0
+        subRing[subRingPos] = energy
+        subRingPos = (subRingPos + 1) % ringSize
+        subCount += 1
+        momentarySum = momentarySum + energy - leavingMomentary
+        shortTermSum = shortTermSum + energy - leavingShort
+        hopSum += energy
+
+        subInHop += 1
+        if subInHop == Self.subBlocksPerHop {
+            subInHop = 0
+            hopRing[hopCount % hopRing.count] = hopSum
+            hopSum = 0
+            hopCount += 1
+            momentarySum = recentHops(Self.momentaryHops)
+            shortTermSum = recentHops(Self.shortTermHops)
+            if hopCount >= Self.momentaryHops {
+                momentaryBlocks.append(momentarySum / Double(Self.momentaryHops * hop))
+            }
+            if hopCount >= Self.shortTermHops {
+                shortTermBlocks.append(shortTermSum / Double(Self.shortTermHops * hop))
+            }
+        }
+        if subCount >= momentarySubs, momentarySum > momentaryMax { momentaryMax = momentarySum }
+        if subCount >= ringSize, shortTermSum > shortTermMax { shortTermMax = shortTermSum }
+        subRemaining = subBlockLength(subInHop)
+    }
+
+    /// Exact sum of the last `count` hop energies (fewer at the start).
+    private func recentHops(_ count: Int) -> Double {
+        var s = 0.0
+        let n = min(count, hopCount)
+        for j in 0..<n { s += hopRing[(hopCount - n + j) % hopRing.count] }
+        return s
+    }
+
+    /// BS.1770 loudness of a mean-square energy Σ G·mean(y²); nil for zero.
+    static func lufs(_ meanSquare: Double) -> Double? {
+        meanSquare > 0 ? -0.691 + 10 * log10(meanSquare) : nil
+    }
+
+    static func energy(ofLUFS l: Double) -> Double { pow(10, (l + 0.691) / 10) }
+
+    /// Completes the measurement. Calling it again returns the same value; `add` is then an error.
+    public func finish() -> LoudnessMeasurement {
+        if let r = result { return r }
+        for m in peakMeters { m.finish() }
+        var notes: [String] = []
+        let seconds = Double(framesSeen) / Double(sampleRate)
+        let durationText = String(format: "%.3f s", seconds)
+
+        var integrated: Double?
+        if momentaryBlocks.isEmpty {
+            notes.append("Integrated loudness is undefined: the audio (\(durationText)) is shorter than one 400 ms gating block.")
+        } else if let l = Self.gatedLoudness(momentaryBlocks, relativeGateLU: Self.integratedRelativeGateLU) {
+            integrated = l
+        } else {
+            notes.append("Integrated loudness is undefined: every 400 ms block is below the −70 LUFS absolute gate (silence).")
+        }
+
+        let range: Double?
+        if shortTermBlocks.isEmpty {
+            range = nil
+            notes.append("Loudness range is undefined: the audio (\(durationText)) is shorter than one 3 s short-term block.")
+        } else if let r = Self.loudnessRange(shortTermBlocks) {
+            range = r
+        } else {
+            range = nil
+            notes.append("Loudness range is undefined: every 3 s block is below the −70 LUFS absolute gate (silence).")
+        }
+
+        var momentary: Double?
+        if subCount < Self.subBlocksPerHop * Self.momentaryHops {
+            notes.append("Maximum momentary loudness is undefined: the audio (\(durationText)) is shorter than 400 ms.")
+        } else if let l = Self.lufs(momentaryMax / Double(Self.momentaryHops * hop)) {
+            momentary = l
+        } else {
+            notes.append("Maximum momentary loudness is undefined: the audio is digital silence.")
+        }
+
+        var shortTerm: Double?
+        if subCount < subRing.count {
+            notes.append("Maximum short-term loudness is undefined: the audio (\(durationText)) is shorter than 3 s.")
+        } else if let l = Self.lufs(shortTermMax / Double(Self.shortTermHops * hop)) {
+            shortTerm = l
+        } else {
+            notes.append("Maximum short-term loudness is undefined: the audio is digital silence.")
+        }
+
+        let samplePeaks = peakMeters.map { Double($0.samplePeak) }
+        let truePeaks = measuresTruePeak ? peakMeters.map { Double($0.truePeak) } : []
+        if !measuresTruePeak {
+            notes.append("True peak was not measured.")
+        }
+        if (samplePeaks.max() ?? 0) == 0 {
+            notes.append(measuresTruePeak
+                ? "Sample and true peak levels are undefined in dB: the audio is digital silence."
+                : "The sample peak level is undefined in dB: the audio is digital silence.")
+        }
+        let r = LoudnessMeasurement(integratedLUFS: integrated, loudnessRangeLU: range,
+                                    momentaryMaxLUFS: momentary, shortTermMaxLUFS: shortTerm,
+                                    samplePeaks: samplePeaks, truePeaks: truePeaks,
+                                    frames: framesSeen, sampleRate: sampleRate, notes: notes)
+        result = r
+        return r
+    }
+
+    /// BS.1770-4 gating: blocks above −70 LUFS, then above (their mean − 10 LU); loudness of the
+    /// mean of what remains. Nil when nothing passes the absolute gate.
+    static func gatedLoudness(_ blocks: [Double], relativeGateLU: Double) -> Double? {
+        let absolute = energy(ofLUFS: absoluteGateLUFS)
+        var sum = 0.0, count = 0
+        for z in blocks where z > absolute { sum += z; count += 1 }
+        guard count > 0 else { return nil }
+        let relative = sum / Double(count) * pow(10, relativeGateLU / 10)
+        var kept = 0.0, keptCount = 0
+        for z in blocks where z > absolute && z > relative { kept += z; keptCount += 1 }
+        guard keptCount > 0 else { return nil }
+        return lufs(kept / Double(keptCount))
+    }
+
+    /// EBU Tech 3342 loudness range: short-term blocks above −70 LUFS, then above (their energy
+    /// mean − 20 LU); the spread between the 10th and 95th percentiles of their loudness. The
+    /// percentiles are nearest-rank at round((n − 1)·p) in the sorted list, half away from zero,
+    /// as in Tech 3342's reference implementation. Nil when nothing passes the absolute gate.
+    static func loudnessRange(_ blocks: [Double]) -> Double? {
+        let absolute = energy(ofLUFS: absoluteGateLUFS)
+        var sum = 0.0, count = 0
+        for z in blocks where z > absolute { sum += z; count += 1 }
+        guard count > 0 else { return nil }
+        let relative = sum / Double(count) * pow(10, rangeRelativeGateLU / 10)
+        let kept = blocks.filter { $0 > absolute && $0 > relative }.sorted()
+        guard !kept.isEmpty else { return nil }
+        func percentile(_ p: Double) -> Double {
+            let i = Int((Double(kept.count - 1) * p).rounded(.toNearestOrAwayFromZero))
+            return -0.691 + 10 * log10(kept[i])
+        }
+        return percentile(0.95) - percentile(0.10)
+    }
+}

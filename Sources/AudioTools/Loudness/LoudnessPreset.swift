@@ -1,0 +1,96 @@
+import Foundation
+
+/// A delivery specification: target programme loudness, tolerance and true-peak ceiling.
+public struct LoudnessPreset: Equatable, Sendable {
+    public var name: String
+    public var targetLUFS: Double
+    public var maxTruePeakDBTP: Double
+    /// Accepted deviation either side of the target, LU.
+    public var toleranceLU: Double
+    /// The document the numbers come from.
+    public var source: String
+
+    public init(name: String, targetLUFS: Double, maxTruePeakDBTP: Double, toleranceLU: Double, source: String) {
+        self.name = name
+        self.targetLUFS = targetLUFS
+        self.maxTruePeakDBTP = maxTruePeakDBTP
+        self.toleranceLU = toleranceLU
+        self.source = source
+    }
+
+    /// The built-in presets, in the order they are listed to users.
+    public static let all: [LoudnessPreset] = [
+        LoudnessPreset(name: "ebu-r128", targetLUFS: -23, maxTruePeakDBTP: -1, toleranceLU: 0.5,
+                       source: "EBU R 128 (2020): programme loudness −23.0 LUFS ±0.5 LU (±1.0 LU only where exact normalisation is impractical, e.g. live); maximum true peak −1 dBTP"),
+        LoudnessPreset(name: "atsc-a85", targetLUFS: -24, maxTruePeakDBTP: -2, toleranceLU: 2,
+                       source: "ATSC A/85:2013: target −24 LKFS ±2 dB; true peak not above −2 dBTP"),
+        LoudnessPreset(name: "social", targetLUFS: -14, maxTruePeakDBTP: -1, toleranceLU: 1,
+                       source: "Spotify for Artists loudness normalization (−14 LUFS, true peak below −1 dBTP); YouTube normalises to about −14 LUFS"),
+        LoudnessPreset(name: "podcast", targetLUFS: -16, maxTruePeakDBTP: -1, toleranceLU: 1,
+                       source: "Apple Podcasts audio requirements (−16 LKFS ±1 dB, true peak not above −1 dBFS); AES TD1004.1.15-10 (−16 LUFS for stereo streaming)"),
+    ]
+
+    /// The preset with this name (case-insensitive), if any.
+    public static func named(_ name: String) -> LoudnessPreset? {
+        all.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// A gate checking this preset's target, tolerance and ceiling.
+    public var gate: LoudnessGate {
+        LoudnessGate(targetLUFS: targetLUFS, toleranceLU: toleranceLU, maxTruePeakDBTP: maxTruePeakDBTP)
+    }
+}
+
+/// A pass/fail check of a measurement: integrated loudness within target ± tolerance, and true
+/// peak at or below a ceiling. Any part may be left out.
+public struct LoudnessGate: Equatable, Sendable {
+    public var targetLUFS: Double?
+    /// Accepted deviation either side of the target, LU (0 when nil).
+    public var toleranceLU: Double?
+    public var maxTruePeakDBTP: Double?
+
+    public init(targetLUFS: Double? = nil, toleranceLU: Double? = nil, maxTruePeakDBTP: Double? = nil) {
+        self.targetLUFS = targetLUFS
+        self.toleranceLU = toleranceLU
+        self.maxTruePeakDBTP = maxTruePeakDBTP
+    }
+
+    /// Whether `m` passes, with one sentence per failed condition (numbers to one decimal).
+    public func evaluate(_ m: LoudnessMeasurement) -> (pass: Bool, reasons: [String]) {
+        var reasons: [String] = []
+        if let target = targetLUFS {
+            let tolerance = toleranceLU ?? 0
+            let targetText = "\(Self.compact(target)) ±\(Self.compact(tolerance)) target"
+            if let lufs = m.integratedLUFS {
+                let deviation = lufs - target
+                if abs(deviation) > tolerance + Self.slack {
+                    let side = deviation < 0 ? "below" : "above"
+                    reasons.append("\(Self.oneDecimal(lufs)) LUFS is \(Self.oneDecimal(abs(deviation))) LU \(side) the \(targetText)")
+                }
+            } else {
+                let why = m.frames < m.sampleRate * 4 / 10 ? "shorter than 0.4 s" : "silence"
+                reasons.append("integrated loudness is undefined (\(why)), so it cannot meet the \(targetText)")
+            }
+        }
+        if let ceiling = maxTruePeakDBTP, let peak = m.truePeakDBTP, peak > ceiling + Self.slack {
+            reasons.append("true peak \(Self.oneDecimal(peak)) dBTP is above the \(Self.compact(ceiling)) dBTP ceiling")
+        }
+        return (reasons.isEmpty, reasons)
+    }
+
+    /// Decibel rounding noise ignored at a limit (a peak of exactly 10^(−1/20) is −1 dBTP).
+    static let slack = 1e-9
+
+    /// One decimal, without a minus sign on zero.
+    static func oneDecimal(_ x: Double) -> String {
+        let s = String(format: "%.1f", x)
+        return s == "-0.0" ? "0.0" : s
+    }
+
+    /// Whole numbers without decimals, others to one decimal ("-14", "0.5").
+    static func compact(_ x: Double) -> String {
+        let r = (x * 10).rounded() / 10
+        if r == r.rounded() { return String(Int(r)) }
+        return oneDecimal(r)
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+
+/// BS.1770-4 Annex 2 true-peak estimation for one channel: a polyphase windowed-sinc interpolator
+/// that oversamples 4× below 96 kHz, 2× below 192 kHz and not at all from 192 kHz up.
+///
+/// Two ways to use it, one per instance: `add` + `finish` keep the running maximum of
+/// |interpolated signal| (skipping stretches that provably cannot raise it), while
+/// `interSamplePeaks` returns every frame's inter-sample peak for a true-peak limiter.
+public final class TruePeakOversampler {
+    /// Oversampling factor used at this rate (4, 2 or 1).
+    public let factor: Int
+    /// Input samples each polyphase branch reads.
+    public let tapsPerPhase: Int
+    /// Frames between an input sample and the interpolated values around it in
+    /// `interSamplePeaks`' output (the filter's group delay).
+    public var latency: Int { factor == 1 ? 0 : tapsPerPhase / 2 }
+
+    /// Branch p's taps, each broadcast to a vector: `coefficients[p * tapsPerPhase + k]`.
+    private let coefficients: [SIMD8<Float>]
+    /// Branch p's taps as scalars, same layout.
+    let taps: [Float]
+    /// max over branches p ≥ 1 of Σ|h_p|, widened to cover Float rounding: no interpolated value can
+    /// exceed it times the largest |input| in the branch's window.
+    let gainBound: Float
+
+    /// Samples gathered per skip decision in `add` mode.
+    static let chunk = 64
+    /// `history` samples of the past followed by the chunk being gathered.
+    private var work: [Float]
+    private var filled = 0
+    private var previousChunkMax: Float = 0
+    private var interpolatedMax: Float = 0
+    private var finished = false
+    /// Past input for `interSamplePeaks` mode.
+    private var frameWork: [Float]
+
+    /// The largest |sample| seen by `add`.
+    public private(set) var samplePeak: Float = 0
+    /// The largest |interpolated value| seen by `add`, never below `samplePeak`. Complete after `finish`.
+    public var truePeak: Float { max(samplePeak, interpolatedMax) }
+
+    /// The oversampling factor BS.1770-4 asks for at `sampleRate`.
+    public static func factor(forSampleRate sampleRate: Int) -> Int {
+        sampleRate < 96_000 ? 4 : (sampleRate < 192_000 ? 2 : 1)
+    }
+
+    /// An oversampler for `sampleRate`; with `oversampling` false it only tracks the sample peak.
+    public init(sampleRate: Int, oversampling: Bool = true) {
+        let f = oversampling ? Self.factor(forSampleRate: sampleRate) : 1
+        factor = f
+        tapsPerPhase = f == 1 ? 1 : 16
+        let t = tapsPerPhase
+        var h = [Float](repeating: 0, count: f * t)
+        var bound: Double = 0
+        if f > 1 {
+            h = Self.design(factor: f, tapsPerPhase: t)
+            for p in 1..<f {
+                var s = 0.0
+                for k in 0..<t { s += Double(abs(h[p * t + k])) }
+                bound = max(bound, s)
+            }
+        } else {
+            h[0] = 1
+        }
+        taps = h
+        coefficients = h.map { SIMD8<Float>(repeating: $0) }
+        gainBound = Float(bound * (1 + 1e-4))
+        work = [Float](repeating: 0, count: t - 1 + Self.chunk)
+        frameWork = [Float](repeating: 0, count: t - 1)
+    }
+
+    /// Kaiser-windowed sinc (β = 7) cut off at the input Nyquist frequency, split into `factor`
+    /// branches of `tapsPerPhase` taps; branch 0 is a pure delay of `tapsPerPhase / 2` samples, and
+    /// every branch is scaled to unit gain at DC.
+    static func design(factor f: Int, tapsPerPhase t: Int) -> [Float] {
+        let length = f * t
+        let centre = Double(length / 2)
+        let beta = 7.0
+        func besselI0(_ x: Double) -> Double {
+            var sum = 1.0, term = 1.0, k = 1.0
+            while term > 1e-17 * sum { term *= (x / (2 * k)) * (x / (2 * k)); sum += term; k += 1 }
+            return sum
+        }
+        var proto = [Double](repeating: 0, count: length)
+        for n in 0..<length {
+            let u = (Double(n) - centre) / Double(f)
+            let sinc = u == 0 ? 1 : sin(Double.pi * u) / (Double.pi * u)
+            let r = (Double(n) - centre) / centre
+            let w = besselI0(beta * max(0, 1 - r * r).squareRoot()) / besselI0(beta)
+            proto[n] = sinc * w
+        }
+        var out = [Float](repeating: 0, count: length)
+        for p in 0..<f {
+            var branch = (0..<t).map { proto[p + f * $0] }
+            let sum = branch.reduce(0, +)
+            branch = branch.map { $0 / sum }
+            for k in 0..<t { out[p * t + k] = Float(branch[k]) }
+        }
+        return out
+    }
+
+    /// Feeds the next samples of the channel (max-tracking mode).
+    public func add(_ samples: UnsafeBufferPointer<Float>) {
+        precondition(!finished, "add after finish")
+        guard let src = samples.baseAddress else { return }
+        let h = tapsPerPhase - 1, c = Self.chunk
+        var i = 0
+        work.withUnsafeMutableBufferPointer { wb in
+            let w = wb.baseAddress!
+            while i < samples.count {
+                let n = min(c - filled, samples.count - i)
+                (w + h + filled).update(from: src + i, count: n)
+                filled += n
+                i += n
+                if filled == c { processChunk(w, count: c) }
+            }
+        }
+    }
+
+    /// Convenience for arrays: feeds the first `count` samples.
+    public func add(_ samples: [Float], count: Int? = nil) {
+        samples.withUnsafeBufferPointer { add(UnsafeBufferPointer(rebasing: $0[0..<(count ?? $0.count)])) }
+    }
+
+    /// Flushes the partial chunk and the filter tail (as if the signal were followed by silence),
+    /// so `truePeak` covers the last samples. Further `add` calls are an error.
+    public func finish() {
+        guard !finished else { return }
+        finished = true
+        work.withUnsafeMutableBufferPointer { wb in
+            let w = wb.baseAddress!
+            guard factor > 1 else { processChunk(w, count: filled); return }
+            // Silence after the end, only as far as the branch windows still reach the last sample.
+            var zerosNeeded = latency
+            while zerosNeeded > 0 {
+                let n = min(Self.chunk - filled, zerosNeeded)
+                (w + tapsPerPhase - 1 + filled).update(repeating: 0, count: Self.chunk - filled)
+                zerosNeeded -= n
+                processChunk(w, count: filled + n)
+            }
+        }
+    }
+
+    /// Handles the chunk at `w + history`, evaluating its first `count` positions (all of it
+    /// except at the end of the stream), then keeps its last samples as the next history.
+    private func processChunk(_ w: UnsafeMutablePointer<Float>, count: Int) {
+        let h = tapsPerPhase - 1, c = Self.chunk
+        let chunkMax = Self.absMax(w + h, count: count)
+        if chunkMax > samplePeak { samplePeak = chunkMax }
+        if factor > 1 {
+            let windowMax = max(previousChunkMax, chunkMax)
+            previousChunkMax = chunkMax
+            if windowMax * gainBound > max(interpolatedMax, samplePeak) {
+                let m = kernel(base: w + h, count: count, framePeaks: nil)
+                if m > interpolatedMax { interpolatedMax = m }
+            }
+            (w).update(from: w + c, count: h)
+        }
+        filled = 0
+    }
+
+    /// Per-frame inter-sample peaks (limiter mode): for each input frame n, writes the largest
+    /// |value| of the oversampled signal over the `factor` instants in
+    /// [n − latency, n − latency + 1) frames. Streaming; `out` must hold `input.count` values.
+    public func interSamplePeaks(_ input: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
+        precondition(out.count >= input.count)
+        guard let src = input.baseAddress, input.count > 0 else { return }
+        let h = tapsPerPhase - 1
+        if frameWork.count < h + input.count { frameWork += [Float](repeating: 0, count: h + input.count - frameWork.count) }
+        frameWork.withUnsafeMutableBufferPointer { wb in
+            let w = wb.baseAddress!
+            (w + h).update(from: src, count: input.count)
+            if factor == 1 {
+                for i in 0..<input.count { out[i] = abs(src[i]) }
+            } else {
+                _ = kernel(base: w + h, count: input.count, framePeaks: out.baseAddress!)
+            }
+            w.update(from: w + input.count, count: h)
+        }
+    }
+
+    /// Interpolates outputs for input positions base[0..<count] (base[-history...] is valid past),
+    /// returning the largest |value| over branches ≥ 1, or with `framePeaks` also branch 0 and
+    /// storing each frame's largest. Lanes and the scalar tail use identical arithmetic order.
+    private func kernel(base: UnsafePointer<Float>, count: Int, framePeaks: UnsafeMutablePointer<Float>?) -> Float {
+        let t = tapsPerPhase, f = factor
+        let delay = t / 2
+        var best: Float = 0
+        coefficients.withUnsafeBufferPointer { cb in
+            let cv = cb.baseAddress!
+            var vbest = SIMD8<Float>(repeating: 0)
+            var n = 0
+            while n + 8 <= count {
+                var peak = SIMD8<Float>(repeating: 0)
+                if framePeaks != nil {
+                    let x = UnsafeRawPointer(base + n - delay).loadUnaligned(as: SIMD8<Float>.self)
+                    peak = x.replacing(with: -x, where: x .< 0)
+                }
+                for p in 1..<f {
+                    let hp = cv + p * t
+                    var acc = SIMD8<Float>(repeating: 0)
+                    for k in 0..<t {
+                        acc += hp[k] * UnsafeRawPointer(base + n - k).loadUnaligned(as: SIMD8<Float>.self)
+                    }
+                    let a = acc.replacing(with: -acc, where: acc .< 0)
+                    peak = peak.replacing(with: a, where: a .> peak)
+                }
+                vbest = vbest.replacing(with: peak, where: peak .> vbest)
+                if let fp = framePeaks { UnsafeMutableRawPointer(fp + n).storeBytes(of: peak, as: SIMD8<Float>.self) }
+                n += 8
+            }
+            for l in 0..<8 where vbest[l] > best { best = vbest[l] }
+            taps.withUnsafeBufferPointer { tb in
+                while n < count {
+                    var peak: Float = framePeaks != nil ? abs(base[n - delay]) : 0
+                    for p in 1..<f {
+                        var acc: Float = 0
+                        for k in 0..<t { acc += tb[p * t + k] * base[n - k] }
+                        if abs(acc) > peak { peak = abs(acc) }
+                    }
+                    if peak > best { best = peak }
+                    framePeaks?[n] = peak
+                    n += 1
+                }
+            }
+        }
+        return best
+    }
+
+    /// Largest |x| over `count` samples.
+    static func absMax(_ p: UnsafePointer<Float>, count: Int) -> Float {
+        var v = SIMD8<Float>(repeating: 0)
+        var i = 0
+        while i + 8 <= count {
+            var x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<Float>.self)
+            x = x.replacing(with: -x, where: x .< 0)
+            v = v.replacing(with: x, where: x .> v)
+            i += 8
+        }
+        var m: Float = 0
+        for l in 0..<8 where v[l] > m { m = v[l] }
+        while i < count { let a = abs(p[i]); if a > m { m = a }; i += 1 }
+        return m
+    }
+}
