@@ -74,7 +74,7 @@ test: test-deps
 	$(SWIFT) test --skip-build
 
 bench: bench-deps build
-	@BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) sh Tests/Bench/bench.sh
+	BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) python3 Tests/Bench/bench.py $(SECTIONS)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -1,1 +1,3 @@
-print("lufs-measure: not built yet")
+import AudioTools
+
+ToolMain.run(LufsMeasure.self)

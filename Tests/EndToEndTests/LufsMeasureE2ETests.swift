@@ -186,7 +186,7 @@ import Testing
         let inPipe = Pipe(), out = Pipe(), err = Pipe()
         p.standardInput = inPipe; p.standardOutput = out; p.standardError = err
         try p.run()
-        let writer = Thread { inPipe.fileHandleForWriting.write(Data(input.utf8)); try? inPipe.fileHandleForWriting.close() }
+        let writer = Thread { try? inPipe.fileHandleForWriting.write(contentsOf: Data(input.utf8)); try? inPipe.fileHandleForWriting.close() }
         writer.start()
         _ = out.fileHandleForReading.readData(ofLength: 10)
         try out.fileHandleForReading.close()

@@ -41,7 +41,7 @@ enum E2E {
         p.standardInput = inPipe
         try p.run()
         let writer = Thread {
-            if let stdin { inPipe.fileHandleForWriting.write(Data(stdin.utf8)) }
+            if let stdin { try? inPipe.fileHandleForWriting.write(contentsOf: Data(stdin.utf8)) }
             try? inPipe.fileHandleForWriting.close()
         }
         writer.start()

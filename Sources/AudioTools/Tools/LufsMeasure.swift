@@ -1,0 +1,197 @@
+import Foundation
+
+/// lufs-measure: BS.1770-4 / EBU R128 loudness of each file under `loudness`, with an optional
+/// CI gate (`--target`/`--preset`), a JUnit report and a summary table.
+public final class LufsMeasure: RecordTool {
+    public static let info = ToolInfo(
+        name: "lufs-measure", key: "loudness",
+        abstract: "Measure loudness (ITU-R BS.1770-4 / EBU R128): integrated, range, momentary and short-term maxima, sample and true peak.",
+        discussion: "Each file is decoded once, in blocks, and measured in a single pass. With --target or --preset every record also gets loudness.gate, and the exit status is 1 when any file misses the target, so the tool can gate a CI job. Values that do not exist (the loudness of silence, the short-term maximum of a file under 3 s) are null, with the reason in loudness.notes.",
+        options: [
+            .value("preset", "NAME", help: "Gate against a documented target: \(LoudnessPreset.all.map(\.name).joined(separator: ", ")). See docs/lufs-measure.md for sources."),
+            .value("target", "LUFS", help: "Gate: the integrated loudness files must have (overrides the preset's)."),
+            .value("tolerance", "LU", help: "Gate: how far from --target is still a pass (default: the preset's, else 1)."),
+            .value("max-true-peak", "DBTP", help: "Gate: the highest true peak allowed (overrides the preset's)."),
+            .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
+            .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: mono, stereo, 5.0, 5.1, 7.1, or a list like L,R,C,LFE,Ls,Rs."),
+            .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
+            .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
+            .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
+        ],
+        examples: [
+            "lufs-measure song.wav",
+            "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
+            "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
+            "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
+        ],
+        exitNotes: "every gate")
+
+    let gate: LoudnessGate?
+    let gateLabel: JSON
+    let junitPath: String?
+    let layoutOverride: ChannelLayout?
+    let dualMono: Bool
+    let decodeOnly: Bool
+    let summary: Bool
+    private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
+    private var anyGateFailed = false
+
+    public init(options o: ParsedOptions) throws {
+        var preset: LoudnessPreset?
+        if let name = o.string("preset") {
+            guard let p = LoudnessPreset.named(name) else {
+                throw UsageError("--preset: '\(name)' is not a preset; choose one of: \(LoudnessPreset.all.map(\.name).joined(separator: ", ")).")
+            }
+            preset = p
+        }
+        let target = try o.double("target", in: -70...0) ?? preset?.targetLUFS
+        let tolerance = try o.double("tolerance", in: 0...30) ?? preset?.toleranceLU ?? 1
+        let maxTP = try o.double("max-true-peak", in: -60...6) ?? preset?.maxTruePeakDBTP
+        if o.has("tolerance"), target == nil {
+            throw UsageError("--tolerance needs --target or --preset.")
+        }
+        if target != nil || maxTP != nil {
+            gate = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP)
+            var g: [String: JSON] = ["tolerance_lu": .double(tolerance)]
+            g["target_lufs"] = target.map { .double($0) } ?? .null
+            g["max_true_peak_dbtp"] = maxTP.map { .double($0) } ?? .null
+            g["preset"] = preset.map { .string($0.name) } ?? .null
+            gateLabel = .object(g)
+        } else {
+            gate = nil
+            gateLabel = .null
+        }
+        junitPath = o.string("junit")
+        if junitPath != nil, gate == nil { throw UsageError("--junit needs a gate: give --preset or --target.") }
+        if let l = o.string("layout") {
+            do { layoutOverride = try ChannelLayout.parse(l) } catch { throw UsageError("--layout: \(error)") }
+        } else { layoutOverride = nil }
+        dualMono = o.flag("dual-mono")
+        decodeOnly = o.flag("decode-only")
+        summary = o.flag("summary")
+    }
+
+    public func process(_ record: Record) throws -> Record {
+        guard let path = record.path else { return record }
+        let opened = try Decoder.open(path)
+        let source = opened.source
+        let fmt = source.format
+        if decodeOnly {
+            let frames = try Decoder.forEachBlock(source) { _ in }
+            var r = record
+            r["loudness"] = .object(["frames": .int(frames), "sample_rate": .int(fmt.sampleRate), "decode_only": .bool(true)])
+            return r
+        }
+        let layout: ChannelLayout
+        if let l = layoutOverride {
+            guard l.roles.count == fmt.channelCount else {
+                throw ToolError(.malformed, "\(ToolError.quoted(path)) has \(fmt.channelCount) channels but --layout names \(l.roles.count).",
+                                suggestion: "Give a --layout with \(fmt.channelCount) channels, or leave it out to use the file's own.")
+            }
+            layout = l
+        } else if let names = opened.sndfile?.channelNames, !names.contains("?"),
+                  let l = try? ChannelLayout.parse(names.joined(separator: ",")), l.roles.count == fmt.channelCount {
+            layout = l
+        } else {
+            layout = ChannelLayout.standard(channelCount: fmt.channelCount)
+        }
+        let dual = dualMono && fmt.channelCount == 1
+        let weighted = dual ? ChannelLayout.dualMono : layout
+        let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
+        try Decoder.forEachBlock(source) { meter.add($0) }
+        let m = meter.finish()
+        var out = record
+        out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
+                                           gate: gate.map { ($0, gateLabel) })
+        return out
+    }
+
+    /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is
+    /// well inside that), undefined values null with the reason in `notes`.
+    static func json(_ m: LoudnessMeasurement, layout: ChannelLayout, dualMono: Bool, identity: FileIdentity,
+                     gate: (LoudnessGate, JSON)?) -> JSON {
+        var o: [String: JSON] = [
+            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
+            "loudness_range_lu": .optional(m.loudnessRangeLU, decimals: 2),
+            "momentary_max_lufs": .optional(m.momentaryMaxLUFS, decimals: 2),
+            "short_term_max_lufs": .optional(m.shortTermMaxLUFS, decimals: 2),
+            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
+            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
+            "sample_rate": .int(m.sampleRate),
+            "frames": .int(m.frames),
+            "duration_seconds": .double(Double(m.frames) / Double(m.sampleRate), decimals: 6),
+            "layout": .string(layout.description),
+            "dual_mono": .bool(dualMono),
+            "file": identity.json,
+            "notes": .array(m.notes.map { .string($0) }),
+        ]
+        o["channels"] = .array((0..<m.samplePeaks.count).map { c in
+            .object([
+                "name": .string(c < layout.roles.count ? layout.roles[c].label : "?"),
+                "weight": .double(c < layout.weights.count ? layout.weights[c] : 1, decimals: 2),
+                "sample_peak_dbfs": .optional(dB(m.samplePeaks[c]), decimals: 2),
+                "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
+            ])
+        })
+        if let (g, label) = gate {
+            let v = g.evaluate(m)
+            var gj = label.objectValue ?? [:]
+            gj["pass"] = .bool(v.pass)
+            gj["reasons"] = .array(v.reasons.map { .string($0) })
+            o["gate"] = .object(gj)
+        }
+        return .object(o)
+    }
+
+    static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
+
+    public func emitted(_ record: Record) {
+        guard gate != nil || summary || junitPath != nil || isatty(2) != 0 else { return }
+        let name = record.path ?? "(input)"
+        if let e = record.fields["error"], e != .null {
+            reportRows.append((name, false, [e["message"]?.stringValue ?? "failed"], nil, nil))
+            return
+        }
+        let l = record["loudness"]
+        let pass = gate == nil ? true : (l?["gate"]?["pass"]?.boolValue ?? false)
+        let reasons = l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        if !pass { anyGateFailed = true }
+        reportRows.append((name, pass, reasons, l?["integrated_lufs"]?.doubleValue, l?["true_peak_dbtp"]?.doubleValue))
+    }
+
+    public func finish(stderrIsTerminal: Bool) -> Bool {
+        if let j = junitPath {
+            let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: reportRows.map {
+                JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons)
+            })
+            do { try AtomicFile.write(xml, to: j) } catch {
+                Diagnostics.warn("can't write the JUnit report to \(ToolError.quoted(j)): \(error)")
+                return false
+            }
+        }
+        if (stderrIsTerminal || summary), !reportRows.isEmpty, !decodeOnly { Diagnostics.write(summaryTable()) }
+        return !anyGateFailed
+    }
+
+    /// A readable table of what was measured: one row per file, failures with their reasons.
+    func summaryTable() -> String {
+        func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "—" }
+        var s = "\n  " + (gate == nil ? "" : "RESULT  ") + "LUFS    dBTP   FILE\n"
+        for r in reportRows {
+            s += "  "
+            if gate != nil { s += r.pass ? "pass    " : "FAIL    " }
+            s += f(r.integrated).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
+            s += f(r.truePeak).padding(toLength: 6, withPad: " ", startingAt: 0) + " "
+            s += r.name.split(separator: "/").last.map(String.init) ?? r.name
+            if !r.reasons.isEmpty { s += "  (" + r.reasons.joined(separator: "; ") + ")" }
+            s += "\n"
+        }
+        let failed = reportRows.filter { !$0.pass }.count
+        if gate != nil {
+            s += "  \(reportRows.count - failed) of \(reportRows.count) files passed the gate\n"
+        } else if failed > 0 {
+            s += "  \(failed) of \(reportRows.count) files could not be measured\n"
+        }
+        return s
+    }
+}

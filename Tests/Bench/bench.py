@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""make bench: speed figures for audio-tools, as ratios measured in one run.
+
+Every figure is the best of several runs of a release build, printed beside the baseline it is
+compared with (the decode-only floor, another tool, or --jobs 1) measured in the same run.
+Material is generated into BENCH_DIR on first use and reused afterwards.
+"""
+import os, resource, shutil, subprocess, sys, time
+
+BIN = os.environ.get("BIN", ".build/release")
+DIR = os.environ.get("BENCH_DIR", ".build/bench")
+SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align"]
+os.makedirs(DIR, exist_ok=True)
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
+
+
+def best(cmd, runs=3, stdin=None):
+    """Best wall time of `runs` runs of cmd (a list), output discarded."""
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       stdin=open(stdin) if stdin else subprocess.DEVNULL)
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def max_rss_mib(cmd):
+    """Peak resident memory of one run of cmd, in MiB (GNU time's %M)."""
+    r = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    return int(r.stderr.strip().splitlines()[-1]) / 1024
+
+
+def tool(name):
+    return os.path.join(BIN, name)
+
+
+def make(path, sox_args):
+    if not os.path.exists(path):
+        print(f"  generating {os.path.basename(path)} ...", flush=True)
+        sh(["sox", "-n"] + sox_args)
+    return path
+
+
+def music(path, seconds, rate=48000, bits=24):
+    """Music-like material: pink noise with a slow swell and a tone bed, stereo."""
+    return make(path, ["-r", str(rate), "-c", "2", "-b", str(bits), path,
+                       "synth", str(seconds), "pinknoise", "synth", str(seconds), "sine", "mix", "110",
+                       "tremolo", "0.3", "60", "gain", "-14"])
+
+
+def section(title):
+    print(f"\n== {title}", flush=True)
+
+
+def measure():
+    section("lufs-measure: 10-minute 48 kHz stereo 24-bit WAV, one job")
+    f = music(os.path.join(DIR, "music-10min.wav"), 600)
+    floor = best([tool("lufs-measure"), "-j", "1", "--decode-only", f])
+    full = best([tool("lufs-measure"), "-j", "1", f])
+    print(f"  decode only (the floor)        {floor:7.3f} s")
+    print(f"  full measurement (incl. TP)    {full:7.3f} s   = {full / floor:5.2f}x the decode floor,"
+          f" {600 / full:6.0f}x realtime")
+    if shutil.which("ffmpeg"):
+        ff = best(["ffmpeg", "-nostdin", "-v", "error", "-i", f, "-af", "ebur128=peak=true", "-f", "null", "-"], runs=1)
+        print(f"  ffmpeg ebur128=peak=true       {ff:7.3f} s   = {ff / full:5.1f}x slower than lufs-measure")
+
+    section("lufs-measure: 8 files of 2 minutes, --jobs 1 against --jobs 2")
+    files = [music(os.path.join(DIR, f"music-2min-{i}.wav"), 120 + i) for i in range(8)]
+    j1 = best([tool("lufs-measure"), "-j", "1"] + files)
+    j2 = best([tool("lufs-measure"), "-j", "2"] + files)
+    print(f"  --jobs 1 {j1:7.3f} s   --jobs 2 {j2:7.3f} s   speed-up {j1 / j2:4.2f}x on {os.cpu_count()} cores")
+
+    section("lufs-measure: memory on a 2-hour 48 kHz stereo file")
+    long = music(os.path.join(DIR, "music-2h.wav"), 7200, bits=16)
+    print(f"  peak resident memory            {max_rss_mib([tool('lufs-measure'), '-j', '1', long]):7.1f} MiB")
+
+
+if __name__ == "__main__":
+    for s in SECTIONS:
+        fn = globals().get(s)
+        if fn:
+            fn()
