@@ -128,11 +128,12 @@ enum VoAlignMaterial {
 
     /// A take at `rate`: speech from 1 s, plus the backing heard through a small room
     /// (`bleedDB` = direct-path bleed energy over speech energy; nil: headphones, no bleed),
-    /// `latencyMS` late, its clock `driftPPM` long, and noise 50 dB under the voice.
+    /// `latencyMS` late, its clock `driftPPM` long, recording started `startSeconds` into the
+    /// reference, and noise 50 dB under the voice.
     /// Returns the samples written.
     @discardableResult
     static func writeTake(_ path: String, seconds: Double, rate: Int, latencyMS: Double, bleedDB: Double?,
-                          driftPPM: Double = 0, speech: [Float]) throws -> [Float] {
+                          driftPPM: Double = 0, startSeconds: Double = 0, speech: [Float]) throws -> [Float] {
         let count = Int(seconds * Double(rate))
         var voice = [Float](repeating: 0, count: count)
         var at = rate
@@ -143,9 +144,9 @@ enum VoAlignMaterial {
         }
         var take = voice
         if let bleedDB {
-            // Take frame n belongs at reference time ((1 − drift)·n − latency) / rate.
+            // Take frame n belongs at reference time ((1 − drift)·n − latency) / rate + start.
             let d = driftPPM * 1e-6
-            let direct = backing(count: count, a: (1 - d) / Double(rate), b: -latencyMS / 1000)
+            let direct = backing(count: count, a: (1 - d) / Double(rate), b: startSeconds - latencyMS / 1000)
             let g = (energy(voice) / energy(direct) * pow(10, bleedDB / 10)).squareRoot()
             let taps: [(Double, Double)] = [(0, 1), (0.0031, 0.45), (0.0072, 0.3), (0.0113, 0.2)]
             for (delay, gain) in taps {
@@ -195,17 +196,21 @@ struct VoAlignE2ETests {
         #expect(out[0] == Array(original[0][d...]))
     }
 
-    @Test("2 ms late, bleed 40 dB under the voice: found within 0.1 ms")
+    @Test("2 ms late, bleed 40 dB under the voice, recorded from 3 s into the preview: found within 0.1 ms")
     func faintBleed2ms() throws {
         guard let speech = try VoAlignMaterial.speech(rate: 48000) else { return }
         let dir = E2E.tempDir("voalign"); defer { try? FileManager.default.removeItem(atPath: dir) }
-        try VoAlignMaterial.writeReference(dir + "/backing.wav", seconds: 16, rate: 44100)
+        try VoAlignMaterial.writeReference(dir + "/backing.wav", seconds: 18, rate: 44100)
         try VoAlignMaterial.writeTake(dir + "/take2.wav", seconds: 14, rate: 48000, latencyMS: 2.01,
-                                      bleedDB: -40, speech: speech)
-        let r = try E2E.run("vo-align", ["--reference", dir + "/backing.wav", dir + "/take2.wav"])
+                                      bleedDB: -40, startSeconds: 3, speech: speech)
+        let r = try E2E.run("vo-align", ["--reference", dir + "/backing.wav", "--start-at", "3", dir + "/take2.wav"])
         #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
         let a = alignment(r)
         #expect(abs(latencyMS(a) - 2.01) < 0.1, "latency \(latencyMS(a)) ms")
+        // D = L − S·rate: take frame t lands on reference frame t − D.
+        let l = try #require(a?["latency"]?["frames"]?.intValue)
+        #expect(a?["start"] == .object(["frames": .int(144_000), "rate": .int(48000)]))
+        #expect(a?["delay"]?["frames"]?.intValue == l - 144_000)
         let bleed = a?["bleed_db"]?.doubleValue ?? .nan
         #expect(bleed > -44 && bleed < -36, "bleed \(bleed) dB")
         #expect(a?["output"] == .null && a?["mix"] == .null)

@@ -144,7 +144,7 @@ public final class VoAlign: RecordTool {
             o["windows_agreeing"] = .null
             o["windows_analysed"] = .null
             notes.append("The latency was given (--latency-ms), not measured: confidence, drift and bleed are not known.")
-            if latencyExact / Double(rate) * 1000 != ms {
+            if abs(latencyExact / Double(rate) * 1000 - ms) > 1e-9 {
                 notes.append("--latency-ms \(Self.number(ms)) was rounded to the nearest frame at \(rate) Hz.")
             }
         } else {
@@ -166,7 +166,8 @@ public final class VoAlign: RecordTool {
                         "\(ToolError.quoted(path)) holds a trace of \(ToolError.quoted(ref.path)) but no single offset stands out: confidence \(Self.number(a.confidence, 2)), below the \(Self.number(minConfidence, 2)) required (\(a.inlierCount) of \(a.windows.count) windows agree).",
                         suggestion: lowConfidenceSuggestion)
                 }
-                latencyExact = a.latencySamples + Double(startFrames)
+                // The reference was read from the start on: what the aligner finds is L itself.
+                latencyExact = a.latencySamples
                 drift = a.driftPPM
                 o["method"] = .string("bleed")
                 o["confidence"] = .double(a.confidence, decimals: 3)
@@ -247,6 +248,10 @@ public final class VoAlign: RecordTool {
 
     func refusal(_ r: BleedAligner.Refusal, take: String, reference: String) -> ToolError {
         switch r.reason {
+        case .noBleed where startSeconds != 0:
+            return ToolError(.noBleed,
+                "\(ToolError.quoted(take)) holds no trace of \(ToolError.quoted(reference)) within \(Self.number(settings.maxLagSeconds * 1000)) ms of --start-at \(Self.number(startSeconds)) s: it was recorded on headphones, or started elsewhere on the timeline.",
+                suggestion: "Check --start-at (the preview time at which recording began), or pass the latency the recorder measured with --latency-ms.")
         case .noBleed:
             return ToolError(.noBleed,
                 "\(ToolError.quoted(take)) holds no trace of \(ToolError.quoted(reference)): it was probably recorded on headphones.",
@@ -261,19 +266,38 @@ public final class VoAlign: RecordTool {
     /// Streams the placed take into `path` in the take's own format.
     func writeAligned(take: String, to path: String, formatCode: Int32, rate: Int, channels: Int,
                       delay: Double, ratio: Double) throws {
-        let placed = try VoAlignPlacedTake(path: take, outputRate: rate, delayFrames: delay, ratio: ratio)
-        let sink = try SndfileSink(path: path, formatCode: formatCode, sampleRate: rate, channelCount: channels,
-                                   overwrite: overwrite)
+        let placed = try VoAlignPlacedTake(path: take, outputRate: rate, delayFrames: delay, ratio: ratio, quality: .best)
+        let what = "The aligned take \(Self.describe(path))"
+        let sink = try explainExists(what, option: "--out-dir") {
+            try SndfileSink(path: path, formatCode: formatCode, sampleRate: rate, channelCount: channels,
+                            overwrite: overwrite)
+        }
         do {
             while true {
                 let b = try placed.read(Decoder.blockFrames)
                 if b.frames == 0 { break }
                 try sink.write(b)
             }
-            try sink.commit()
+            try explainExists(what, option: "--out-dir") { try sink.commit() }
         } catch {
             sink.abandon()
             throw error
+        }
+    }
+
+    /// “name” in “folder” (the sink's own message names only the file, which for an aligned
+    /// take is also the take's name).
+    static func describe(_ path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let dir = (path as NSString).deletingLastPathComponent
+        return dir.isEmpty ? ToolError.quoted(path) : "\(ToolError.quoted(url.lastPathComponent)) in \(ToolError.quoted(dir))"
+    }
+
+    /// Rewords the sink's `exists` refusal in vo-align's terms (which output, which option).
+    func explainExists<T>(_ what: String, option: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as ToolError where e.code == .exists {
+            throw ToolError(.exists, "\(what) already exists; it was left as it is.",
+                            suggestion: "Pass --overwrite to replace it, or choose another \(option).")
         }
     }
 
@@ -283,7 +307,8 @@ public final class VoAlign: RecordTool {
     func writeMix(take: String, takeRate: Int, reference ref: Reference, to path: String,
                   delay: Double, ratio: Double) throws -> Float {
         let detector = VoiceActivityDetector(sampleRate: Double(ref.rate))
-        let scan = try VoAlignPlacedTake(path: take, outputRate: ref.rate, delayFrames: delay, ratio: ratio)
+        // Voice activity needs only the level: the fastest converter will do.
+        let scan = try VoAlignPlacedTake(path: take, outputRate: ref.rate, delayFrames: delay, ratio: ratio, quality: .fastest)
         while true {
             let b = try scan.read(Decoder.blockFrames)
             if b.frames == 0 { break }
@@ -298,12 +323,16 @@ public final class VoAlign: RecordTool {
         let envelope = DuckingEnvelope(activity: detector.activity, frameLength: detector.frameLength,
                                        sampleRate: Double(ref.rate), settings: duck)
 
-        let voice = try VoAlignPlacedTake(path: take, outputRate: ref.rate, delayFrames: delay, ratio: ratio)
+        // A mix is a preview: medium quality (90% bandwidth, ~121 dB) at a third of the best's cost.
+        let voice = try VoAlignPlacedTake(path: take, outputRate: ref.rate, delayFrames: delay, ratio: ratio, quality: .medium)
         let refSource = try SndfileSource(path: ref.path)
         let total = max(ref.frames, voice.frameCount)
         let channels = max(ref.channels, voice.channelCount)
-        let sink = try SndfileSink(path: path, formatCode: ref.formatCode, sampleRate: ref.rate,
-                                   channelCount: channels, overwrite: overwrite)
+        let what = "The mix \(Self.describe(path))"
+        let sink = try explainExists(what, option: "--mix name") {
+            try SndfileSink(path: path, formatCode: ref.formatCode, sampleRate: ref.rate,
+                            channelCount: channels, overwrite: overwrite)
+        }
         var peak: Float = 0
         do {
             var position = 0
@@ -334,7 +363,7 @@ public final class VoAlign: RecordTool {
                 try sink.write(mixed.block)
                 position += n
             }
-            try sink.commit()
+            try explainExists(what, option: "--mix name") { try sink.commit() }
         } catch {
             sink.abandon()
             throw error

@@ -99,12 +99,13 @@ final class VoAlignPlacedTake {
 
     /// `delayFrames`: delay of the reference inside the take at its first frame, in take frames
     /// (D: take frame t belongs at reference frame t − D). `ratio` resamples the take (output
-    /// frames per take frame: outputRate/takeRate, times 1 − drift when drift is corrected).
-    init(path: String, outputRate: Int, delayFrames: Double, ratio: Double) throws {
+    /// frames per take frame: outputRate/takeRate, times 1 − drift when drift is corrected) at
+    /// `quality`.
+    init(path: String, outputRate: Int, delayFrames: Double, ratio: Double, quality: Resampler.Quality) throws {
         source = try SndfileSource(path: path)
         let takeRate = source.format.sampleRate
         channelCount = source.format.channelCount
-        resampler = ratio == 1 ? nil : try Resampler(ratio: ratio, channels: channelCount, quality: .best)
+        resampler = ratio == 1 ? nil : try Resampler(ratio: ratio, channels: channelCount, quality: quality)
         // After resampling, output sample m sits at reference time m/outputRate − D/takeRate.
         let shift = Int((delayFrames * Double(outputRate) / Double(takeRate)).rounded())
         skip = max(shift, 0)
