@@ -27,10 +27,12 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         /// Frames in each of the head and tail windows (one second).
         public let windowFrames: Int
 
-        private var head: [Int16] = []
+        /// The first frames seen by `addHead`, planar, as decoded (quantised only at the end, so
+        /// feeding a whole stream costs a copy per block).
+        private var head: [[Float]]
         private var headFrames = 0
-        /// Ring of the most recent `windowFrames` frames given to `addTail`, interleaved.
-        private var tail: [Int16]
+        /// Planar ring of the most recent `windowFrames` frames given to `addTail`.
+        private var tail: [[Float]]
         private var tailFramesSeen = 0
 
         public init(sampleRate: Int, channels: Int, totalFrames: Int) {
@@ -39,8 +41,8 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             self.channels = channels
             self.totalFrames = totalFrames
             self.windowFrames = sampleRate
-            self.tail = [Int16](repeating: 0, count: windowFrames * channels)
-            self.head.reserveCapacity(min(windowFrames, max(totalFrames, 0)) * channels)
+            self.head = Array(repeating: [], count: channels)
+            self.tail = Array(repeating: [Float](repeating: 0, count: sampleRate), count: channels)
         }
 
         /// Frame where the tail window starts: seek here and `addTail` to the end, or feed
@@ -54,8 +56,13 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         public mutating func addHead(block: AudioBlock) {
             let wanted = min(windowFrames - headFrames, block.frames)
             guard wanted > 0 else { return }
-            for f in 0..<wanted {
-                for c in 0..<channels { head.append(Self.quantise(Self.sample(block, c, f))) }
+            for c in 0..<channels {
+                if c < block.channels.count {
+                    head[c].append(contentsOf: block.channels[c][0..<wanted])
+                } else {
+                    // A missing channel (a block narrower than the stream) reads as silence.
+                    head[c].append(contentsOf: repeatElement(0, count: wanted))
+                }
             }
             headFrames += wanted
         }
@@ -63,16 +70,26 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         /// Feeds blocks running up to the end of the stream; only the last `windowFrames` are kept.
         public mutating func addTail(block: AudioBlock) {
             let n = block.frames
+            guard n > 0 else { return }
             // Only the block's last windowFrames can survive.
             let first = max(0, n - windowFrames)
-            let channels = self.channels, window = windowFrames
-            var slot = (tailFramesSeen + first) % window
-            tail.withUnsafeMutableBufferPointer { ring in
-                for f in first..<max(first, n) {
-                    let base = slot * channels
-                    for c in 0..<channels { ring[base + c] = Self.quantise(Self.sample(block, c, f)) }
-                    slot += 1
-                    if slot == window { slot = 0 }
+            let window = windowFrames
+            let slot = (tailFramesSeen + first) % window
+            let count = n - first
+            // The copy wraps around the ring at most once.
+            let part1 = min(count, window - slot), part2 = count - part1
+            for c in 0..<channels {
+                tail[c].withUnsafeMutableBufferPointer { ring in
+                    if c < block.channels.count {
+                        block.channels[c].withUnsafeBufferPointer { src in
+                            let from = src.baseAddress! + first
+                            (ring.baseAddress! + slot).update(from: from, count: part1)
+                            if part2 > 0 { ring.baseAddress!.update(from: from + part1, count: part2) }
+                        }
+                    } else {
+                        (ring.baseAddress! + slot).update(repeating: 0, count: part1)
+                        if part2 > 0 { ring.baseAddress!.update(repeating: 0, count: part2) }
+                    }
                 }
             }
             tailFramesSeen += n
@@ -82,11 +99,6 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         public mutating func add(block: AudioBlock) {
             addHead(block: block)
             addTail(block: block)
-        }
-
-        /// A missing channel (a block narrower than the stream) reads as silence.
-        private static func sample(_ block: AudioBlock, _ channel: Int, _ frame: Int) -> Float {
-            channel < block.channels.count ? block.channels[channel][frame] : 0
         }
 
         /// Nearest 16-bit step, clamped to full scale; NaN counts as silence.
@@ -110,12 +122,14 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             for value in [sampleRate, channels, totalFrames, windowFrames, headFrames, tailFrames] {
                 appendLittleEndian(UInt64(bitPattern: Int64(value)), to: &message)
             }
-            for s in head { appendLittleEndian(UInt16(bitPattern: s), to: &message) }
-            // Unroll the ring oldest first.
+            // Interleaved 16-bit little-endian: head, then the ring unrolled oldest first.
+            for f in 0..<headFrames {
+                for c in 0..<channels { appendLittleEndian(UInt16(bitPattern: Self.quantise(head[c][f])), to: &message) }
+            }
             let start = tailFramesSeen > windowFrames ? tailFramesSeen % windowFrames : 0
             for k in 0..<tailFrames {
-                let base = ((start + k) % windowFrames) * channels
-                for c in 0..<channels { appendLittleEndian(UInt16(bitPattern: tail[base + c]), to: &message) }
+                let f = (start + k) % windowFrames
+                for c in 0..<channels { appendLittleEndian(UInt16(bitPattern: Self.quantise(tail[c][f])), to: &message) }
             }
             let a = XXHash64.hash(message, seed: 0)
             let b = XXHash64.hash(message, seed: 0x5bd1e995_2c1b3c6d)
@@ -174,65 +188,67 @@ private func hexDigits(_ value: UInt64, digits: Int) -> String {
     return String(repeating: "0", count: max(0, digits - s.count)) + s
 }
 
-/// XXH64 (Yann Collet's 64-bit non-cryptographic hash), written from its published specification.
-enum XXHash64 {
-    static let p1: UInt64 = 0x9E37_79B1_85EB_CA87
-    static let p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
-    static let p3: UInt64 = 0x1656_67B1_9E37_79F9
-    static let p4: UInt64 = 0x85EB_CA77_C2B2_AE63
-    static let p5: UInt64 = 0x27D4_EB2F_1656_67C5
+extension ContentID {
+    /// XXH64 (Yann Collet's 64-bit non-cryptographic hash), written from its published specification.
+    enum XXHash64 {
+        static let p1: UInt64 = 0x9E37_79B1_85EB_CA87
+        static let p2: UInt64 = 0xC2B2_AE3D_27D4_EB4F
+        static let p3: UInt64 = 0x1656_67B1_9E37_79F9
+        static let p4: UInt64 = 0x85EB_CA77_C2B2_AE63
+        static let p5: UInt64 = 0x27D4_EB2F_1656_67C5
 
-    @inline(__always) static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
+        @inline(__always) static func rotl(_ x: UInt64, _ r: UInt64) -> UInt64 { (x << r) | (x >> (64 - r)) }
 
-    @inline(__always) static func round(_ acc: UInt64, _ input: UInt64) -> UInt64 {
-        rotl(acc &+ input &* p2, 31) &* p1
-    }
+        @inline(__always) static func round(_ acc: UInt64, _ input: UInt64) -> UInt64 {
+            rotl(acc &+ input &* p2, 31) &* p1
+        }
 
-    @inline(__always) static func merge(_ acc: UInt64, _ v: UInt64) -> UInt64 {
-        (acc ^ round(0, v)) &* p1 &+ p4
-    }
+        @inline(__always) static func merge(_ acc: UInt64, _ v: UInt64) -> UInt64 {
+            (acc ^ round(0, v)) &* p1 &+ p4
+        }
 
-    static func hash(_ bytes: [UInt8], seed: UInt64) -> UInt64 {
-        bytes.withUnsafeBytes { hash($0, seed: seed) }
-    }
+        static func hash(_ bytes: [UInt8], seed: UInt64) -> UInt64 {
+            bytes.withUnsafeBytes { hash($0, seed: seed) }
+        }
 
-    static func hash(_ data: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-        let length = data.count
-        var i = 0
-        func read64(_ at: Int) -> UInt64 { UInt64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-        func read32(_ at: Int) -> UInt64 { UInt64(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
-        var h: UInt64
-        if length >= 32 {
-            var v1 = seed &+ p1 &+ p2, v2 = seed &+ p2, v3 = seed, v4 = seed &- p1
-            while i + 32 <= length {
-                v1 = round(v1, read64(i)); v2 = round(v2, read64(i + 8))
-                v3 = round(v3, read64(i + 16)); v4 = round(v4, read64(i + 24))
-                i += 32
+        static func hash(_ data: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
+            let length = data.count
+            var i = 0
+            func read64(_ at: Int) -> UInt64 { UInt64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+            func read32(_ at: Int) -> UInt64 { UInt64(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
+            var h: UInt64
+            if length >= 32 {
+                var v1 = seed &+ p1 &+ p2, v2 = seed &+ p2, v3 = seed, v4 = seed &- p1
+                while i + 32 <= length {
+                    v1 = round(v1, read64(i)); v2 = round(v2, read64(i + 8))
+                    v3 = round(v3, read64(i + 16)); v4 = round(v4, read64(i + 24))
+                    i += 32
+                }
+                h = rotl(v1, 1) &+ rotl(v2, 7) &+ rotl(v3, 12) &+ rotl(v4, 18)
+                h = merge(h, v1); h = merge(h, v2); h = merge(h, v3); h = merge(h, v4)
+            } else {
+                h = seed &+ p5
             }
-            h = rotl(v1, 1) &+ rotl(v2, 7) &+ rotl(v3, 12) &+ rotl(v4, 18)
-            h = merge(h, v1); h = merge(h, v2); h = merge(h, v3); h = merge(h, v4)
-        } else {
-            h = seed &+ p5
+            h = h &+ UInt64(length)
+            while i + 8 <= length {
+                h ^= round(0, read64(i))
+                h = rotl(h, 27) &* p1 &+ p4
+                i += 8
+            }
+            if i + 4 <= length {
+                h ^= read32(i) &* p1
+                h = rotl(h, 23) &* p2 &+ p3
+                i += 4
+            }
+            while i < length {
+                h ^= UInt64(data[i]) &* p5
+                h = rotl(h, 11) &* p1
+                i += 1
+            }
+            h ^= h >> 33; h = h &* p2
+            h ^= h >> 29; h = h &* p3
+            h ^= h >> 32
+            return h
         }
-        h = h &+ UInt64(length)
-        while i + 8 <= length {
-            h ^= round(0, read64(i))
-            h = rotl(h, 27) &* p1 &+ p4
-            i += 8
-        }
-        if i + 4 <= length {
-            h ^= read32(i) &* p1
-            h = rotl(h, 23) &* p2 &+ p3
-            i += 4
-        }
-        while i < length {
-            h ^= UInt64(data[i]) &* p5
-            h = rotl(h, 11) &* p1
-            i += 1
-        }
-        h ^= h >> 33; h = h &* p2
-        h ^= h >> 29; h = h &* p3
-        h ^= h >> 32
-        return h
     }
 }

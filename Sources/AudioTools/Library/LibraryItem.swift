@@ -74,6 +74,27 @@ public enum LibraryField: String, CaseIterable, Sendable {
         }
     }
 
+    /// Position in `allCases`, for small per-field tables.
+    var ordinal: Int {
+        switch self {
+        case .title: return 0
+        case .artist: return 1
+        case .album: return 2
+        case .genre: return 3
+        case .year: return 4
+        case .track: return 5
+        case .duration: return 6
+        case .format: return 7
+        case .codec: return 8
+        case .sampleRate: return 9
+        case .channels: return 10
+        case .bitDepth: return 11
+        case .path: return 12
+        case .size: return 13
+        case .mtime: return 14
+        }
+    }
+
     /// Whether values of this field are numbers (ranges allowed) rather than text.
     public var isNumeric: Bool {
         switch self {

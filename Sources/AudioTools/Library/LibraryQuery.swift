@@ -34,10 +34,10 @@ public struct LibraryQuery: Sendable {
     public typealias ParseError = LibraryParseError
 
     enum Condition: Equatable, Sendable {
-        /// Folded needle in any of title, artist, album, genre.
-        case anyText(String)
-        /// Folded needle in one text field.
-        case text(LibraryField, String)
+        /// Folded needle (UTF-8) in any of title, artist, album, genre.
+        case anyText([UInt8])
+        /// Folded needle (UTF-8) in one text field.
+        case text(LibraryField, [UInt8])
         /// The field has no value (or only whitespace).
         case missing(LibraryField)
         /// lower ≤ value and value ≤ upper (or < upper when `upperOpen`); nil ends are unbounded.
@@ -61,7 +61,9 @@ public struct LibraryQuery: Sendable {
 
     /// Whether `item` satisfies every term.
     public func matches(_ item: LibraryItem) -> Bool {
-        terms.allSatisfy { term in Self.holds(term.condition, item) != term.negated }
+        var folded = FoldedFields(item: item)
+        for term in terms where Self.holds(term.condition, &folded) == term.negated { return false }
+        return true
     }
 
     /// The items that match, in their original order.
@@ -71,14 +73,31 @@ public struct LibraryQuery: Sendable {
 
     static let wordFields: [LibraryField] = [.title, .artist, .album, .genre]
 
-    static func holds(_ condition: Condition, _ item: LibraryItem) -> Bool {
+    /// One item's text fields, each folded on first use and kept for the other terms.
+    struct FoldedFields {
+        let item: LibraryItem
+        private var cache: [[UInt8]?] = Array(repeating: nil, count: LibraryField.allCases.count)
+
+        init(item: LibraryItem) { self.item = item }
+
+        mutating func contains(_ field: LibraryField, _ needle: [UInt8]) -> Bool {
+            let slot = field.ordinal
+            if let bytes = cache[slot] { return LibraryText.contains(bytes, needle) }
+            guard let text = field.text(of: item) else { return false }
+            let bytes = LibraryText.foldedUTF8(text)
+            cache[slot] = bytes
+            return LibraryText.contains(bytes, needle)
+        }
+    }
+
+    static func holds(_ condition: Condition, _ folded: inout FoldedFields) -> Bool {
+        let item = folded.item
         switch condition {
         case .anyText(let needle):
-            return wordFields.contains { field in
-                field.text(of: item).map { LibraryText.fold($0).contains(needle) } ?? false
-            }
+            for field in wordFields where folded.contains(field, needle) { return true }
+            return false
         case let .text(field, needle):
-            return field.text(of: item).map { LibraryText.fold($0).contains(needle) } ?? false
+            return folded.contains(field, needle)
         case .missing(let field):
             if field.isNumeric { return field.number(of: item) == nil }
             return field.text(of: item).map { $0.allSatisfy(\.isWhitespace) } ?? true
@@ -161,7 +180,7 @@ public struct LibraryQuery: Sendable {
             }
         }
         guard let colon else {
-            let word = LibraryText.fold(String(body))
+            let word = LibraryText.foldedUTF8(String(body))
             // A quoted empty word ("") asks for nothing.
             return word.isEmpty ? nil : Term(condition: .anyText(word), negated: negated)
         }
@@ -184,7 +203,7 @@ public struct LibraryQuery: Sendable {
             return Term(condition: .missing(field), negated: negated)
         }
         guard field.isNumeric else {
-            return Term(condition: .text(field, LibraryText.fold(value)), negated: negated)
+            return Term(condition: .text(field, LibraryText.foldedUTF8(value)), negated: negated)
         }
         return Term(condition: try numericCondition(field, value, token: token), negated: negated)
     }

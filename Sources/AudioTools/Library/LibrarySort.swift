@@ -57,72 +57,119 @@ public struct LibrarySort: Equatable, Sendable {
 
     /// `items` in this order.
     public func sorted(_ items: [LibraryItem]) -> [LibraryItem] {
-        // Compute each item's keys once: folding text per comparison would dominate large libraries.
-        let prepared = items.map { item in
-            (item, keys.map { LibrarySortValue($0.field, item) }, LibrarySortValue(.path, item))
-        }
-        return prepared.sorted { a, b in
-            precedes(a.1, a.2, a.0, b.1, b.2, b.0)
-        }.map(\.0)
+        let order = sortedIndices(items)
+        return order.map { items[$0] }
     }
 
     /// Whether `a` comes before `b` in this order (a strict total order on distinct path/id pairs).
     public func areInIncreasingOrder(_ a: LibraryItem, _ b: LibraryItem) -> Bool {
-        precedes(keys.map { LibrarySortValue($0.field, a) }, LibrarySortValue(.path, a), a,
-                 keys.map { LibrarySortValue($0.field, b) }, LibrarySortValue(.path, b), b)
+        let rows = rankRows([a, b])
+        let width = keys.count + 1
+        return rows[0..<width].lexicographicallyPrecedes(rows[width..<2 * width])
     }
 
-    private func precedes(_ ka: [LibrarySortValue], _ pa: LibrarySortValue, _ a: LibraryItem,
-                          _ kb: [LibrarySortValue], _ pb: LibrarySortValue, _ b: LibraryItem) -> Bool {
-        for (index, key) in keys.enumerated() {
-            if let order = LibrarySortValue.order(ka[index], kb[index], ascending: key.ascending) { return order }
-        }
-        if let order = LibrarySortValue.order(pa, pb, ascending: true) { return order }
-        // Paths equal when folded: exact bytes, then id, make the order total.
-        if a.path != b.path { return a.path.utf8.lexicographicallyPrecedes(b.path.utf8) }
-        return a.id.utf8.lexicographicallyPrecedes(b.id.utf8)
-    }
-}
-
-/// One item's value for one sort field, prepared for fast comparison.
-enum LibrarySortValue {
-    case missing
-    case integer(Int64)
-    case real(Double)
-    case text([LibraryText.NaturalPiece])
-
-    init(_ field: LibraryField, _ item: LibraryItem) {
-        switch field {
-        case .mtime: self = .integer(item.modifiedNanoseconds)
-        case .size: self = .integer(item.sizeBytes)
-        case .duration:
-            if let d = item.durationSeconds, d.isFinite { self = .real(d) } else { self = .missing }
-        default:
-            if field.isNumeric {
-                self = field.number(of: item).map { .real($0) } ?? .missing
-            } else if let text = field.text(of: item), !text.allSatisfy(\.isWhitespace) {
-                self = .text(LibraryText.naturalKey(text))
-            } else {
-                self = .missing
+    /// Indices of `items` in this order.
+    public func sortedIndices(_ items: [LibraryItem]) -> [Int] {
+        let rows = rankRows(items)
+        let width = keys.count + 1
+        return rows.withUnsafeBufferPointer { r in
+            items.indices.sorted { i, j in
+                var a = i * width, b = j * width
+                for _ in 0..<width {
+                    if r[a] != r[b] { return r[a] < r[b] }
+                    a += 1; b += 1
+                }
+                return false
             }
         }
     }
 
-    /// true if a goes first, false if b goes first, nil if they tie. Missing goes last either way.
-    static func order(_ a: LibrarySortValue, _ b: LibrarySortValue, ascending: Bool) -> Bool? {
-        let less: Bool, greater: Bool
-        switch (a, b) {
-        case (.missing, .missing): return nil
-        case (.missing, _): return false
-        case (_, .missing): return true
-        case let (.integer(x), .integer(y)): less = x < y; greater = x > y
-        case let (.real(x), .real(y)): less = x < y; greater = x > y
-        case let (.text(x), .text(y)):
-            less = x.lexicographicallyPrecedes(y); greater = y.lexicographicallyPrecedes(x)
-        default: return nil  // one field always yields one kind
+    /// One row of integers per item, compared left to right: a rank per sort key (direction
+    /// applied, missing always last), then a tie-break rank from path, exact path, id. Ranking
+    /// each column once keeps the final sort to integer comparisons.
+    private func rankRows(_ items: [LibraryItem]) -> [Int] {
+        let width = keys.count + 1
+        var rows = [Int](repeating: 0, count: items.count * width)
+        for (k, key) in keys.enumerated() {
+            let ranks = Self.ranks(key.field, items)
+            for i in items.indices {
+                let rank = ranks[i]
+                rows[i * width + k] = rank == .max ? .max : (key.ascending ? rank : -rank)
+            }
         }
-        if !less && !greater { return nil }
-        return ascending ? less : greater
+        var pathKeys = LibraryText.NaturalKeys()
+        for item in items { pathKeys.append(item.path) }
+        var (byPath, same) = pathKeys.sortedPositions()
+        // Runs of equal folded paths are ordered by exact path bytes, then id.
+        var start = 0
+        while start < byPath.count {
+            var end = start + 1
+            while end < byPath.count && same[end] { end += 1 }
+            if end - start > 1 {
+                byPath[start..<end].sort { i, j in
+                    let x = items[i].path, y = items[j].path
+                    if x != y { return x.utf8.lexicographicallyPrecedes(y.utf8) }
+                    return items[i].id.utf8.lexicographicallyPrecedes(items[j].id.utf8)
+                }
+            }
+            start = end
+        }
+        // Dense ranks: only an identical path and id share one (so no item precedes itself).
+        var rank = 0
+        for (n, i) in byPath.enumerated() {
+            if n > 0 {
+                let previous = items[byPath[n - 1]]
+                if !(same[n] && previous.path == items[i].path && previous.id == items[i].id) { rank += 1 }
+            }
+            rows[i * width + keys.count] = rank
+        }
+        return rows
+    }
+
+    /// Dense ascending ranks of `field` over `items` (equal values share one); `Int.max` if missing.
+    static func ranks(_ field: LibraryField, _ items: [LibraryItem]) -> [Int] {
+        switch field {
+        case .mtime: return denseRanks(items.indices.map { (items[$0].modifiedNanoseconds, $0) }, items.count)
+        case .size: return denseRanks(items.indices.map { (items[$0].sizeBytes, $0) }, items.count)
+        default:
+            if field.isNumeric {
+                let present = items.indices.compactMap { i in
+                    field.number(of: items[i]).flatMap { $0.isFinite ? ($0, i) : nil }
+                }
+                return denseRanks(present, items.count)
+            }
+            var textKeys = LibraryText.NaturalKeys()
+            var owners: [Int] = []
+            for i in items.indices {
+                guard let text = field.text(of: items[i]), !LibrarySort.isBlank(text) else { continue }
+                textKeys.append(text)
+                owners.append(i)
+            }
+            let (order, same) = textKeys.sortedPositions()
+            var ranks = [Int](repeating: .max, count: items.count)
+            var rank = 0
+            for (n, p) in order.enumerated() {
+                if n > 0 && !same[n] { rank += 1 }
+                ranks[owners[p]] = rank
+            }
+            return ranks
+        }
+    }
+
+    /// Empty or only whitespace: a tag that says nothing sorts as missing.
+    static func isBlank(_ text: String) -> Bool {
+        text.unicodeScalars.allSatisfy(\.properties.isWhitespace)
+    }
+
+    private static func denseRanks<Value: Comparable>(_ pairs: [(Value, Int)], _ count: Int) -> [Int] {
+        var ranks = [Int](repeating: .max, count: count)
+        let sorted = pairs.sorted { $0.0 < $1.0 }
+        var rank = 0
+        for (n, pair) in sorted.enumerated() {
+            if n > 0 && sorted[n - 1].0 < pair.0 { rank += 1 }
+            ranks[pair.1] = rank
+        }
+        return ranks
     }
 }
 
