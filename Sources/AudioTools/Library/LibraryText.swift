@@ -21,18 +21,28 @@ enum LibraryText {
         }
         if ascii { return bytes }
         bytes.removeAll(keepingCapacity: true)
+        // Latin scalars fold through the table; runs of anything else go through Foundation.
+        var other = String.UnicodeScalarView()
+        func flushOther() {
+            guard !other.isEmpty else { return }
+            let folded = String(other).folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
+                                               locale: nil)
+            bytes.append(contentsOf: folded.precomposedStringWithCanonicalMapping.utf8)
+            other.removeAll()
+        }
         for scalar in text.unicodeScalars {
             let v = scalar.value
             if v < 0x80 {
+                flushOther()
                 bytes.append(v >= 65 && v <= 90 ? UInt8(v + 32) : UInt8(v))
             } else if v < latinEnd {
+                flushOther()
                 bytes.append(contentsOf: latinFolds[Int(v - 0x80)])
             } else {
-                let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive],
-                                          locale: nil)
-                return Array(folded.precomposedStringWithCanonicalMapping.utf8)
+                other.append(scalar)
             }
         }
+        flushOther()
         return bytes
     }
 
@@ -40,14 +50,22 @@ enum LibraryText {
     /// plus combining diacritical marks (U+0300–U+036F), which fold to nothing.
     private static let latinEnd: UInt32 = 0x370
 
+    /// Letters whose stroke or ligature is part of the letter, so Unicode does not decompose them,
+    /// but which people type without it: "lodz" finds "Łódź", "mo" finds "MØ".
+    private static let plainLetters: [Character: String] = [
+        "ł": "l", "ø": "o", "đ": "d", "ħ": "h", "ŧ": "t", "ı": "i", "æ": "ae", "œ": "oe", "þ": "th", "ð": "d",
+    ]
+
     /// Folded UTF-8 of each scalar from U+0080 to `latinEnd`, computed once with Foundation.
     /// Folding scalar by scalar matches folding the whole string in these ranges: each letter
     /// folds on its own and combining marks vanish.
     private static let latinFolds: [[UInt8]] = (0x80..<latinEnd).map { v in
-        guard let scalar = Unicode.Scalar(v) else { return [] }
+        // Foundation keeps a combining mark that has no letter before it; here it always follows one.
+        guard v < 0x300, let scalar = Unicode.Scalar(v) else { return [] }
         let folded = String(Character(scalar))
             .folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        return Array(folded.precomposedStringWithCanonicalMapping.utf8)
+        let plain = folded.map { plainLetters[$0] ?? String($0) }.joined()
+        return Array(plain.precomposedStringWithCanonicalMapping.utf8)
     }
 
     /// Whether `needle` occurs in `haystack` (both folded bytes); an empty needle always does.

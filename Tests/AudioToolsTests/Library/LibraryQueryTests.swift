@@ -146,3 +146,34 @@ import Testing
         #expect(throws: LibraryQuery.ParseError.self) { try LibraryQuery.parse("mtime:5") }
     }
 }
+
+@Suite struct LibraryQueryUnicodeTests {
+    @Test func composedAndDecomposedAccentsMatchEachOther() throws {
+        let composed = libraryItem("/m/a.flac", title: "Caf\u{E9} del Mar")
+        let decomposed = libraryItem("/m/b.flac", title: "Cafe\u{301} del Mar")
+        for text in ["caf\u{E9}", "cafe\u{301}", "CAFE", "café del"] {
+            let query = try LibraryQuery.parse(text)
+            #expect(query.matches(composed), "\(text)")
+            #expect(query.matches(decomposed), "\(text)")
+        }
+    }
+
+    @Test func otherScriptsFoldToo() throws {
+        let greek = libraryItem("/m/g.flac", artist: "\u{39C}\u{399}\u{39A}\u{3A1}\u{39F}\u{3A3}")  // ΜΙΚΡΟΣ
+        #expect(try LibraryQuery.parse("\u{3BC}\u{3B9}\u{3BA}\u{3C1}\u{3BF}").matches(greek))     // μικρο
+        let german = libraryItem("/m/s.flac", title: "Stra\u{DF}e")                                // Straße
+        #expect(try LibraryQuery.parse("strasse").matches(german))
+        let polish = libraryItem("/m/p.flac", artist: "\u{141}\u{F3}d\u{17A}")                     // Łódź
+        #expect(try LibraryQuery.parse("lodz").matches(polish))
+        #expect(try LibraryQuery.parse("mo").matches(libraryItem("/m/x.flac", artist: "M\u{D8}")))
+        // Latin next to other scripts folds the same way.
+        #expect(try LibraryQuery.parse("lodz").matches(libraryItem("/m/t.flac", title: "\u{141}\u{F3}d\u{17A} \u{6771}\u{4EAC}")))
+        #expect(try LibraryQuery.parse("\u{FF71}").matches(libraryItem("/m/k.flac", title: "\u{30A2}\u{30A4}")))
+        #expect(try LibraryQuery.parse("\u{142}\u{F3}d\u{17A}").matches(polish))
+    }
+
+    @Test func folding() {
+        #expect(LibraryText.fold("Beyonc\u{E9} \u{C9}LAN") == "beyonce elan")
+        #expect(LibraryText.fold("ABC xyz 09") == "abc xyz 09")
+    }
+}

@@ -87,3 +87,31 @@ import Testing
         #expect(paths(try .parse("size-"), items) == ["b", "a", "c"])
     }
 }
+
+@Suite struct LibrarySortPropertyTests {
+    /// Random items with many ties and missing values; every adjacent pair of the sorted output
+    /// must agree with the pairwise comparison, and the sort must not depend on input order.
+    @Test func sortedAgreesWithPairwiseOrder() throws {
+        var rng = LibraryTestRNG(seed: 42)
+        let words = ["Alpha", "alpha", "Beta", "\u{C9}t\u{E9}", "ete", "Track 2", "Track 10", ""]
+        var items: [LibraryItem] = []
+        for i in 0..<300 {
+            let pick = { (n: UInt64) in Int(rng.next() % n) }
+            items.append(libraryItem("/m/\(words[pick(8)])/\(pick(20)).flac", id: "\(i % 250)",
+                                     title: pick(5) == 0 ? nil : words[pick(8)],
+                                     artist: words[pick(8)], year: pick(4) == 0 ? nil : 1990 + pick(5),
+                                     duration: pick(6) == 0 ? nil : Double(pick(50)) / 2,
+                                     mtime: Int64(pick(10))))
+        }
+        for text in ["artist,year-", "title-,duration", "duration-", "mtime-", "year,title", "path"] {
+            let sort = try LibrarySort.parse(text)
+            let sorted = sort.sorted(items)
+            #expect(sorted.count == items.count)
+            for k in 1..<sorted.count {
+                #expect(!sort.areInIncreasingOrder(sorted[k], sorted[k - 1]), "\(text) at \(k)")
+            }
+            #expect(sort.sorted(items.reversed()).map { $0.path + "#" + $0.id } == sorted.map { $0.path + "#" + $0.id })
+            #expect(sort.sortedIndices(items).map { items[$0].path } == sorted.map(\.path))
+        }
+    }
+}
