@@ -35,6 +35,16 @@ public struct LibraryPage: Equatable, Sendable {
         /// The offset that continues the listing, nil when nothing remains. With `limit` 0 this is
         /// the page's own offset: the page only counted.
         public var nextOffset: Int?
+
+        /// `{"offset","limit","returned","total","has_more","next_offset"}`, nulls for no limit
+        /// and no next page.
+        public var json: JSON {
+            .object([
+                "offset": .int(offset), "limit": limit.map { .int($0) } ?? .null,
+                "returned": .int(returned), "total": .int(total), "has_more": .bool(hasMore),
+                "next_offset": nextOffset.map { .int($0) } ?? .null,
+            ])
+        }
     }
 
     /// This page's slice of `items` plus its paging info.

@@ -44,6 +44,19 @@ public struct LibrarySummary: Equatable, Sendable {
     /// Files skipped by name.
     public var skippedTotal: Int { skipped.values.reduce(0, +) }
 
+    /// The counts as a record field: songs, usable, protected, cloud_only, broken,
+    /// outside_constraints, skipped (by kind, zero kinds left out) and the sentence.
+    public var json: JSON {
+        var kinds: [String: JSON] = [:]
+        for (kind, n) in skipped where n > 0 { kinds[kind.rawValue] = .int(n) }
+        return .object([
+            "songs": .int(songs), "usable": .int(usable), "protected": .int(protected),
+            "cloud_only": .int(cloudOnly), "broken": .int(broken),
+            "outside_constraints": .int(outsideConstraints), "skipped": .object(kinds),
+            "sentence": .string(sentence),
+        ])
+    }
+
     /// The sentence; counts use ',' between thousands whatever the locale.
     public var sentence: String {
         var text: String

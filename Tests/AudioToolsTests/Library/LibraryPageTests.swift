@@ -76,3 +76,12 @@ import Testing
         #expect(LibraryPage(offset: -4, limit: -1) == LibraryPage(offset: 0, limit: 0))
     }
 }
+
+@Suite struct LibraryPageJSONTests {
+    @Test func infoSerialisesWithContractKeys() {
+        let more = LibraryPage(offset: 0, limit: 2).info(total: 5)
+        #expect(more.json.serialized() == #"{"has_more":true,"limit":2,"next_offset":2,"offset":0,"returned":2,"total":5}"#)
+        let all = LibraryPage().info(total: 3)
+        #expect(all.json.serialized() == #"{"has_more":false,"limit":null,"next_offset":null,"offset":0,"returned":3,"total":3}"#)
+    }
+}

@@ -53,3 +53,17 @@ import Testing
         #expect(LibraryText.count(-12_345) == "-12,345")
     }
 }
+
+@Suite struct LibrarySummaryJSONTests {
+    @Test func countsAsJSON() {
+        var s = LibrarySummary()
+        s.count(.usable)
+        s.count(.failed(.cloudOnly))
+        s.count(.skipped(.cueSheet))
+        #expect(s.json["songs"]?.intValue == 2)
+        #expect(s.json["cloud_only"]?.intValue == 1)
+        #expect(s.json["skipped"]?["cue-sheet"]?.intValue == 1)
+        #expect(s.json["skipped"]?["artwork"] == nil)
+        #expect(s.json["sentence"]?.stringValue == "1 of 2 songs usable: 1 cloud-only; 1 other file skipped (cue sheet)")
+    }
+}
