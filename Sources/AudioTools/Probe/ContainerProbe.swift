@@ -40,6 +40,13 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
             f.hasAudio = false
         }
     }
+    switch sniff.kind {
+    case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .adts, .caf:
+        f.hasVideo = false  // these containers have no place for video
+    case .ogg(let c) where c != .theora && c != .unknown:
+        f.hasVideo = false
+    default: break
+    }
     f.bytesRead = r.bytesRead
     return f
 }

@@ -195,7 +195,7 @@ enum ContainerSniffer {
             return lower.contains("<html") ? .html : .xml
         }
         if trimmed.hasPrefix("#extm3u") || trimmed.hasPrefix("[playlist]") { return .text(.playlist) }
-        let lines = lower.split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+        let lines = lower.split(whereSeparator: { $0.isNewline })
             .map { $0.trimmingPrefixWhitespace() }.filter { !$0.isEmpty }
         if lines.contains(where: { $0.hasPrefix("file ") }) && lines.contains(where: { $0.hasPrefix("track ") }) {
             return .text(.cueSheet)

@@ -17,6 +17,9 @@ struct MPEGAudioHeader: Equatable {
         [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],          // V2 L2/L3
     ]
 
+}
+
+extension MPEGAudioHeader {
     init?(_ b: [UInt8], at i: Int) {
         guard i >= 0, i <= b.count - 4 else { return nil }
         let h = UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
