@@ -22,6 +22,7 @@ SOURCES=(
   Sources/AudioTools/Probe/MP4BoxParser.swift
   Sources/AudioTools/Probe/VorbisComment.swift
   Sources/AudioTools/Probe/ChunkFormats.swift
+  Sources/AudioTools/Probe/ASFReader.swift
   Sources/AudioTools/Probe/ContainerProbe.swift
   Sources/AudioTools/Probe/ProbeVerdicts.swift
 )

@@ -33,7 +33,9 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     case .midi:
         f.hasAudio = false
         f.hasVideo = false
-    case .asf, .avi:
+    case .asf:
+        try ASFReader.read(r, into: &f)
+    case .avi:
         break  // the decoder decides
     default:
         if !sniff.kind.isMediaContainer && sniff.kind != .empty && sniff.kind != .unknown {

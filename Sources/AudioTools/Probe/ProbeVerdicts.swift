@@ -6,6 +6,7 @@
 /// | empty | “take.wav” is empty: it holds no data at all. | Pick the original recording or export it again — this copy has nothing in it. |
 /// | protected (FairPlay) | “song.m4p” is protected by the store it came from and can't be exported. | Pick music you own or imported — tracks downloaded from a streaming subscription won't work. |
 /// | protected (Audible) | “book.aax” is an Audible audiobook protected by Audible and can't be exported. | Pick an audiobook you have as a DRM-free file, such as an MP3 you bought or made. |
+/// | protected (WMA DRM) | “song.wma” is protected with Windows Media DRM and can't be exported. | Pick music you own or imported — tracks bought or rented with DRM won't work. |
 /// | protected (CENC…) | “film.mp4” is encrypted with “cenc” copy protection and can't be exported. | Pick an unprotected copy — files downloaded from streaming services won't work. |
 /// | no-audio | “holiday.mov” doesn't contain any audio. | Pick a music or voice file — a video file won't work here. |
 /// | no-audio (MIDI) | “song.mid” is a MIDI file: it holds notes, not recorded sound. | Export it to audio from your music app and pick the exported file. |
@@ -66,6 +67,9 @@ public enum ProbeVerdicts {
         case "itun", "unknown":
             return ToolError(.protected, "\(q) is protected by the store it came from and can't be exported.",
                              suggestion: "Pick music you own or imported — tracks downloaded from a streaming subscription won't work.")
+        case "wmdrm":
+            return ToolError(.protected, "\(q) is protected with Windows Media DRM and can't be exported.",
+                             suggestion: "Pick music you own or imported — tracks bought or rented with DRM won't work.")
         case "audible", "adrm":
             return ToolError(.protected, "\(q) is an Audible audiobook protected by Audible and can't be exported.",
                              suggestion: "Pick an audiobook you have as a DRM-free file, such as an MP3 you bought or made.")
