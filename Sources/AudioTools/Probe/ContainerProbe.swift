@@ -68,11 +68,20 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
         }
     }
     if let at = sniff.firstFrameOffset {
-        let b = try r.read(at: at, count: 8)
+        let b = try r.read(at: at, count: 64)
         if sniff.kind == .mp3, let h = MPEGAudioHeader(b, at: 0) {
             f.codec = h.codecName
             f.container = h.codecName
-            f.audio = ProbeAudioParameters(format: h.codecName, sampleRate: Double(h.sampleRate), channels: h.channels)
+            var a = ProbeAudioParameters(format: h.codecName, sampleRate: Double(h.sampleRate), channels: h.channels)
+            if let frames = h.vbrFrameCount(b), frames > 0 {
+                a.duration = Double(frames) * Double(h.samplesPerFrame) / Double(h.sampleRate)
+            } else {
+                // Constant bitrate: the audio bytes at the first frame's bitrate (an estimate).
+                let v1: UInt64 = try ProbeBytes.matches(r.read(at: r.size >= 128 ? r.size - 128 : 0, count: 3), 0, "TAG") ? 128 : 0
+                let audioBytes = r.size > at + v1 ? r.size - at - v1 : 0
+                a.duration = Double(audioBytes) * 8 / Double(h.bitrateKbps * 1000)
+            }
+            f.audio = a
             f.hasAudio = true
         } else if let h = ADTSHeader(b, at: 0) {
             f.codec = "aac"

@@ -48,6 +48,21 @@ extension MPEGAudioHeader {
         guard frameLength >= 21 else { return nil }
     }
 
+    /// PCM samples each frame decodes to.
+    var samplesPerFrame: Int { layer == 1 ? 384 : (layer == 3 && version != 1) ? 576 : 1152 }
+
+    /// Frame count from a Xing/Info or VBRI header inside the first frame `f` (bytes from its sync).
+    func vbrFrameCount(_ f: [UInt8]) -> UInt32? {
+        let side = version == 1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17)
+        let x = 4 + side
+        if ProbeBytes.matches(f, x, "Xing") || ProbeBytes.matches(f, x, "Info"),
+           let flags = ProbeBytes.be32(f, x + 4), flags & 1 != 0 {
+            return ProbeBytes.be32(f, x + 8)
+        }
+        if ProbeBytes.matches(f, 36, "VBRI") { return ProbeBytes.be32(f, 36 + 14) }
+        return nil
+    }
+
     var codecName: String { layer == 3 ? "mp3" : layer == 2 ? "mp2" : "mp1" }
 
     /// Same stream: a following frame must agree on version, layer and sample rate.

@@ -94,6 +94,17 @@ struct ProbeSniffTests {
         #expect(MPEGAudioHeader([0xFF, 0xFB, 0x9C, 0x64], at: 0) == nil)  // rate index 3
     }
 
+    @Test func mp3Duration() throws {
+        // CBR: 100 frames × 417 bytes at 128 kb/s = 41700 × 8 / 128000 s.
+        let cbr = try probeContainer(MemoryByteSource(F.mp3Frames(100)))
+        #expect(cbr.audio?.duration == 41700.0 * 8 / 128000)
+        // Xing header in the first frame (MPEG-1 stereo: after 4 + 32 bytes) says 5000 frames.
+        var first = F.mp3Frames(1)
+        first.replaceSubrange(36..<48, with: F.ascii("Xing") + F.be32(1) + F.be32(5000))
+        let vbr = try probeContainer(MemoryByteSource(first + F.mp3Frames(3)))
+        #expect(vbr.audio?.duration == 5000.0 * 1152 / 44100)
+    }
+
     @Test func adtsStream() throws {
         // AAC LC, 44.1 kHz (index 4), stereo, 20-byte frames.
         func frame() -> [UInt8] {
