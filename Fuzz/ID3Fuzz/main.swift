@@ -8,7 +8,7 @@ public func id3Fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     _ = try? readID3v2(src)
     _ = try? readID3v1(src)
     _ = VorbisComment.parse(bytes)
-    _ = ChunkReaders.riffInfo(bytes[...])
+    _ = ProbeChunkReaders.riffInfo(bytes[...])
     if let g = String(validating: bytes.prefix(64), as: UTF8.self) { _ = ID3Genres.resolve(g) }
     return 0
 }

@@ -1,6 +1,6 @@
 /// ASF (WMA/WMV) header objects: which streams exist, whether Windows Media DRM is present,
 /// and the title/author of the Content Description object.
-enum ASFReader {
+enum ProbeASFReader {
     /// GUID text ("F8699E40-5B4D-...") to its on-disk byte order (first three fields little-endian).
     static func guid(_ s: String) -> [UInt8] {
         let hex = s.filter { $0 != "-" }
@@ -54,7 +54,7 @@ enum ASFReader {
                         // Type-specific data (WAVEFORMATEX) follows the 54 fixed bytes.
                         let wf = Array(p.dropFirst(54))
                         if let tag = ProbeBytes.le16(wf, 0) {
-                            f.codec = ChunkReaders.wavCodec(tag)
+                            f.codec = ProbeChunkReaders.wavCodec(tag)
                             f.audio = ProbeAudioParameters(format: "asf 0x" + String(tag, radix: 16),
                                                            sampleRate: ProbeBytes.le32(wf, 4).map(Double.init),
                                                            channels: ProbeBytes.le16(wf, 2).map(Int.init),
@@ -71,8 +71,8 @@ enum ASFReader {
                 let p = try r.read(at: off + 24, count: Int(min(size - 24, 4096)))
                 if let tl = ProbeBytes.le16(p, 0), let al = ProbeBytes.le16(p, 2) {
                     let t0 = 10, a0 = 10 + Int(tl)
-                    if a0 <= p.count { f.tags.title = ProbeBytes.cleaned(ID3v2Reader.utf16(p[t0..<a0], defaultBigEndian: false)) }
-                    if a0 + Int(al) <= p.count { f.tags.artist = ProbeBytes.cleaned(ID3v2Reader.utf16(p[a0..<(a0 + Int(al))], defaultBigEndian: false)) }
+                    if a0 <= p.count { f.tags.title = ProbeBytes.cleaned(ProbeID3Reader.utf16(p[t0..<a0], defaultBigEndian: false)) }
+                    if a0 + Int(al) <= p.count { f.tags.artist = ProbeBytes.cleaned(ProbeID3Reader.utf16(p[a0..<(a0 + Int(al))], defaultBigEndian: false)) }
                 }
             }
             off = next

@@ -1,5 +1,5 @@
 /// RIFF/RF64/W64 WAV, AIFF/AIFC and CAF: chunk walks for the format chunk and tag chunks.
-enum ChunkReaders {
+enum ProbeChunkReaders {
     static let maxChunks = 10_000
     static let tagChunkCap = 64 * 1024
 
@@ -94,7 +94,7 @@ enum ChunkReaders {
                 let p = try r.read(at: body, count: Int(min(len, UInt64(tagChunkCap))))
                 if ProbeBytes.matches(p, 0, "INFO") { riffTags.merge(riffInfo(p[4...])) }
             case "id3 ", "ID3 ":
-                if let tag = try ID3v2Reader.read(r, at: body) { id3Tags.merge(tag.tags) }
+                if let tag = try ProbeID3Reader.read(r, at: body) { id3Tags.merge(tag.tags) }
             default: break
             }
             if rf64 && len32 == 0xFFFF_FFFF && id == "data" && ds64Data == nil { break }
@@ -178,7 +178,7 @@ enum ChunkReaders {
                 let v = ProbeBytes.cleaned(ProbeBytes.latin1(p[...]))
                 if id == "NAME" { f.tags.title = f.tags.title ?? v } else { f.tags.artist = f.tags.artist ?? v }
             case "ID3 ", "id3 ":
-                if let tag = try ID3v2Reader.read(r, at: body) {
+                if let tag = try ProbeID3Reader.read(r, at: body) {
                     var t = tag.tags
                     t.merge(f.tags)
                     f.tags = t
@@ -262,7 +262,7 @@ enum ChunkReaders {
 }
 
 /// Matroska/WebM EBML elements: the doctype and, from Tracks, what kinds of tracks there are.
-enum EBMLReader {
+enum ProbeEBMLReader {
     /// Variable-length integer at `i`: (value with marker removed, length); all-ones → unknown (nil value).
     static func vint(_ b: [UInt8], _ i: Int, keepMarker: Bool) -> (value: UInt64?, length: Int)? {
         guard let first = ProbeBytes.u8(b, i), first != 0 else { return nil }

@@ -3,30 +3,30 @@
 /// Throws only when the source itself can't be read; bad structure lands in `problem`.
 public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     let r = ProbeReader(src)
-    let sniff = try ContainerSniffer.sniff(r)
+    let sniff = try ProbeSniffer.sniff(r)
     var f = ContainerFacts(kind: sniff.kind, container: sniff.kind.name, fileSize: r.size)
     switch sniff.kind {
-    case .wav: try ChunkReaders.readWAV(r, rf64: false, into: &f)
-    case .rf64: try ChunkReaders.readWAV(r, rf64: true, into: &f)
-    case .w64: try ChunkReaders.readW64(r, into: &f)
-    case .aiff: try ChunkReaders.readAIFF(r, compressed: false, into: &f)
-    case .aifc: try ChunkReaders.readAIFF(r, compressed: true, into: &f)
-    case .caf: try ChunkReaders.readCAF(r, into: &f)
+    case .wav: try ProbeChunkReaders.readWAV(r, rf64: false, into: &f)
+    case .rf64: try ProbeChunkReaders.readWAV(r, rf64: true, into: &f)
+    case .w64: try ProbeChunkReaders.readW64(r, into: &f)
+    case .aiff: try ProbeChunkReaders.readAIFF(r, compressed: false, into: &f)
+    case .aifc: try ProbeChunkReaders.readAIFF(r, compressed: true, into: &f)
+    case .caf: try ProbeChunkReaders.readCAF(r, into: &f)
     case .flac:
         f.codec = "flac"
-        if sniff.leadingTagBytes > 0, let tag = try ID3v2Reader.read(r, at: 0) { f.tags = tag.tags }
-        try FLACReader.read(r, at: sniff.leadingTagBytes, into: &f)
+        if sniff.leadingTagBytes > 0, let tag = try ProbeID3Reader.read(r, at: 0) { f.tags = tag.tags }
+        try ProbeFLACReader.read(r, at: sniff.leadingTagBytes, into: &f)
     case .ogg(let codec):
         if codec == .opus { f.container = "opus" }
-        try OggReader.read(r, codec: codec, into: &f)
+        try ProbeOggReader.read(r, codec: codec, into: &f)
     case .mp3, .adts:
         try readMPEGStream(r, sniff, into: &f)
     case .isoMedia:
-        let w = MP4BoxWalker(r)
+        let w = ProbeMP4Walker(r)
         try w.run()
         apply(w.s, problem: w.problem, to: &f)
     case .matroska, .webm:
-        try EBMLReader.read(r, into: &f)
+        try ProbeEBMLReader.read(r, into: &f)
     case .audibleAA:
         f.hasAudio = true
         f.protection = Protection(scheme: "audible")
@@ -34,7 +34,7 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
         f.hasAudio = false
         f.hasVideo = false
     case .asf:
-        try ASFReader.read(r, into: &f)
+        try ProbeASFReader.read(r, into: &f)
     case .avi:
         break  // the decoder decides
     default:
@@ -58,7 +58,7 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
     if sniff.leadingTagBytes > 0 {
         var off: UInt64 = 0
         var hops = 0
-        while off < sniff.leadingTagBytes && hops < 8, let tag = try ID3v2Reader.read(r, at: off) {
+        while off < sniff.leadingTagBytes && hops < 8, let tag = try ProbeID3Reader.read(r, at: off) {
             f.tags.merge(tag.tags)
             off += tag.totalSize
             hops += 1
@@ -69,7 +69,7 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
     }
     if let at = sniff.firstFrameOffset {
         let b = try r.read(at: at, count: 64)
-        if sniff.kind == .mp3, let h = MPEGAudioHeader(b, at: 0) {
+        if sniff.kind == .mp3, let h = ProbeMPEGHeader(b, at: 0) {
             f.codec = h.codecName
             f.container = h.codecName
             var a = ProbeAudioParameters(format: h.codecName, sampleRate: Double(h.sampleRate), channels: h.channels)
@@ -83,7 +83,7 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
             }
             f.audio = a
             f.hasAudio = true
-        } else if let h = ADTSHeader(b, at: 0) {
+        } else if let h = ProbeADTSHeader(b, at: 0) {
             f.codec = "aac"
             f.audio = ProbeAudioParameters(format: "adts", sampleRate: Double(h.sampleRate), channels: h.channels)
             f.hasAudio = true
@@ -91,7 +91,7 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
     } else if f.problem == nil {
         f.problem = .malformed("no audio frames follow its ID3 tag")
     }
-    if let v1 = try ID3v2Reader.readV1(r) { f.tags.merge(v1) }
+    if let v1 = try ProbeID3Reader.readV1(r) { f.tags.merge(v1) }
 }
 
 /// Maps an MP4 box walk onto the container-level facts.
@@ -123,7 +123,7 @@ private func apply(_ s: MP4Structure, problem: ProbeProblem?, to f: inout Contai
     }
 }
 
-func mp4ContainerName(_ s: MP4Structure) -> String {
+private func mp4ContainerName(_ s: MP4Structure) -> String {
     guard let brand = s.majorBrand else { return "mov" }
     switch brand {
     case "M4A ": return "m4a"

@@ -10,10 +10,10 @@ public struct ContainerSniff: Equatable, Sendable {
 /// Identifies a file from its bytes, reading the first 4 KiB (plus a few bytes after a leading
 /// ID3 tag to confirm the frame sync).
 public func sniffContainer(_ src: ByteSource) throws -> ContainerSniff {
-    try ContainerSniffer.sniff(ProbeReader(src))
+    try ProbeSniffer.sniff(ProbeReader(src))
 }
 
-enum ContainerSniffer {
+enum ProbeSniffer {
     static let headLength = 4096
 
     static func sniff(_ r: ProbeReader) throws -> ContainerSniff {
@@ -43,7 +43,7 @@ enum ContainerSniffer {
             return plain(.isoMedia)
         }
         if ProbeBytes.matches(b, 0, [0x1A, 0x45, 0xDF, 0xA3]) {
-            return plain(EBMLReader.docType(b) == "webm" ? .webm : .matroska)
+            return plain(ProbeEBMLReader.docType(b) == "webm" ? .webm : .matroska)
         }
         if ProbeBytes.matches(b, 0, asfHeaderGUID) { return plain(.asf) }
         if ProbeBytes.matches(b, 4, [0x57, 0x90, 0x75, 0x36]) { return plain(.audibleAA) }
@@ -65,7 +65,7 @@ enum ContainerSniffer {
         var hops = 0
         while hops < 8 {
             let hb = try r.read(at: tagEnd, count: 10)
-            guard let total = ID3v2Reader.totalTagSize(hb) else { break }
+            guard let total = ProbeID3Reader.totalTagSize(hb) else { break }
             guard let next = ProbeBytes.add(tagEnd, total) else { break }
             tagEnd = next
             hops += 1
@@ -75,10 +75,10 @@ enum ContainerSniffer {
             if ProbeBytes.matches(after, 0, "fLaC") {
                 return ContainerSniff(kind: .flac, leadingTagBytes: tagEnd)
             }
-            if let f = try MPEGStreamScan.findMPEG(r, from: tagEnd, window: headLength, requireSecond: false) {
+            if let f = try ProbeMPEGScan.findMPEG(r, from: tagEnd, window: headLength, requireSecond: false) {
                 return ContainerSniff(kind: .mp3, leadingTagBytes: tagEnd, firstFrameOffset: f.offset)
             }
-            if let f = try MPEGStreamScan.findADTS(r, from: tagEnd, window: headLength) {
+            if let f = try ProbeMPEGScan.findADTS(r, from: tagEnd, window: headLength) {
                 return ContainerSniff(kind: .adts, leadingTagBytes: tagEnd, firstFrameOffset: f.offset)
             }
             // A tag with nothing recognisable behind it: still an MP3-style file, maybe cut off.
@@ -90,10 +90,10 @@ enum ContainerSniffer {
         let firstNonZero = b.firstIndex(where: { $0 != 0 }) ?? b.count
         if firstNonZero < b.count, b[firstNonZero] == 0xFF {
             let at = UInt64(firstNonZero)
-            if let f = try MPEGStreamScan.findMPEG(r, from: at, window: 0, requireSecond: true) {
+            if let f = try ProbeMPEGScan.findMPEG(r, from: at, window: 0, requireSecond: true) {
                 return ContainerSniff(kind: .mp3, leadingTagBytes: 0, firstFrameOffset: f.offset)
             }
-            if let f = try MPEGStreamScan.findADTS(r, from: at, window: 0) {
+            if let f = try ProbeMPEGScan.findADTS(r, from: at, window: 0) {
                 return ContainerSniff(kind: .adts, leadingTagBytes: 0, firstFrameOffset: f.offset)
             }
         }

@@ -10,12 +10,12 @@ public struct ID3v2Tag: Equatable, Sendable {
 /// Reads an ID3v2 tag at `offset` (normally 0); nil when there is none. Reads frame headers and
 /// text frames only, so a tag holding megabytes of cover art costs a few KiB.
 public func readID3v2(_ src: ByteSource, at offset: UInt64 = 0) throws -> ID3v2Tag? {
-    try ID3v2Reader.read(ProbeReader(src), at: offset)
+    try ProbeID3Reader.read(ProbeReader(src), at: offset)
 }
 
 /// Reads an ID3v1 tag from the last 128 bytes; nil when there is none.
 public func readID3v1(_ src: ByteSource) throws -> ProbeTags? {
-    try ID3v2Reader.readV1(ProbeReader(src))
+    try ProbeID3Reader.readV1(ProbeReader(src))
 }
 
 /// ID3v1 genre names by number (the 80 original plus Winamp's common extensions).
@@ -64,7 +64,7 @@ public enum ID3Genres {
     }
 }
 
-enum ID3v2Reader {
+enum ProbeID3Reader {
     /// Bound for reading a whole unsynchronised tag into memory; beyond it, only the first part is read.
     static let wholeTagCap = 1 << 20
     /// Text frames longer than this are not tags anyone wants shown.

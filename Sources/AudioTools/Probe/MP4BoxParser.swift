@@ -1,12 +1,12 @@
 /// Walks ISO base media / QuickTime boxes and extracts brands, tracks, sample entries,
 /// protection and iTunes-style tags; `problem` is set when the walk had to stop on bad structure.
 public func readMP4Structure(_ src: ByteSource) throws -> (structure: MP4Structure, problem: ProbeProblem?) {
-    let w = MP4BoxWalker(ProbeReader(src))
+    let w = ProbeMP4Walker(ProbeReader(src))
     try w.run()
     return (w.s, w.problem)
 }
 
-final class MP4BoxWalker {
+final class ProbeMP4Walker {
     static let maxDepth = 32
     static let maxBoxes = 100_000
     /// Largest leaf payload read into memory (hdlr, mdhd, ilst data, esds...).
@@ -63,7 +63,7 @@ final class MP4BoxWalker {
             throw fail(.truncated("the file stops in the middle of a box header"))
         }
         boxCount += 1
-        if boxCount > MP4BoxWalker.maxBoxes {
+        if boxCount > ProbeMP4Walker.maxBoxes {
             throw fail(.malformed("it holds more boxes than any real media file would"))
         }
         var headerSize: UInt64 = 8
@@ -112,7 +112,7 @@ final class MP4BoxWalker {
 
     /// Calls `body` for each child box in [from, to). Offsets strictly increase, so it ends.
     func forEachChild(from: UInt64, to: UInt64, depth: Int, _ body: (Box) throws -> Void) throws {
-        guard depth <= MP4BoxWalker.maxDepth else {
+        guard depth <= ProbeMP4Walker.maxDepth else {
             throw fail(.malformed("its boxes are nested deeper than any real media file"))
         }
         var off = from
@@ -123,7 +123,7 @@ final class MP4BoxWalker {
         }
     }
 
-    func payload(_ box: Box, cap: Int = MP4BoxWalker.leafCap) throws -> [UInt8] {
+    func payload(_ box: Box, cap: Int = ProbeMP4Walker.leafCap) throws -> [UInt8] {
         let n = min(box.end - box.payload, UInt64(cap))
         return try r.read(at: box.payload, count: Int(n))
     }
@@ -267,7 +267,7 @@ final class MP4BoxWalker {
                 }
             case "esds":
                 let p = try self.payload(box, cap: 4096)
-                if let es = ESDescriptor.parse(Array(p.dropFirst(4))) {
+                if let es = ProbeESDescriptor.parse(Array(p.dropFirst(4))) {
                     track.objectTypeIndication = es.objectTypeIndication
                     track.audioObjectType = es.audioObjectType
                     if var a = track.audio {
@@ -376,7 +376,7 @@ extension String {
 }
 
 /// The parts of an MPEG-4 ES_Descriptor (esds) that say what the audio really is.
-struct ESDescriptor {
+struct ProbeESDescriptor {
     var objectTypeIndication: UInt8?
     var audioObjectType: Int?
     var sampleRate: Int?
@@ -397,7 +397,7 @@ struct ESDescriptor {
         return (tag, k, len)
     }
 
-    static func parse(_ b: [UInt8]) -> ESDescriptor? {
+    static func parse(_ b: [UInt8]) -> ProbeESDescriptor? {
         guard let es = descriptor(b, 0), es.tag == 3 else { return nil }
         var i = es.body
         guard let flags = ProbeBytes.u8(b, i + 2) else { return nil }
@@ -405,19 +405,19 @@ struct ESDescriptor {
         if flags & 0x80 != 0 { i += 2 }
         if flags & 0x40 != 0 { i += 1 + Int(ProbeBytes.u8(b, i) ?? 0) }
         if flags & 0x20 != 0 { i += 2 }
-        var out = ESDescriptor()
+        var out = ProbeESDescriptor()
         guard let dc = descriptor(b, i), dc.tag == 4 else { return out }
         out.objectTypeIndication = ProbeBytes.u8(b, dc.body)
         guard let dsi = descriptor(b, dc.body + 13), dsi.tag == 5, dsi.length >= 2 else { return out }
-        var bits = BitCursor(b, byteOffset: dsi.body, byteLimit: dsi.body + dsi.length)
+        var bits = ProbeBitCursor(b, byteOffset: dsi.body, byteLimit: dsi.body + dsi.length)
         guard var aot = bits.read(5) else { return out }
         if aot == 31 { guard let ext = bits.read(6) else { return out }; aot = 32 + ext }
         out.audioObjectType = aot
         guard let fi = bits.read(4) else { return out }
         if fi == 15 {
             out.sampleRate = bits.read(24)
-        } else if fi < ADTSHeader.rates.count {
-            out.sampleRate = ADTSHeader.rates[fi]
+        } else if fi < ProbeADTSHeader.rates.count {
+            out.sampleRate = ProbeADTSHeader.rates[fi]
         }
         if let cc = bits.read(4) { out.channels = cc == 7 ? 8 : cc }
         return out
@@ -425,7 +425,7 @@ struct ESDescriptor {
 }
 
 /// MSB-first bit reader bounded to a byte range.
-struct BitCursor {
+struct ProbeBitCursor {
     let b: [UInt8]
     var bit: Int
     let limitBits: Int

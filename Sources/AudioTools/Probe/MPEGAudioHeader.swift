@@ -1,6 +1,6 @@
 /// An MPEG-1/2/2.5 Layer I/II/III frame header, validated field by field (reserved values,
 /// free-format bitrate and bad sample-rate index are all rejected).
-struct MPEGAudioHeader: Equatable {
+struct ProbeMPEGHeader: Equatable {
     /// 1 (MPEG-1), 2 (MPEG-2) or 25 (MPEG-2.5).
     var version: Int
     var layer: Int
@@ -19,7 +19,7 @@ struct MPEGAudioHeader: Equatable {
 
 }
 
-extension MPEGAudioHeader {
+extension ProbeMPEGHeader {
     init?(_ b: [UInt8], at i: Int) {
         guard i >= 0, i <= b.count - 4 else { return nil }
         let h = UInt32(b[i]) << 24 | UInt32(b[i + 1]) << 16 | UInt32(b[i + 2]) << 8 | UInt32(b[i + 3])
@@ -35,7 +35,7 @@ extension MPEGAudioHeader {
         version = versionBits == 3 ? 1 : versionBits == 2 ? 2 : 25
         layer = 4 - Int(layerBits)
         let table = version == 1 ? layer - 1 : (layer == 1 ? 3 : 4)
-        bitrateKbps = MPEGAudioHeader.bitrates[table][bitrateIndex]
+        bitrateKbps = ProbeMPEGHeader.bitrates[table][bitrateIndex]
         let baseRates = [44100, 48000, 32000]
         sampleRate = baseRates[rateIndex] / (version == 1 ? 1 : version == 2 ? 2 : 4)
         channels = mode == 3 ? 1 : 2
@@ -66,13 +66,13 @@ extension MPEGAudioHeader {
     var codecName: String { layer == 3 ? "mp3" : layer == 2 ? "mp2" : "mp1" }
 
     /// Same stream: a following frame must agree on version, layer and sample rate.
-    func isConsistent(with o: MPEGAudioHeader) -> Bool {
+    func isConsistent(with o: ProbeMPEGHeader) -> Bool {
         version == o.version && layer == o.layer && sampleRate == o.sampleRate
     }
 }
 
 /// An AAC ADTS frame header (sync 0xFFF, layer 00).
-struct ADTSHeader: Equatable {
+struct ProbeADTSHeader: Equatable {
     var profile: Int
     var sampleRate: Int
     var channels: Int
@@ -84,9 +84,9 @@ struct ADTSHeader: Equatable {
         guard i >= 0, i <= b.count - 7 else { return nil }
         guard b[i] == 0xFF, b[i + 1] & 0xF6 == 0xF0 else { return nil }
         let rateIndex = Int((b[i + 2] >> 2) & 0xF)
-        guard rateIndex < ADTSHeader.rates.count else { return nil }
+        guard rateIndex < ProbeADTSHeader.rates.count else { return nil }
         profile = Int(b[i + 2] >> 6) + 1
-        sampleRate = ADTSHeader.rates[rateIndex]
+        sampleRate = ProbeADTSHeader.rates[rateIndex]
         let cc = Int((b[i + 2] & 1) << 2 | b[i + 3] >> 6)
         channels = cc == 7 ? 8 : cc
         frameLength = Int(b[i + 3] & 3) << 11 | Int(b[i + 4]) << 3 | Int(b[i + 5] >> 5)
@@ -94,21 +94,21 @@ struct ADTSHeader: Equatable {
     }
 }
 
-enum MPEGStreamScan {
+enum ProbeMPEGScan {
     /// Finds the first MPEG audio frame at or after `start` (within `window` bytes) that is
     /// followed by a consistent frame, or that ends exactly at the end of the file.
     /// `requireSecond` false accepts a lone valid frame when the next one is out of reach.
     static func findMPEG(_ r: ProbeReader, from start: UInt64, window: Int, requireSecond: Bool)
-        throws -> (offset: UInt64, header: MPEGAudioHeader)? {
+        throws -> (offset: UInt64, header: ProbeMPEGHeader)? {
         let buf = try r.read(at: start, count: window + 4)
         var i = 0
         while i + 4 <= buf.count {
-            if buf[i] == 0xFF, let h = MPEGAudioHeader(buf, at: i) {
+            if buf[i] == 0xFF, let h = ProbeMPEGHeader(buf, at: i) {
                 let off = start + UInt64(i)
                 let next = off + UInt64(h.frameLength)
                 if next == r.size { return (off, h) }
                 let nb = try r.read(at: next, count: 4)
-                if let h2 = MPEGAudioHeader(nb, at: 0), h.isConsistent(with: h2) { return (off, h) }
+                if let h2 = ProbeMPEGHeader(nb, at: 0), h.isConsistent(with: h2) { return (off, h) }
                 if nb.count < 4 && !requireSecond { return (off, h) }
             }
             i += 1
@@ -117,16 +117,16 @@ enum MPEGStreamScan {
     }
 
     /// Same for ADTS AAC.
-    static func findADTS(_ r: ProbeReader, from start: UInt64, window: Int) throws -> (offset: UInt64, header: ADTSHeader)? {
+    static func findADTS(_ r: ProbeReader, from start: UInt64, window: Int) throws -> (offset: UInt64, header: ProbeADTSHeader)? {
         let buf = try r.read(at: start, count: window + 7)
         var i = 0
         while i + 7 <= buf.count {
-            if buf[i] == 0xFF, let h = ADTSHeader(buf, at: i) {
+            if buf[i] == 0xFF, let h = ProbeADTSHeader(buf, at: i) {
                 let off = start + UInt64(i)
                 let next = off + UInt64(h.frameLength)
                 if next == r.size { return (off, h) }
                 let nb = try r.read(at: next, count: 7)
-                if let h2 = ADTSHeader(nb, at: 0), h2.sampleRate == h.sampleRate { return (off, h) }
+                if let h2 = ProbeADTSHeader(nb, at: 0), h2.sampleRate == h.sampleRate { return (off, h) }
             }
             i += 1
         }

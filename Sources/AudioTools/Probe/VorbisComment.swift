@@ -45,7 +45,7 @@ public struct VorbisComment: Equatable, Sendable {
 }
 
 /// FLAC metadata blocks: STREAMINFO and VORBIS_COMMENT, skipping pictures and padding.
-enum FLACReader {
+enum ProbeFLACReader {
     static let commentCap = 256 * 1024
 
     static func read(_ r: ProbeReader, at start: UInt64, into f: inout ContainerFacts) throws {
@@ -91,7 +91,7 @@ enum FLACReader {
 }
 
 /// Ogg pages: the codec header (first packet) and the comment header (second packet).
-enum OggReader {
+enum ProbeOggReader {
     static let packetCap = 256 * 1024
     static let maxPages = 64
 
@@ -158,7 +158,7 @@ enum OggReader {
             let inner = Array(id.dropFirst(9))
             let mem = ProbeReader(MemoryByteSource(inner))
             var sub = ContainerFacts(kind: .flac, container: "flac", fileSize: UInt64(inner.count))
-            try FLACReader.read(mem, at: 0, into: &sub)
+            try ProbeFLACReader.read(mem, at: 0, into: &sub)
             f.audio = sub.audio
             if packets.count > 1, packets[1].first.map({ $0 & 0x7F }) == 4 {
                 if let c = VorbisComment.parse(Array(packets[1].dropFirst(4))) { f.tags.merge(c.tags) }

@@ -127,7 +127,7 @@ struct ProbeHostileInputTests {
         let c = F.le32(1) + F.ascii("v") + F.le32(0xFFFF_FFFF) + F.le32(0xFFFF_FFF0) + F.ascii("TITLE=x")
         #expect(VorbisComment.parse(c)?.fields.isEmpty == true)
         let info = F.ascii("INAM") + F.le32(0xFFFF_FFFF) + F.ascii("x")
-        #expect(ChunkReaders.riffInfo(info[...]).isEmpty)
+        #expect(ProbeChunkReaders.riffInfo(info[...]).isEmpty)
         // WAV chunk sizes at the 32-bit limit: the walk ends without trapping.
         let body = F.ascii("WAVE") + F.ascii("junk") + F.le32(0xFFFF_FFFF) + [0, 0, 0, 0]
         let f = try facts(F.ascii("RIFF") + F.le32(0xFFFF_FFFF) + body)
@@ -152,7 +152,7 @@ struct ProbeHostileInputTests {
         let f = try facts(b)
         #expect(f.kind == .matroska)
         // A vint whose first byte is zero (length > 8) is rejected.
-        #expect(EBMLReader.vint([0, 1, 2], 0, keepMarker: false) == nil)
+        #expect(ProbeEBMLReader.vint([0, 1, 2], 0, keepMarker: false) == nil)
     }
 
     @Test func randomMutationsOfValidFilesNeverTrap() throws {

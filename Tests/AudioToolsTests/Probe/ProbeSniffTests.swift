@@ -12,7 +12,7 @@ struct ProbeSniffTests {
         #expect(try kind(F.wav()) == .wav)
         #expect(try kind(F.ascii("RF64") + F.le32(-1 & 0xFFFF_FFFF) + F.ascii("WAVE") + pad) == .rf64)
         #expect(try kind(F.ascii("BW64") + F.le32(0) + F.ascii("WAVE") + pad) == .rf64)
-        #expect(try kind(ContainerSniffer.w64RiffGUID + F.le32(0) + F.le32(0) + ContainerSniffer.w64WaveGUID + pad) == .w64)
+        #expect(try kind(ProbeSniffer.w64RiffGUID + F.le32(0) + F.le32(0) + ProbeSniffer.w64WaveGUID + pad) == .w64)
         #expect(try kind(F.ascii("FORM") + F.be32(4) + F.ascii("AIFF") + pad) == .aiff)
         #expect(try kind(F.ascii("FORM") + F.be32(4) + F.ascii("AIFC") + pad) == .aifc)
         #expect(try kind(F.flac(comment: nil)) == .flac)
@@ -20,7 +20,7 @@ struct ProbeSniffTests {
         #expect(try kind(F.mp4(brand: "M4A ", moov: F.aacTrack)) == .isoMedia)
         #expect(try kind(F.ascii("MThd") + F.be32(6) + pad) == .midi)
         #expect(try kind(F.ascii("RIFF") + F.le32(4) + F.ascii("RMID") + pad) == .midi)
-        #expect(try kind(ContainerSniffer.asfHeaderGUID + pad) == .asf)
+        #expect(try kind(ProbeSniffer.asfHeaderGUID + pad) == .asf)
         #expect(try kind(F.ascii("RIFF") + F.le32(4) + F.ascii("AVI ") + pad) == .avi)
     }
 
@@ -83,15 +83,15 @@ struct ProbeSniffTests {
     }
 
     @Test func mpegHeaderArithmetic() {
-        let h = MPEGAudioHeader([0xFF, 0xFB, 0x90, 0x64], at: 0)
-        #expect(h == MPEGAudioHeader(version: 1, layer: 3, bitrateKbps: 128, sampleRate: 44100, channels: 2, frameLength: 417))
+        let h = ProbeMPEGHeader([0xFF, 0xFB, 0x90, 0x64], at: 0)
+        #expect(h == ProbeMPEGHeader(version: 1, layer: 3, bitrateKbps: 128, sampleRate: 44100, channels: 2, frameLength: 417))
         // MPEG-2 Layer III, 64 kb/s, 22.05 kHz, padded, mono: 72*64000/22050 + 1 = 209.
-        let h2 = MPEGAudioHeader([0xFF, 0xF3, 0x82, 0xC4], at: 0)
+        let h2 = ProbeMPEGHeader([0xFF, 0xF3, 0x82, 0xC4], at: 0)
         #expect(h2?.frameLength == 209)
         #expect(h2?.sampleRate == 22050)
         #expect(h2?.channels == 1)
-        #expect(MPEGAudioHeader([0xFF, 0xFB, 0xF0, 0x64], at: 0) == nil)  // bitrate index 15
-        #expect(MPEGAudioHeader([0xFF, 0xFB, 0x9C, 0x64], at: 0) == nil)  // rate index 3
+        #expect(ProbeMPEGHeader([0xFF, 0xFB, 0xF0, 0x64], at: 0) == nil)  // bitrate index 15
+        #expect(ProbeMPEGHeader([0xFF, 0xFB, 0x9C, 0x64], at: 0) == nil)  // rate index 3
     }
 
     @Test func mp3Duration() throws {

@@ -105,7 +105,7 @@ struct ProbeASFTests {
     static func asf(_ objects: [[UInt8]]) -> [UInt8] {
         let body = objects.joined()
         let size = UInt64(30 + body.count)
-        return ContainerSniffer.asfHeaderGUID + (0..<8).map { UInt8(truncatingIfNeeded: size >> (8 * UInt64($0))) }
+        return ProbeSniffer.asfHeaderGUID + (0..<8).map { UInt8(truncatingIfNeeded: size >> (8 * UInt64($0))) }
             + F.le32(objects.count) + [1, 2] + body + [UInt8](repeating: 0, count: 50)
     }
 
@@ -114,11 +114,11 @@ struct ProbeASFTests {
         wfx += F.le32(16000) + F.le16(4) + F.le16(16) + F.le16(0)
         var body: [UInt8] = type + [UInt8](repeating: 0, count: 24)
         body += F.le32(wfx.count) + F.le32(0) + F.le16(1) + F.le32(0)
-        return object(ASFReader.streamProperties, body + wfx)
+        return object(ProbeASFReader.streamProperties, body + wfx)
     }
 
     @Test func guidByteOrderMatchesTheHeaderMagic() {
-        #expect(ASFReader.guid("75B22630-668E-11CF-A6D9-00AA0062CE6C") == ContainerSniffer.asfHeaderGUID)
+        #expect(ProbeASFReader.guid("75B22630-668E-11CF-A6D9-00AA0062CE6C") == ProbeSniffer.asfHeaderGUID)
     }
 
     @Test func wmaStreamsTagsAndDRM() throws {
@@ -132,25 +132,25 @@ struct ProbeASFTests {
         var descBody: [UInt8] = F.le16(title.count) + F.le16(author.count)
         descBody += F.le16(0) + F.le16(0) + F.le16(0)
         descBody += title + author
-        let desc = Self.object(ASFReader.contentDescription, descBody)
-        let f = try probeContainer(MemoryByteSource(Self.asf([desc, Self.stream(ASFReader.audioMedia)])))
+        let desc = Self.object(ProbeASFReader.contentDescription, descBody)
+        let f = try probeContainer(MemoryByteSource(Self.asf([desc, Self.stream(ProbeASFReader.audioMedia)])))
         #expect(f.kind == .asf && f.hasAudio == true && f.hasVideo == false)
         #expect(f.codec == "wma" && f.audio?.sampleRate == 44100 && f.audio?.channels == 2)
         #expect(f.tags.title == "Song" && f.tags.artist == "Band")
         #expect(ProbeVerdicts.refusal(for: f, path: "a.wma") == nil)
 
-        let drm = Self.object(ASFReader.drmObjects[1], [0, 0, 0, 0])
-        let g = try probeContainer(MemoryByteSource(Self.asf([Self.stream(ASFReader.audioMedia), drm])))
+        let drm = Self.object(ProbeASFReader.drmObjects[1], [0, 0, 0, 0])
+        let g = try probeContainer(MemoryByteSource(Self.asf([Self.stream(ProbeASFReader.audioMedia), drm])))
         #expect(g.protection?.scheme == "wmdrm")
         #expect(ProbeVerdicts.refusal(for: g, path: "a.wma")?.message == "“a.wma” is protected with Windows Media DRM and can't be exported.")
 
-        let video = try probeContainer(MemoryByteSource(Self.asf([Self.stream(ASFReader.videoMedia)])))
+        let video = try probeContainer(MemoryByteSource(Self.asf([Self.stream(ProbeASFReader.videoMedia)])))
         #expect(video.hasAudio == false && video.hasVideo == true)
         #expect(ProbeVerdicts.refusal(for: video, path: "clip.wmv")?.code == .noAudio)
     }
 
     @Test func hostileObjectSize() throws {
-        let bad = ASFReader.streamProperties + F.le32(5) + F.le32(0) + [UInt8](repeating: 0, count: 10)
+        let bad = ProbeASFReader.streamProperties + F.le32(5) + F.le32(0) + [UInt8](repeating: 0, count: 10)
         let f = try probeContainer(MemoryByteSource(Self.asf([bad])))
         #expect(f.problem == .malformed("an ASF header object has an impossible size"))
     }
