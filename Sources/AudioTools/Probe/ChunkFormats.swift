@@ -390,7 +390,8 @@ enum ProbeEBMLReader {
             guard let id = vint(p, i, keepMarker: true), let idv = id.value,
                   let sz = vint(p, i + id.length, keepMarker: false), let len = sz.value else { return }
             let s = i + id.length + sz.length
-            guard len <= UInt64(end - s) else { return }
+            // The header itself may run past the parent's end: check before subtracting.
+            guard s <= end, len <= UInt64(end - s) else { return }
             let e = s + Int(len)
             visit(idv, s, e)
             // Audio, ContentEncodings, ContentEncoding, ContentEncryption.
