@@ -27,6 +27,9 @@ SOURCES=(
   Sources/AudioTools/Probe/ProbeVerdicts.swift
 )
 
+# Swift's own crash handler hides the trapping line under ASan; libFuzzer's report shows it.
+export SWIFT_BACKTRACE=enable=no
+
 BUILD=Fuzz/.build
 mkdir -p "$BUILD" Fuzz/crashes
 status=0
