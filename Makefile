@@ -84,7 +84,7 @@ uninstall:
 	for t in $(TOOLS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
 
 fuzz: deps
-	sh Fuzz/run.sh $${FUZZ_SECONDS:-60}
+	bash Tests/Fuzz/run.sh $${FUZZ_SECONDS:-60}
 
 clean:
 	rm -rf .build

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (with AddressSanitizer) from the probe sources alone and runs each
-# for N seconds (first argument, default 60). Corpora live in Fuzz/corpus-<target>/, crashes are
-# written to Fuzz/crashes/<target>/. Usage: Fuzz/run.sh [seconds] [target...]
+# for N seconds (first argument, default 60). Corpora live in Tests/Fuzz/corpus-<target>/, crashes are
+# written to Tests/Fuzz/crashes/<target>/. Usage: Tests/Fuzz/run.sh [seconds] [target...]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 SECONDS_EACH="${1:-60}"
 shift || true
@@ -30,21 +30,21 @@ SOURCES=(
 # Swift's own crash handler hides the trapping line under ASan; libFuzzer's report shows it.
 export SWIFT_BACKTRACE=enable=no
 
-BUILD=Fuzz/.build
-mkdir -p "$BUILD" Fuzz/crashes
+BUILD=Tests/Fuzz/.build
+mkdir -p "$BUILD" Tests/Fuzz/crashes
 status=0
 for t in "${TARGETS[@]}"; do
   echo "== building $t"
   swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name AudioTools \
-    "${SOURCES[@]}" "Fuzz/$t/main.swift" -o "$BUILD/$t" 2> "$BUILD/$t.log" \
+    "${SOURCES[@]}" "Tests/Fuzz/$t/main.swift" -o "$BUILD/$t" 2> "$BUILD/$t.log" \
     || { cat "$BUILD/$t.log"; exit 1; }
-  corpus="Fuzz/corpus-$t"
-  crashes="Fuzz/crashes/$t"
+  corpus="Tests/Fuzz/corpus-$t"
+  crashes="Tests/Fuzz/crashes/$t"
   mkdir -p "$corpus" "$crashes"
   echo "== running $t for ${SECONDS_EACH}s"
-  # Fuzz/seeds holds tiny hand-built files of each format (regenerate with Fuzz/make_seeds.py);
+  # Tests/Fuzz/seeds holds tiny hand-built files of each format (regenerate with Tests/Fuzz/make_seeds.py);
   # libFuzzer only writes new inputs to the first directory.
-  if ! "$BUILD/$t" "$corpus" Fuzz/seeds -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 \
+  if ! "$BUILD/$t" "$corpus" Tests/Fuzz/seeds -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 \
        -max_len=16384 -artifact_prefix="$crashes/" -print_final_stats=1 2> "$BUILD/$t.run.log"; then
     echo "!! $t found a problem; input saved under $crashes/"
     tail -40 "$BUILD/$t.run.log"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tiny hand-built seed files (one per structure the parsers know) into Fuzz/seeds/."""
+"""Writes tiny hand-built seed files (one per structure the parsers know) into Tests/Fuzz/seeds/."""
 import os, struct
 
 out = os.path.join(os.path.dirname(os.path.abspath(__file__)), "seeds")
