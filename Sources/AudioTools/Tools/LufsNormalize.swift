@@ -52,6 +52,11 @@ public final class LufsNormalize: RecordTool {
     let decodeEncodeOnly: Bool
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
+    /// Passes over the stream when compensating for the limiter or fades (the written one included).
+    static let maxPasses = 4
+    /// The most gain added back for what the limiter takes, dB: beyond it the limiter would be
+    /// squashing the programme rather than touching peaks.
+    static let maxCompensationDB = 6.0
     /// Peaks in a record are rounded to 0.01 dB: `--peak reduce` plans from the peak plus this.
     static let roundingAllowanceDB = 0.01
 
@@ -298,6 +303,7 @@ public final class LufsNormalize: RecordTool {
                         let m = LoudnessMeter(sampleRate: rate, weights: weights, measuresTruePeak: false)
                         return NormalizePipeline.LoudnessProbe(add: { m.add($0) }, integrated: { m.finish().integratedLUFS })
                     },
+                    maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB,
                     meterWrittenPass: false, onOutputBlock: { finalMeter.add($0) })
             } else {
                 report = try NormalizePipeline.run(plan, source: source, sink: sink, onOutputBlock: { finalMeter.add($0) })
@@ -333,6 +339,9 @@ public final class LufsNormalize: RecordTool {
             notes.append("The gain was lowered by \(String(format: "%.2f", gain.shortfallLU)) dB to keep the true peak under the ceiling: the file is \(String(format: "%.2f", s)) LU under the \(LoudnessGate.compact(targetLUFS)) LUFS target.")
         } else if peakMode == .ignore, let tp = m.truePeakDBTP, tp > ceilingDBTP {
             notes.append("--peak ignore let the true peak reach \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling (the floating-point file holds it).")
+        }
+        if peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
+            notes.append("The output is \(String(format: "%.2f", abs(lufs - targetLUFS))) LU \(lufs < targetLUFS ? "under" : "over") the target: reaching it would take more than \(Int(Self.maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first.")
         }
         if m.integratedLUFS == nil { notes.append("The output has no measurable integrated loudness (under the −70 LUFS gate or shorter than 0.4 s).") }
         if hasFades { notes.append("Fades are included in the loudness measured on the output.") }
