@@ -223,7 +223,7 @@ public final class LufsNormalize: RecordTool {
                             suggestion: "Add --bit-depth float (WAV, AIFF or CAF), or use --peak limit or --peak reduce.")
         }
         if !resolved.losses.isEmpty, !allowLoss {
-            throw ToolError(.lossy, "Normalising \(name) into \(outName) would lose information: \(resolved.losses.joined(separator: "; ")). Nothing was written.",
+            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(resolved.losses.joined(separator: "; ")). Nothing was written.",
                             suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate.")
         }
 
