@@ -159,6 +159,8 @@ public final class LufsNormalize: RecordTool {
         self.planned = planned
         self.collisions = collisions
         argumentInputs = Set(planned.keys.map(LufsNormalizeNaming.absolute))
+        // Records read from standard input may not take an output a path argument writes.
+        claims = Dictionary(planned.map { (LufsNormalizeNaming.absolute($0.value), $0.key) }, uniquingKeysWith: { a, _ in a })
     }
 
     // MARK: processing
