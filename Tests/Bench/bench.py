@@ -135,6 +135,74 @@ def normalize():
         print("  ffmpeg-normalize or ffmpeg missing; skipped")
 
 
+def align():
+    section("vo-align: 10-minute 48 kHz take against a 10-minute 44.1 kHz reference, one job")
+    import json
+    ref = music(os.path.join(DIR, "align-reference-10min.wav"), 600, rate=44100, bits=16)
+    take = os.path.join(DIR, "align-take-10min.wav")
+    dry = os.path.join(DIR, "align-take-dry-10min.wav")  # the same voice on headphones: no bleed
+    truth_frames = 8261  # the bleed's delay, in reference frames (44.1 kHz): 8991.56 frames at 48 kHz
+    truth_ms = truth_frames / 44.1
+    if not (os.path.exists(take) and os.path.exists(dry)):
+        if not shutil.which("espeak-ng"):
+            print("  espeak-ng is not installed (make test-deps): skipped")
+            return
+        print(f"  generating {os.path.basename(take)} ...", flush=True)
+        text = ("A voiceover is performed against playback. The performer hears the music late, and "
+                "the microphone hears the voice late again. Both delays land in the take, so the take "
+                "has to be placed earlier by exactly the round trip. Clocks drift, rooms reflect, and "
+                "the bleed of the backing track shows the latency directly.")
+        speech, voice, bleed, noise = (os.path.join(DIR, f"align-{n}.wav") for n in ("speech", "voice", "bleed", "noise"))
+        sh(["espeak-ng", "-w", speech, text])
+        # Speech with pauses, repeated to ten minutes, at the microphone's 48 kHz.
+        sh(["sox", speech, "-r", "48000", "-b", "24", voice, "pad", "0.5", "1.5", "repeat", "60", "trim", "0", "600"])
+        # The backing heard by the microphone: mono, late, at 48 kHz, about 20 dB under the voice.
+        sh(["sox", ref, "-b", "24", bleed, "remix", "-", "delay", f"{truth_frames}s", "rate", "-v", "48000",
+            "gain", "-15", "trim", "0", "600"])
+        sh(["sox", "-n", "-r", "48000", "-c", "1", "-b", "24", noise, "synth", "600", "whitenoise", "gain", "-65"])
+        sh(["sox", "-m", "-v", "1", voice, "-v", "1", bleed, "-v", "1", noise, "-b", "24", take])
+        sh(["sox", "-m", "-v", "1", voice, "-v", "1", noise, "-b", "24", dry])
+        for f in (speech, voice, bleed, noise):
+            os.remove(f)
+
+    ours = best([tool("vo-align"), "-j", "1", "--reference", ref, take])
+    out = subprocess.run([tool("vo-align"), "-j", "1", "--reference", ref, take], capture_output=True, text=True)
+    a = json.loads(out.stdout.splitlines()[0]).get("alignment") or {}
+    print(f"  vo-align                       {ours:7.3f} s   = {ours / 600:.4f} of the take's duration,"
+          f" {600 / ours:5.0f}x realtime")
+    if a:
+        print(f"    found {a['latency_ms']:.3f} ms (truth {truth_ms:.3f} ms, error {a['latency_ms'] - truth_ms:+.3f} ms),"
+              f" confidence {a['confidence']}, drift {a['drift_ppm']} ppm, bleed {a['bleed_db']} dB")
+    else:
+        print(f"    refused: {out.stdout.strip()}")
+    out = subprocess.run([tool("vo-align"), "-j", "1", "--reference", ref, dry], capture_output=True, text=True)
+    e = (json.loads(out.stdout.splitlines()[0]).get("error") or {}) if out.stdout else {}
+    print(f"  vo-align, take without bleed   refused: {e.get('code')} ({e.get('message')})")
+
+    venv = os.path.join(DIR, "venv")
+    syncstart = os.path.join(venv, "bin", "syncstart")
+    if not os.path.exists(syncstart):
+        try:
+            sh([sys.executable, "-m", "venv", venv])
+            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "syncstart"])
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(f"  syncstart could not be installed ({e}): skipped")
+            return
+    for label, extra, f_take in (("syncstart (its default: 20 s)", [], take),
+                                 ("syncstart -t 120 (2 minutes)", ["-t", "120"], take),
+                                 ("syncstart, take without bleed", [], dry)):
+        t = time.perf_counter()
+        r = subprocess.run([syncstart, "-q", "-s"] + extra + [ref, f_take], capture_output=True, text=True)
+        elapsed = time.perf_counter() - t
+        try:
+            f, sec = r.stdout.strip().splitlines()[-1].rsplit(",", 1)
+            found = float(sec) * 1000 * (1 if os.path.basename(f) == os.path.basename(f_take) else -1)
+            print(f"  {label:30} {elapsed:7.3f} s   = {elapsed / ours:5.1f}x vo-align's time;"
+                  f" found {found:.3f} ms (error {found - truth_ms:+.3f} ms), no confidence")
+        except (ValueError, IndexError):
+            print(f"  {label:30} failed: {(r.stderr or r.stdout).strip()[-200:]}")
+
+
 if __name__ == "__main__":
     for s in SECTIONS:
         fn = globals().get(s)

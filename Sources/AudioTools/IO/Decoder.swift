@@ -11,13 +11,48 @@ public enum Decoder {
         public var identity: FileIdentity
         /// libsndfile's view of the encoding, when it is the decoder.
         public var sndfile: SndfileDescription?
+        /// What the bytes said before decoding.
+        public var facts: ContainerFacts?
+        /// "libsndfile" or "ffmpeg".
+        public var decoder: String
     }
 
+    /// Which decoder this build uses for a container, or nil when none can read it (ffmpeg
+    /// missing for MP4/Matroska/ASF, or not an audio container at all).
+    public static func decoderName(for kind: ContainerKind) -> String? {
+        switch kind {
+        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return "libsndfile"
+        case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? "ffmpeg" : nil) : "libsndfile"
+        case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? "ffmpeg" : nil
+        default: return nil
+        }
+    }
+
+    /// Opens `path` for decoding after the checks every tool needs: the file exists, is a
+    /// readable regular file, is not empty, and its bytes are audio that isn't protected
+    /// (protected files are never handed to a decoder).
     public static func open(_ path: String) throws -> Opened {
         let identity = try FileIdentity.of(path)
         if identity.sizeBytes == 0 {
             throw ToolError(.empty, "\(ToolError.quoted(path)) is empty (0 bytes).",
                             suggestion: "The file holds no data; if it is a cloud-only placeholder, download it first, otherwise export it again.")
+        }
+        let facts = try probeContainer(FileByteSource(path: path))
+        if let refusal = ProbeVerdicts.refusal(for: facts, path: path) { throw refusal }
+        return try open(path, facts: facts, identity: identity)
+    }
+
+    /// Opens the decoder for a file whose bytes were already judged usable.
+    public static func open(_ path: String, facts: ContainerFacts, identity: FileIdentity) throws -> Opened {
+        guard let name = decoderName(for: facts.kind) else {
+            let codec = facts.codec.map { " (\($0))" } ?? ""
+            throw ToolError(.unsupportedCodec,
+                "\(ToolError.quoted(path)) holds \(facts.container.uppercased()) audio\(codec), which this build can decode only with ffmpeg, and ffmpeg is not installed.",
+                suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC first.")
+        }
+        if name == "ffmpeg" {
+            let s = try FFmpegSource(path: path)
+            return Opened(source: s, identity: identity, sndfile: nil, facts: facts, decoder: name)
         }
         let s = try SndfileSource(path: path)
         if s.isTruncatedByHeader {
@@ -30,7 +65,7 @@ public enum Decoder {
                 "\(ToolError.quoted(path)) has a sample rate of \(s.format.sampleRate) Hz, outside the 8 kHz to 384 kHz the tools work with.",
                 suggestion: "Resample it to 48 kHz (for example with sox or ffmpeg) and use that copy.")
         }
-        return Opened(source: s, identity: identity, sndfile: s.description)
+        return Opened(source: s, identity: identity, sndfile: s.description, facts: facts, decoder: name)
     }
 
     /// Reads `source` to the end in blocks, handing each to `body`; returns the frames read.

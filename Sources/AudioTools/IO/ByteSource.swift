@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Random access to the bytes of a file or buffer, so parsers read only the headers they need.
+public protocol ByteSource: AnyObject {
+    /// Total number of bytes.
+    var size: UInt64 { get }
+    /// Up to `count` bytes starting at `offset`; fewer at the end, none past it.
+    func read(at offset: UInt64, count: Int) throws -> [UInt8]
+}
+
+/// Bytes already in memory (tests, fuzzing, small buffers).
+public final class MemoryByteSource: ByteSource {
+    public let bytes: [UInt8]
+    public var size: UInt64 { UInt64(bytes.count) }
+
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0, offset < UInt64(bytes.count) else { return [] }
+        let start = Int(offset)
+        let end = start + min(count, bytes.count - start)
+        return Array(bytes[start..<end])
+    }
+}
+
+/// A regular file read with `pread`, never loaded whole; the descriptor closes with the object.
+public final class FileByteSource: ByteSource {
+    public let path: String
+    public let size: UInt64
+    private let fd: Int32
+
+    /// Opens `path` read-only; throws `not-found`, `not-a-file` or `unreadable` ToolErrors.
+    public init(path: String) throws {
+        self.path = path
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            let err = errno
+            throw FileByteSource.openError(path: path, errno: err)
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            let err = errno
+            close(fd)
+            throw FileByteSource.openError(path: path, errno: err)
+        }
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            close(fd)
+            let what = (st.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+            throw ToolError(.notAFile, "\(ToolError.quoted(path)) is \(what), not an audio file.",
+                            suggestion: "Pick an audio file itself rather than a folder or device.")
+        }
+        self.fd = fd
+        self.size = UInt64(max(st.st_size, 0))
+    }
+
+    deinit { close(fd) }
+
+    public func read(at offset: UInt64, count: Int) throws -> [UInt8] {
+        guard count > 0, offset < size, offset <= UInt64(Int64.max) else { return [] }
+        let want = Int(min(UInt64(count), size - offset))
+        var out = [UInt8](repeating: 0, count: want)
+        var got = 0
+        while got < want {
+            let n = out.withUnsafeMutableBytes { buf in
+                pread(fd, buf.baseAddress! + got, want - got, off_t(offset) + off_t(got))
+            }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ToolError(.unreadable, "\(ToolError.quoted(path)) couldn't be read from the disk.",
+                                suggestion: "Copy the file to a local folder and pick the copy.")
+            }
+            if n == 0 { break }  // the file shrank under us: a short read, as at EOF
+            got += n
+        }
+        if got < want { out.removeLast(want - got) }
+        return out
+    }
+
+    private static func openError(path: String, errno err: Int32) -> ToolError {
+        let q = ToolError.quoted(path)
+        switch err {
+        case ENOENT, ENOTDIR:
+            return ToolError(.notFound, "\(q) doesn't exist.",
+                             suggestion: "Check the name and folder, then pick the file again.")
+        case EISDIR:
+            return ToolError(.notAFile, "\(q) is a folder, not an audio file.",
+                             suggestion: "Pick an audio file itself rather than a folder or device.")
+        case EACCES, EPERM:
+            return ToolError(.unreadable, "\(q) can't be opened: permission denied.",
+                             suggestion: "Give yourself read access to it, or copy it somewhere you can read and pick the copy.")
+        default:
+            return ToolError(.unreadable, "\(q) can't be opened (system error \(err)).",
+                             suggestion: "Copy the file to a local folder and pick the copy.")
+        }
+    }
+}

@@ -1,0 +1,134 @@
+/// What a library query, sort or constraint sees of one probed file. The lead fills it from a
+/// probe record; nothing here reads files.
+public struct LibraryItem: Equatable, Sendable {
+    /// Stable identifier (a `ContentID` when the audio could be read, else whatever the lead picks).
+    public var id: String
+    public var path: String
+    public var title: String?
+    public var artist: String?
+    public var album: String?
+    public var genre: String?
+    public var year: Int?
+    public var track: Int?
+    public var durationSeconds: Double?
+    /// Container, e.g. "flac", "wav", "mp4".
+    public var format: String?
+    /// Codec inside the container, e.g. "flac", "pcm_s16le", "aac".
+    public var codec: String?
+    public var sampleRate: Int?
+    public var channels: Int?
+    public var bitDepth: Int?
+    public var sizeBytes: Int64
+    /// Last modification time, nanoseconds since the Unix epoch.
+    public var modifiedNanoseconds: Int64
+
+    public init(id: String, path: String, title: String? = nil, artist: String? = nil,
+                album: String? = nil, genre: String? = nil, year: Int? = nil, track: Int? = nil,
+                durationSeconds: Double? = nil, format: String? = nil, codec: String? = nil,
+                sampleRate: Int? = nil, channels: Int? = nil, bitDepth: Int? = nil,
+                sizeBytes: Int64 = 0, modifiedNanoseconds: Int64 = 0) {
+        self.id = id
+        self.path = path
+        self.title = title
+        self.artist = artist
+        self.album = album
+        self.genre = genre
+        self.year = year
+        self.track = track
+        self.durationSeconds = durationSeconds
+        self.format = format
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitDepth = bitDepth
+        self.sizeBytes = sizeBytes
+        self.modifiedNanoseconds = modifiedNanoseconds
+    }
+}
+
+/// The fields a query or sort can name. Raw values are the names users type.
+public enum LibraryField: String, CaseIterable, Sendable {
+    case title, artist, album, genre, year, track, duration, format, codec
+    case sampleRate = "sample_rate"
+    case channels
+    case bitDepth = "bit_depth"
+    case path, size
+    /// Modification time; sort only (queries don't take dates).
+    case mtime
+
+    /// Fields a query accepts, in the order error messages list them.
+    public static let queryFields: [LibraryField] = allCases.filter { $0 != .mtime }
+
+    /// Looks a user-typed name up, case-insensitively; `-` and `_` are interchangeable, and a few
+    /// spellings people reach for (`modified`, `samplerate`, `bitdepth`, `length`) are accepted.
+    public static func named(_ name: String) -> LibraryField? {
+        let key = name.lowercased().replacingOccurrences(of: "-", with: "_")
+        if let field = LibraryField(rawValue: key) { return field }
+        switch key {
+        case "modified", "mtime_ns": return .mtime
+        case "samplerate", "rate": return .sampleRate
+        case "bitdepth", "bits": return .bitDepth
+        case "length": return .duration
+        case "container": return .format
+        default: return nil
+        }
+    }
+
+    /// Position in `allCases`, for small per-field tables.
+    var ordinal: Int {
+        switch self {
+        case .title: return 0
+        case .artist: return 1
+        case .album: return 2
+        case .genre: return 3
+        case .year: return 4
+        case .track: return 5
+        case .duration: return 6
+        case .format: return 7
+        case .codec: return 8
+        case .sampleRate: return 9
+        case .channels: return 10
+        case .bitDepth: return 11
+        case .path: return 12
+        case .size: return 13
+        case .mtime: return 14
+        }
+    }
+
+    /// Whether values of this field are numbers (ranges allowed) rather than text.
+    public var isNumeric: Bool {
+        switch self {
+        case .title, .artist, .album, .genre, .format, .codec, .path: return false
+        case .year, .track, .duration, .sampleRate, .channels, .bitDepth, .size, .mtime: return true
+        }
+    }
+
+    /// The item's text for a text field (nil for numeric fields or a missing tag).
+    func text(of item: LibraryItem) -> String? {
+        switch self {
+        case .title: return item.title
+        case .artist: return item.artist
+        case .album: return item.album
+        case .genre: return item.genre
+        case .format: return item.format
+        case .codec: return item.codec
+        case .path: return item.path
+        default: return nil
+        }
+    }
+
+    /// The item's number for a numeric field (nil for text fields or a missing value).
+    func number(of item: LibraryItem) -> Double? {
+        switch self {
+        case .year: return item.year.map(Double.init)
+        case .track: return item.track.map(Double.init)
+        case .duration: return item.durationSeconds.flatMap { $0.isFinite ? $0 : nil }
+        case .sampleRate: return item.sampleRate.map(Double.init)
+        case .channels: return item.channels.map(Double.init)
+        case .bitDepth: return item.bitDepth.map(Double.init)
+        case .size: return Double(item.sizeBytes)
+        case .mtime: return Double(item.modifiedNanoseconds)
+        default: return nil
+        }
+    }
+}

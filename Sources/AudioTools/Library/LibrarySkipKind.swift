@@ -1,0 +1,63 @@
+/// Files in a music folder that are plainly not songs, recognised by name alone so they are never
+/// probed. Audio and unknown names are not classified: those get probed.
+public enum LibrarySkipKind: String, CaseIterable, Sendable {
+    /// Cover art and other pictures.
+    case artwork
+    /// Playlists (m3u, m3u8, pls, xspf, wpl).
+    case playlist
+    /// CD cue sheets.
+    case cueSheet = "cue-sheet"
+    /// Text, logs, release notes, checksums, PDFs.
+    case document
+    /// Files the operating system or a player leaves behind (Thumbs.db, .DS_Store, AlbumArt_….jpg).
+    case system
+
+    static let extensions: [String: LibrarySkipKind] = {
+        var map: [String: LibrarySkipKind] = [:]
+        for ext in ["jpg", "jpeg", "png", "gif", "bmp", "webp", "tif", "tiff", "heic", "avif"] { map[ext] = .artwork }
+        for ext in ["m3u", "m3u8", "pls", "xspf", "wpl", "asx"] { map[ext] = .playlist }
+        map["cue"] = .cueSheet
+        for ext in ["txt", "log", "nfo", "md", "pdf", "rtf", "sfv", "md5", "ffp", "accurip", "url"] { map[ext] = .document }
+        for ext in ["db", "ini", "lnk", "tmp", "part", "crdownload"] { map[ext] = .system }
+        return map
+    }()
+
+    /// Names players and systems create, compared case-insensitively.
+    static let systemNames: Set<String> = [
+        "thumbs.db", "ehthumbs.db", "desktop.ini", ".ds_store", ".localized", ".directory",
+        "folder.jpg", "albumartsmall.jpg", ".nomedia", "icon\r",
+    ]
+
+    /// The kind of non-song `fileName` (a base name, not a path) plainly is, or nil when it may be
+    /// audio. iCloud placeholders are classified by the name they stand for.
+    public static func classify(fileName: String) -> LibrarySkipKind? {
+        let name = iCloudRealName(fileName: fileName) ?? fileName
+        let lower = name.lowercased()
+        if systemNames.contains(lower) { return .system }
+        // macOS keeps resource forks beside files on foreign disks as "._name".
+        if lower.hasPrefix("._") { return .system }
+        // Windows Media Player's AlbumArt_{GUID}_Large.jpg and friends.
+        if lower.hasPrefix("albumart"), lower.hasSuffix(".jpg") { return .system }
+        guard let dot = lower.lastIndex(of: "."), dot != lower.startIndex else { return nil }
+        return extensions[String(lower[lower.index(after: dot)...])]
+    }
+
+    /// For an iCloud Drive placeholder of a file not downloaded yet (`.Song.flac.icloud`), the name
+    /// of the real file (`Song.flac`); nil for any other name.
+    public static func iCloudRealName(fileName: String) -> String? {
+        guard fileName.hasPrefix("."), fileName.hasSuffix(".icloud") else { return nil }
+        let real = fileName.dropFirst().dropLast(".icloud".count)
+        return real.isEmpty ? nil : String(real)
+    }
+
+    /// How a summary names files of this kind: "cover art", "playlists".
+    func noun(count: Int) -> String {
+        switch self {
+        case .artwork: return "cover art"
+        case .playlist: return count == 1 ? "playlist" : "playlists"
+        case .cueSheet: return count == 1 ? "cue sheet" : "cue sheets"
+        case .document: return count == 1 ? "document" : "documents"
+        case .system: return count == 1 ? "system file" : "system files"
+        }
+    }
+}

@@ -1,0 +1,85 @@
+/// ASF (WMA/WMV) header objects: which streams exist, whether Windows Media DRM is present,
+/// and the title/author of the Content Description object.
+enum ProbeASFReader {
+    /// GUID text ("F8699E40-5B4D-...") to its on-disk byte order (first three fields little-endian).
+    static func guid(_ s: String) -> [UInt8] {
+        let hex = s.filter { $0 != "-" }
+        var raw = [UInt8]()
+        var i = hex.startIndex
+        while i < hex.endIndex {
+            let j = hex.index(i, offsetBy: 2)
+            raw.append(UInt8(hex[i..<j], radix: 16) ?? 0)
+            i = j
+        }
+        guard raw.count == 16 else { return raw }
+        return [raw[3], raw[2], raw[1], raw[0], raw[5], raw[4], raw[7], raw[6]] + raw[8...]
+    }
+
+    static let streamProperties = guid("B7DC0791-A9B7-11CF-8EE6-00C00C205365")
+    static let audioMedia = guid("F8699E40-5B4D-11CF-A8FD-00805F5C442B")
+    static let videoMedia = guid("BC19EFC0-5B4D-11CF-A8FD-00805F5C442B")
+    static let contentDescription = guid("75B22633-668E-11CF-A6D9-00AA0062CE6C")
+    static let drmObjects = [
+        guid("2211B3FB-BD23-11D2-B4B7-00A0C955FC6E"),  // Content Encryption (WMDRM v1)
+        guid("298AE614-2622-4C17-B935-DAE07EE9289C"),  // Extended Content Encryption (WMDRM v7+)
+        guid("43058533-6981-49E6-9B74-AD12CB86D58C"),  // Advanced Content Encryption (PlayReady)
+    ]
+    static let headerCap = 256 * 1024
+
+    static func read(_ r: ProbeReader, into f: inout ContainerFacts) throws {
+        let h = try r.read(at: 0, count: 30)
+        guard let headerSize = ProbeBytes.le64(h, 16), headerSize >= 30 else {
+            f.problem = .malformed("its ASF header is damaged"); return
+        }
+        guard headerSize <= r.size else {
+            f.problem = .truncated("the file ends inside its ASF header"); return
+        }
+        let end = min(headerSize, UInt64(headerCap))
+        var off: UInt64 = 30
+        var objects = 0
+        var sawStream = false
+        while off + 24 <= end && objects < 10_000 {
+            objects += 1
+            let oh = try r.read(at: off, count: 24)
+            guard let size = ProbeBytes.le64(oh, 16), size >= 24, let next = ProbeBytes.add(off, size) else {
+                f.problem = .malformed("an ASF header object has an impossible size"); return
+            }
+            let id = Array(oh[0..<16])
+            if id == streamProperties {
+                let p = try r.read(at: off + 24, count: 16 + 16 + 8 + 4 + 4 + 2 + 4 + 18)
+                let type = Array(p.prefix(16))
+                sawStream = true
+                if type == audioMedia {
+                    if f.hasAudio != true {
+                        // Type-specific data (WAVEFORMATEX) follows the 54 fixed bytes.
+                        let wf = Array(p.dropFirst(54))
+                        if let tag = ProbeBytes.le16(wf, 0) {
+                            f.codec = ProbeChunkReaders.wavCodec(tag)
+                            f.audio = ProbeAudioParameters(format: "asf 0x" + String(tag, radix: 16),
+                                                           sampleRate: ProbeBytes.le32(wf, 4).map(Double.init),
+                                                           channels: ProbeBytes.le16(wf, 2).map(Int.init),
+                                                           bitsPerSample: ProbeBytes.le16(wf, 14).map(Int.init))
+                        }
+                    }
+                    f.hasAudio = true
+                } else if type == videoMedia {
+                    f.hasVideo = true
+                }
+            } else if drmObjects.contains(id) {
+                f.protection = Protection(scheme: "wmdrm")
+            } else if id == contentDescription {
+                let p = try r.read(at: off + 24, count: Int(min(size - 24, 4096)))
+                if let tl = ProbeBytes.le16(p, 0), let al = ProbeBytes.le16(p, 2) {
+                    let t0 = 10, a0 = 10 + Int(tl)
+                    if a0 <= p.count { f.tags.title = ProbeBytes.cleaned(ProbeID3Reader.utf16(p[t0..<a0], defaultBigEndian: false)) }
+                    if a0 + Int(al) <= p.count { f.tags.artist = ProbeBytes.cleaned(ProbeID3Reader.utf16(p[a0..<(a0 + Int(al))], defaultBigEndian: false)) }
+                }
+            }
+            off = next
+        }
+        if sawStream {
+            f.hasAudio = f.hasAudio ?? false
+            f.hasVideo = f.hasVideo ?? false
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Testing
+@testable import AudioTools
+
+@Suite struct LibraryContentIDTests {
+    /// `frames` of noise on the 16-bit grid (as a 16-bit file decodes), seeded.
+    func gridSignal(channels: Int, frames: Int, seed: UInt64) -> [[Float]] {
+        var rng = LibraryTestRNG(seed: seed)
+        return (0..<channels).map { _ in
+            (0..<frames).map { _ in (rng.unit() * 30000).rounded() / 32768 }
+        }
+    }
+
+    func id(_ channels: [[Float]], rate: Int = 8000, blockFrames: Int = 1000) -> String {
+        let frames = channels[0].count
+        var builder = ContentID.Builder(sampleRate: rate, channels: channels.count, totalFrames: frames)
+        var start = 0
+        while start < frames {
+            let n = min(blockFrames, frames - start)
+            builder.add(block: AudioBlock(channels: channels.map { Array($0[start..<start + n]) }, frames: n))
+            start += n
+        }
+        return builder.finish()
+    }
+
+    @Test func xxhash64MatchesReferenceVectors() {
+        #expect(ContentID.XXHash64.hash([], seed: 0) == 0xEF46_DB37_51D8_E999)
+        #expect(ContentID.XXHash64.hash(Array("a".utf8), seed: 0) == 0xD24E_C4F1_A98C_6E5B)
+        #expect(ContentID.XXHash64.hash(Array("abc".utf8), seed: 0) == 0x44BC_2CF5_AD77_0999)
+        let bytes = (0..<768).map { UInt8($0 % 256) }
+        #expect(ContentID.XXHash64.hash(bytes, seed: 0) == 0x8E03_C838_C596_036F)
+        #expect(ContentID.XXHash64.hash(Array(bytes[0..<100]), seed: 0x5bd1e995_2c1b3c6d) == 0xFF03_1943_DA1A_46E6)
+        #expect(ContentID.XXHash64.hash(Array("abcdefghijklmnopqrstuvwxyz012345678".utf8), seed: 7) == 0x2FE9_F415_07EE_0757)
+    }
+
+    @Test func sameSamplesSameIdWhateverTheBlocking() {
+        let signal = gridSignal(channels: 2, frames: 30_000, seed: 1)
+        let a = id(signal, blockFrames: 1000)
+        #expect(a.count == ContentID.hexLength)
+        #expect(a.allSatisfy { "0123456789abcdef".contains($0) })
+        #expect(id(signal, blockFrames: 777) == a)
+        #expect(id(signal, blockFrames: 30_000) == a)
+    }
+
+    @Test func headAndTailFedSeparatelyGiveTheSameId() {
+        let signal = gridSignal(channels: 2, frames: 30_000, seed: 2)
+        let rate = 8000
+        var builder = ContentID.Builder(sampleRate: rate, channels: 2, totalFrames: 30_000)
+        builder.addHead(block: AudioBlock(channels: signal.map { Array($0[0..<5000]) }, frames: 5000))
+        let partial = builder.headIsComplete
+        #expect(!partial)
+        // Frames past the head window are ignored.
+        builder.addHead(block: AudioBlock(channels: signal.map { Array($0[5000..<9000]) }, frames: 4000))
+        let complete = builder.headIsComplete, tailStart = builder.tailStartFrame
+        #expect(complete)
+        #expect(tailStart == 22_000)
+        // Feeding from a little before the tail window start is fine: only the last second counts.
+        builder.addTail(block: AudioBlock(channels: signal.map { Array($0[21_500..<25_000]) }, frames: 3500))
+        builder.addTail(block: AudioBlock(channels: signal.map { Array($0[25_000..<30_000]) }, frames: 5000))
+        #expect(builder.finish() == id(signal, rate: rate))
+    }
+
+    @Test func sourceHelperSeeksAndAgrees() throws {
+        let signal = gridSignal(channels: 1, frames: 40_000, seed: 3)
+        let source = MemoryAudioSource(sampleRate: 8000, channels: signal)
+        #expect(try ContentID.of(source, blockFrames: 3000).hex == id(signal))
+    }
+
+    @Test func changedSampleInHeadOrTailChangesId() {
+        let signal = gridSignal(channels: 2, frames: 30_000, seed: 4)
+        let base = id(signal)
+        for (channel, frame) in [(0, 0), (1, 7999), (0, 22_000), (1, 29_999)] {
+            var changed = signal
+            changed[channel][frame] += 1.01 / 32768
+            #expect(id(changed) != base, "frame \(frame)")
+        }
+        // The middle is not hashed: that's the documented trade-off.
+        var middle = signal
+        middle[0][15_000] += 0.5
+        #expect(id(middle) == base)
+    }
+
+    @Test func noiseBelowHalfAStepKeepsId() {
+        let signal = gridSignal(channels: 2, frames: 20_000, seed: 5)
+        var rng = LibraryTestRNG(seed: 99)
+        let noisy = signal.map { channel in channel.map { $0 + rng.unit() * 0.49 / 32768 } }
+        #expect(noisy != signal)
+        #expect(id(noisy) == id(signal))
+    }
+
+    @Test func lengthRateAndChannelsChangeId() {
+        let signal = gridSignal(channels: 2, frames: 30_000, seed: 6)
+        let base = id(signal)
+        // One frame shorter: same head, different tail and length.
+        #expect(id(signal.map { Array($0.dropLast()) }) != base)
+        // Same samples, but the header claims another length.
+        var builder = ContentID.Builder(sampleRate: 8000, channels: 2, totalFrames: 30_001)
+        builder.add(block: AudioBlock(channels: signal, frames: 30_000))
+        #expect(builder.finish() != base)
+        #expect(id(signal, rate: 16000) != base)
+        #expect(id([signal[0]]) != id([signal[1]]))
+        #expect(id([signal[0], signal[0]]) != id([signal[0]]))
+    }
+
+    @Test func shortAndOddInputsAreHandled() {
+        // Shorter than a second: head and tail both cover everything.
+        let short = gridSignal(channels: 1, frames: 100, seed: 8)
+        #expect(id(short) == id(short, blockFrames: 7))
+        var nan = short
+        nan[0][50] = .nan
+        var silent = short
+        silent[0][50] = 0
+        #expect(id(nan) == id(silent))
+        // Beyond full scale clamps.
+        var loud = short
+        loud[0][0] = 3
+        var full = short
+        full[0][0] = 32767 / 32768
+        #expect(id(loud) == id(full))
+        #expect(ContentID.Builder.quantise(-1) == -32768)
+        #expect(ContentID.Builder.quantise(0.5 / 32768 * 0.98) == 0)
+    }
+}
