@@ -176,13 +176,31 @@ public final class LufsNormalize: RecordTool {
         }
 
         let opened = try Decoder.open(path)
-        guard let description = opened.sndfile else {
-            throw ToolError(.unsupportedCodec, "\(name) was decoded without libsndfile, so its format can't be written back.",
-                            suggestion: "Convert it to WAV or FLAC first.")
-        }
         let input = opened.source
         let inFormat = input.format
-        let tags = (input as? SndfileSource)?.tags ?? AudioTags()
+        let description: SndfileDescription
+        var tags = AudioTags()
+        if let d = opened.sndfile {
+            description = d
+            tags = (input as? SndfileSource)?.tags ?? AudioTags()
+        } else {
+            // Decoded by ffmpeg (MP4, Matroska, ...): readable, but libsndfile can't write it back.
+            let facts = opened.facts
+            let container = facts?.container ?? "its container"
+            let codec = facts?.codec ?? "other"
+            guard formatName != nil else {
+                throw ToolError(.unsupportedCodec, "\(name) is \(codec.uppercased()) in \(container.uppercased()), which can be read but not written back in the same format; nothing was written.",
+                                suggestion: "Choose the output format with --format (flac or wav keep everything the decoded audio has).")
+            }
+            let lossless = ["alac", "pcm", "float", "flac"].contains(codec)
+            description = SndfileDescription(container: container, codec: codec,
+                                             bitDepth: lossless ? facts?.audio?.bitsPerSample : nil,
+                                             isFloat: codec == "float", isLossy: !lossless, channelNames: nil, formatCode: 0)
+            if let t = facts?.tags {
+                tags.title = t.title; tags.artist = t.artist; tags.album = t.album; tags.genre = t.genre
+                tags.date = t.year; tags.trackNumber = t.track
+            }
+        }
         let resolved: (format: LufsNormalizeFormat, tags: AudioTags, losses: [String])
         do {
             resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,

@@ -270,7 +270,8 @@ public struct LufsNormalizeFormat: Equatable, Sendable {
         guard channels > 0 else { throw .notWritable("\(displayName(container: container, codec: "")) at \(rate) Hz") }
         let d = describe(code: code!)
         let isLossy = d.isLossy || (lossyCodec != nil)
-        let out = LufsNormalizeFormat(container: container, codec: d.codec == "other" ? input.codec : d.codec,
+        let out = LufsNormalizeFormat(container: container,
+                                      codec: container == "flac" ? "flac" : (d.codec == "other" ? input.codec : d.codec),
                                       bitDepth: d.codec == "other" ? input.bitDepth : d.depth,
                                       isFloat: d.isFloat, isLossy: isLossy,
                                       sampleRate: rate, channelCount: channels, formatCode: code!)
