@@ -80,6 +80,61 @@ def measure():
     print(f"  peak resident memory            {max_rss_mib([tool('lufs-measure'), '-j', '1', long]):7.1f} MiB")
 
 
+def normalize():
+    section("lufs-normalize: 10-minute 48 kHz stereo 24-bit WAV, one job")
+    f = music(os.path.join(DIR, "music-10min.wav"), 600)
+    out = os.path.join(DIR, "normalize-out")
+    os.makedirs(out, exist_ok=True)
+    measured = os.path.join(DIR, "music-10min.loudness.jsonl")
+    with open(measured, "w") as m:
+        subprocess.run([tool("lufs-measure"), "-j", "1", f], check=True, stdout=m)
+    norm = [tool("lufs-normalize"), "-j", "1", "--overwrite", "--target", "-16", "--true-peak", "-1"]
+
+    def loudness_of(path):
+        r = subprocess.run([tool("lufs-measure"), path], capture_output=True, text=True)
+        try:
+            import json
+            l = json.loads(r.stdout)["loudness"]
+            return f"{l['integrated_lufs']} LUFS, {l['true_peak_dbtp']} dBTP"
+        except Exception:
+            return "(could not be measured)"
+
+    # (a) From the record's measurement, against copying through the same decoder and encoder.
+    floor = best(norm + ["--decode-encode-only", "--out-dir", os.path.join(out, "floor"), "-"], stdin=measured)
+    given = best(norm + ["--out-dir", os.path.join(out, "given"), "-"], stdin=measured)
+    hot = best(norm[:-4] + ["--target", "-9", "--true-peak", "-1", "--out-dir", os.path.join(out, "hot"), "-"], stdin=measured)
+    print(f"  decode + encode, no processing (the floor)   {floor:7.3f} s   (lufs-normalize --decode-encode-only: libsndfile both ways)")
+    print(f"  normalise from the given measurement         {given:7.3f} s   = {given / floor:5.2f}x the floor,"
+          f" {600 / given:5.0f}x realtime   -> {loudness_of(os.path.join(out, 'given', os.path.basename(f)))}")
+    print(f"  same, target -9 (limiter + compensation)     {hot:7.3f} s   = {hot / floor:5.2f}x the floor"
+          f"   -> {loudness_of(os.path.join(out, 'hot', os.path.basename(f)))}")
+    print(f"  peak resident memory (normalise, limited)    {max_rss_mib(norm[:-4] + ['--target', '-9', '--out-dir', os.path.join(out, 'hot'), f]):7.1f} MiB")
+
+    # (b) Measure and normalise end to end, beside ffmpeg-normalize doing the same job.
+    section("measure + normalise to -16 LUFS / -1 dBTP end to end, beside ffmpeg-normalize")
+    e2e_out = os.path.join(out, "e2e")
+    pipeline = (f"{tool('lufs-measure')} -j 1 {f} | " + " ".join(norm) + f" --out-dir {e2e_out}")
+    ours = best(["sh", "-c", pipeline])
+    print(f"  lufs-measure | lufs-normalize                {ours:7.3f} s   -> {loudness_of(os.path.join(e2e_out, os.path.basename(f)))}")
+    venv = os.path.join(DIR, "venv")
+    ffn = os.path.join(venv, "bin", "ffmpeg-normalize")
+    if not os.path.exists(ffn):
+        try:
+            sh(["python3", "-m", "venv", venv])
+            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "ffmpeg-normalize"])
+        except Exception as e:
+            print(f"  ffmpeg-normalize could not be installed ({e}); skipped")
+    if os.path.exists(ffn) and shutil.which("ffmpeg"):
+        theirs_path = os.path.join(out, "ffmpeg-normalize.wav")
+        # EBU mode (two passes of ffmpeg's loudnorm); keep the rate and 24-bit PCM like ours.
+        theirs = best([ffn, f, "-f", "-nt", "ebu", "-t", "-16", "-tp", "-1", "-ar", "48000",
+                       "-c:a", "pcm_s24le", "-o", theirs_path], runs=1)
+        print(f"  ffmpeg-normalize (EBU, two-pass loudnorm)    {theirs:7.3f} s   -> {loudness_of(theirs_path)}"
+              f"   ({theirs / ours:4.1f}x the time of ours)")
+    else:
+        print("  ffmpeg-normalize or ffmpeg missing; skipped")
+
+
 def align():
     section("vo-align: 10-minute 48 kHz take against a 10-minute 44.1 kHz reference, one job")
     import json

@@ -58,6 +58,23 @@ public final class SndfileSource: AudioSource {
 
     deinit { if let handle { sf_close(handle) } }
 
+    /// The file's text tags as libsndfile reads them (INFO chunks, Vorbis comments, ID3, ...).
+    public var tags: AudioTags {
+        var t = AudioTags()
+        guard let h = handle else { return t }
+        func get(_ id: Int32) -> String? {
+            guard let p = sf_get_string(h, id) else { return nil }
+            let v = String(cString: p)
+            return v.isEmpty ? nil : v
+        }
+        t.title = get(Int32(SF_STR_TITLE)); t.artist = get(Int32(SF_STR_ARTIST))
+        t.album = get(Int32(SF_STR_ALBUM)); t.genre = get(Int32(SF_STR_GENRE))
+        t.date = get(Int32(SF_STR_DATE)); t.comment = get(Int32(SF_STR_COMMENT))
+        t.trackNumber = get(Int32(SF_STR_TRACKNUMBER)); t.copyright = get(Int32(SF_STR_COPYRIGHT))
+        t.software = get(Int32(SF_STR_SOFTWARE))
+        return t
+    }
+
     /// True when the header promised more audio than the file holds (a cut-off download).
     public var isTruncatedByHeader: Bool { promisedFrames.map { $0 > (format.frameCount ?? 0) } ?? false }
 

@@ -82,11 +82,13 @@ public final class TruePeakLimiter {
     var gainTrace: [Float]? = nil
 
     public init(settings: Settings, sampleRate: Int, channelCount: Int,
-                makeDetector: () -> any InterSamplePeakDetector = { SimpleOversamplingPeakDetector() }) {
+                makeDetector: ((Int) -> any InterSamplePeakDetector)? = nil) {
         precondition(channelCount > 0 && sampleRate > 0)
         self.settings = settings
         self.channelCount = channelCount
-        detectors = (0..<channelCount).map { _ in makeDetector() }
+        // By default the meter's own oversampler, so the limiter and the meter agree on peaks.
+        let make = makeDetector ?? { OversamplerPeakDetector(sampleRate: $0) }
+        detectors = (0..<channelCount).map { _ in make(sampleRate) }
         detectorLatency = detectors[0].latency
         lookahead = max(4, Int((settings.lookaheadSeconds * Double(sampleRate)).rounded()))
         latency = detectorLatency + lookahead

@@ -116,6 +116,13 @@ enum NormTestMeter {
 
     static func truePeakDB(_ channels: [[Float]]) -> Double { 20 * log10(truePeak(channels)) }
 
+    /// True peak as lufs-measure reads it: the loudness meter's own oversampler, dBTP.
+    static func meterTruePeakDB(_ channels: [[Float]], sampleRate: Int) -> Double {
+        let meter = LoudnessMeter(sampleRate: sampleRate, weights: Array(repeating: 1, count: channels.count))
+        meter.add(AudioBlock(channels: channels, frames: channels[0].count))
+        return meter.finish().truePeakDBTP ?? -.infinity
+    }
+
     /// A probe that collects the pipeline's output and measures it with `integratedLoudness`.
     static func probe(channelCount: Int, sampleRate: Int) -> NormalizePipeline.LoudnessProbe {
         final class Store { var channels: [[Float]] = [] }
