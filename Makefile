@@ -61,13 +61,21 @@ bench-deps: test-deps
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
-# The main job: probe the sample clips, keep the usable ones, measure them against the podcast
-# target. Records go to stdout as JSON lines; the summary table goes to stderr.
+# The main job, on the sample clips: find what is usable, measure it, normalise it to the podcast
+# target into build/demo, and check the written files against the same gate. Records flow as JSON
+# lines between the tools; summaries go to stderr.
+DEMO_OUT ?= build/demo
 demo: build
-	@echo "== lufs-measure --preset podcast Fixtures/clips (JSON lines, then the summary)"
-	@$(BIN)/lufs-measure --preset podcast --summary Fixtures/clips; \
-	  status=$$?; [ $$status -le 1 ] || exit $$status; \
-	  echo "(exit status $$status: 1 means a file missed the gate, see the summary)"
+	@echo "== audio-probe | library-filter | lufs-measure | lufs-normalize  (Fixtures/clips -> $(DEMO_OUT))"
+	@mkdir -p $(DEMO_OUT)
+	@$(BIN)/audio-probe Fixtures/clips \
+	  | $(BIN)/library-filter --summary \
+	  | $(BIN)/lufs-measure \
+	  | $(BIN)/lufs-normalize --preset podcast --format flac --overwrite --out-dir $(DEMO_OUT)/audio \
+	  | tee $(DEMO_OUT)/records.jsonl
+	@echo
+	@echo "== lufs-measure --preset podcast $(DEMO_OUT)/audio  (the written files, gated)"
+	@$(BIN)/lufs-measure --preset podcast --summary $(DEMO_OUT)/audio > $(DEMO_OUT)/check.jsonl
 
 test: test-deps
 	$(SWIFT) build --build-tests
