@@ -6,18 +6,9 @@ import Testing
 @Suite struct LufsNormalizeE2ETests {
     // MARK: material
 
-    /// xorshift64*, so every run synthesises the same files.
-    struct RNG {
-        var s: UInt64
-        mutating func bipolar() -> Double {
-            s ^= s >> 12; s ^= s << 25; s ^= s >> 27
-            return Double((s &* 0x2545_F491_4F6C_DD1D) >> 11) / 4_503_599_627_370_496 - 1
-        }
-    }
-
     /// Music-like: a chord of harmonic tones with short noise drum hits every half second (a high crest).
     static func music(rate: Int, seconds: Double, channels: Int, seed: UInt64) -> [[Float]] {
-        var rng = RNG(s: seed)
+        var rng = SplitMix64(seed: seed)
         let n = Int(seconds * Double(rate)), fs = Double(rate)
         var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: channels)
         var drum = 0.0, w1 = 0.0

@@ -5,25 +5,6 @@ import Testing
 /// Test material for vo-align: a music-like backing defined analytically (so it can be sampled
 /// at any rate, latency and clock drift exactly) and real speech from espeak-ng.
 enum VoAlignMaterial {
-    /// splitmix64: deterministic, seeded.
-    struct RNG {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func uniform(_ lo: Double = 0, _ hi: Double = 1) -> Double {
-            lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
-        }
-        mutating func gaussian() -> Double {
-            let u = max(uniform(), 1e-300), v = uniform()
-            return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-        }
-    }
-
     /// One partial of the backing: amp·env(τ)·sin(2πfτ + φ) for τ = t − start in [0, length].
     struct Partial {
         var start, length, freq, amp, phase, attack, decay: Double
@@ -32,7 +13,7 @@ enum VoAlignMaterial {
     /// Notes (harmonic, random pitches and lengths), a bass line, and percussion hits made of
     /// many short high partials (broadband, so the correlation peak is sharp). Not periodic.
     static let backing: [Partial] = {
-        var rng = RNG(state: 20_240_611)
+        var rng = SplitMix64(seed: 20_240_611)
         var parts: [Partial] = []
         let scale = [0.0, 2, 4, 5, 7, 9, 11]
         var t = 0.0
@@ -154,7 +135,7 @@ enum VoAlignMaterial {
                 for i in k..<count { take[i] += Float(g * gain) * direct[i - k] }
             }
         }
-        var rng = RNG(state: 77)
+        var rng = SplitMix64(seed: 77)
         let noiseRMS = (energy(voice) / Double(count)).squareRoot() * pow(10, -50.0 / 20)
         for i in 0..<count { take[i] += Float(noiseRMS * rng.gaussian()) }
         try E2E.write(path, rate: rate, channels: [take])
@@ -261,7 +242,7 @@ struct VoAlignE2ETests {
     @Test("Known latency and start: exact placement, records from stdin, refusing to overwrite")
     func knownLatency() throws {
         let dir = E2E.tempDir("voalign"); defer { try? FileManager.default.removeItem(atPath: dir) }
-        var rng = VoAlignMaterial.RNG(state: 5)
+        var rng = SplitMix64(seed: 5)
         let take = (0..<48000 * 3).map { _ in Float(0.1 * rng.gaussian()) }
         try E2E.write(dir + "/take.wav", rate: 48000, channels: [take, take.map { -$0 }], codec: "pcm_s16")
         let args = ["--latency-ms", "180", "--start-at", "2.5", "--out-dir", dir + "/out"]

@@ -1,30 +1,5 @@
 import Foundation
 
-/// SplitMix64: a tiny, fast, seedable generator, so dithered output is byte-identical run to run.
-public struct NormalizeRandom: Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    @inline(__always)
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Triangular (TPDF) noise in (−1, 1), in LSB: the difference of two uniforms on [0, 1),
-    /// each 24 bits taken from one 64-bit draw.
-    @inline(__always)
-    public mutating func triangular() -> Float {
-        let x = next()
-        let scale: Float = 1.0 / 16_777_216
-        return Float(x >> 40) * scale - Float((x >> 16) & 0xFF_FFFF) * scale
-    }
-}
-
 /// Rounds float samples to a fixed-point grid of `bitDepth` bits (full scale ±1.0, step
 /// 2^−(bitDepth−1)), optionally adding ±1 LSB TPDF dither first, and clamps to the format's range.
 /// Output samples are exactly k / 2^(bitDepth−1), so an encoder scaling by 2^(bitDepth−1) gets
@@ -35,13 +10,13 @@ public struct TPDFDitherQuantizer: Sendable {
     public let dither: Bool
     /// Samples that fell outside the format's range and were clamped (0 after a working limiter).
     public private(set) var clampedSamples = 0
-    private var generators: [NormalizeRandom]
+    private var generators: [SplitMix64]
 
     public init(bitDepth: Int, channelCount: Int, dither: Bool = true, seed: UInt64 = 0x4C55_4653) {
         precondition((2...24).contains(bitDepth), "bit depth must be 2...24 for exact float grids")
         self.bitDepth = bitDepth
         self.dither = dither
-        generators = (0..<channelCount).map { NormalizeRandom(seed: seed &+ UInt64($0) &* 0x1000_0000_01B3) }
+        generators = (0..<channelCount).map { SplitMix64(seed: seed &+ UInt64($0) &* 0x1000_0000_01B3) }
     }
 
     /// Quantises the block in place.

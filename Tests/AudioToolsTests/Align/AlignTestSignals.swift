@@ -1,27 +1,6 @@
 import Foundation
 @testable import AudioTools
 
-/// Deterministic SplitMix64 for reproducible test signals.
-struct AlignTestRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * uniform() }
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u = max(uniform(), 1e-300), v = uniform()
-        return (-2 * log(u)).squareRoot() * cos(2 * .pi * v)
-    }
-}
-
 enum AlignTestSignals {
     static func energy(_ x: [Float]) -> Double { x.reduce(0) { $0 + Double($1) * Double($1) } }
 
@@ -34,7 +13,7 @@ enum AlignTestSignals {
     /// Music-like backing: overlapping harmonic notes with envelopes, a bass line and noise
     /// percussion at irregular-but-rhythmic times. Not periodic.
     static func music(seconds: Double, rate: Double, seed: UInt64) -> [Float] {
-        var rng = AlignTestRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let n = Int(seconds * rate)
         var out = [Double](repeating: 0, count: n)
         let scale = [0, 2, 4, 5, 7, 9, 11].map(Double.init)
@@ -93,7 +72,7 @@ enum AlignTestSignals {
     /// Speech-like voice: glottal pulse train (gliding f0) through three formant resonators that
     /// change per syllable, syllable envelopes, some fricative noise, pauses between words.
     static func voice(seconds: Double, rate: Double, seed: UInt64) -> [Float] {
-        var rng = AlignTestRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let n = Int(seconds * rate)
         var out = [Double](repeating: 0, count: n)
         let vowels: [[Double]] = [[730, 1090, 2440], [270, 2290, 3010], [530, 1840, 2480],
@@ -143,7 +122,7 @@ enum AlignTestSignals {
 
     /// White Gaussian noise of RMS `rms`.
     static func noise(count: Int, rms: Double, seed: UInt64) -> [Float] {
-        var rng = AlignTestRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { _ in Float(rms * rng.gaussian()) }
     }
 

@@ -55,14 +55,14 @@ import Testing
 
     /// Music-like test noise: two filtered noises under a beat envelope.
     static func noise(seconds: Double, rate: Int, seed: UInt64) -> [[Float]] {
-        var rng = S.SplitMix(state: seed)
+        var rng = SplitMix64(seed: seed)
         let n = Int(seconds * Double(rate))
         var l = [Float](repeating: 0, count: n), r = l
         var p = 0.0, q = 0.0
         for i in 0..<n {
             let t = Double(i) / Double(rate)
             let env = 0.3 + 0.7 * exp(-6 * t.truncatingRemainder(dividingBy: 0.5))
-            let u = rng.uniform(), v = rng.uniform()
+            let u = rng.bipolar(), v = rng.bipolar()
             p = 0.9 * p + 0.3 * u; q = 0.9 * q + 0.3 * v
             l[i] = Float(env * (p + 0.4 * u) * 0.4)
             r[i] = Float(env * (q + 0.4 * v) * 0.4)
@@ -154,9 +154,9 @@ import Testing
     @Test func passbandIsFlat() {
         // Sines up to 0.4·fs at random phases: the 4× estimate is within 0.1 dB of the amplitude, less
         // the unavoidable loss of sampling a crest on a 4× grid.
-        var rng = LoudnessTestSignals.SplitMix(state: 11)
+        var rng = SplitMix64(seed: 11)
         for f in stride(from: 0.02, through: 0.4, by: 0.02) {
-            let phase = (rng.uniform() + 1) * Double.pi
+            let phase = (rng.bipolar() + 1) * Double.pi
             // Raised-cosine ends: an abrupt start would itself overshoot when band-limited.
             let x = (0..<2000).map { i in
                 let edge = min(i, 1999 - i)

@@ -3,20 +3,6 @@ import Foundation
 
 /// Deterministic signal helpers for the loudness tests.
 enum LoudnessTestSignals {
-    /// splitmix64: a fixed-seed generator so noise is identical on every run.
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        /// Uniform in [-1, 1).
-        mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) * 2 - 1 }
-    }
-
     /// One segment of a test sequence: a 1 kHz sine at `dBFS` peak (nil = silence) for `seconds`.
     struct Segment { var seconds: Double; var dBFS: Double? }
 

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct NormalizeDitherTests {
     @Test func triangularNoiseStatistics() {
-        var rng = NormalizeRandom(seed: 42)
+        var rng = SplitMix64(seed: 42)
         let n = 200_000
         var sum = 0.0, sumSq = 0.0, inner = 0, lo: Float = 0, hi: Float = 0
         for _ in 0..<n {

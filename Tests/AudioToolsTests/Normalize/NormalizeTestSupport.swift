@@ -1,20 +1,6 @@
 import Foundation
 @testable import AudioTools
 
-/// Deterministic xorshift64* generator for synthesising test signals.
-struct NormTestRNG {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-        return state &* 0x2545_F491_4F6C_DD1D
-    }
-    /// Uniform in [0, 1).
-    mutating func uniform() -> Double { Double(next() >> 11) / 9_007_199_254_740_992 }
-    /// Uniform in [−1, 1).
-    mutating func bipolar() -> Double { 2 * uniform() - 1 }
-}
-
 /// Test-only reference meters: BS.1770 K-weighted gated loudness and a long-filter 4× true peak.
 enum NormTestMeter {
     /// BS.1770-4 integrated loudness (LUFS) of planar channels; 5.1 order L R C LFE Ls Rs.
@@ -138,7 +124,7 @@ enum NormTestMeter {
 enum NormTestSignals {
     /// Speech-like: glottal pulse trains through moving formant resonators, syllables and pauses.
     static func speech(sampleRate: Int, seconds: Double, seed: UInt64) -> [Float] {
-        var rng = NormTestRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let fs = Double(sampleRate), n = Int(seconds * fs)
         var out = [Float](repeating: 0, count: n)
         var i = 0
@@ -176,7 +162,7 @@ enum NormTestSignals {
 
     /// Music-like: chords of harmonic tones plus noise, with decaying noise-burst "drums".
     static func music(sampleRate: Int, seconds: Double, channels: Int, seed: UInt64) -> [[Float]] {
-        var rng = NormTestRNG(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let fs = Double(sampleRate), n = Int(seconds * fs)
         var out = [[Float]](repeating: [Float](repeating: 0, count: n), count: channels)
         let chordLength = Int(0.5 * fs), beat = Int(0.25 * fs)

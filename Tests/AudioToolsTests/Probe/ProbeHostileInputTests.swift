@@ -180,7 +180,7 @@ struct ProbeHostileInputTests {
             F.flac(comment: F.vorbisComment(vendor: "v", ["TITLE=a"])),
             F.wav(frames: 4, extra: F.riffChunk("LIST", F.ascii("INFO") + F.riffChunk("INAM", F.ascii("a")))),
         ]
-        var rng = ProbeSplitMix(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for base in fixtures {
             for _ in 0..<300 {
                 var b = base

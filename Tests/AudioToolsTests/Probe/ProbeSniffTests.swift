@@ -165,7 +165,7 @@ struct ProbeSniffTests {
 
     @Test func emptyAndUnknown() throws {
         #expect(try kind([]) == .empty)
-        var rng = ProbeSplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         let noise = (0..<4096).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         #expect(try kind(noise) == .unknown)
     }
@@ -175,18 +175,5 @@ struct ProbeSniffTests {
         let src = ProbeCountingSource(big)
         _ = try sniffContainer(src)
         #expect(src.bytesRead <= 4096)
-    }
-}
-
-/// Deterministic 64-bit generator for noise inputs.
-struct ProbeSplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
