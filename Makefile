@@ -57,6 +57,7 @@ test-deps: deps
 
 bench-deps: test-deps
 	$(call install_missing,$(BENCH_DEPS),cmd)
+	$(call install_missing,libebur128:libebur128-dev,lib)
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)

@@ -53,6 +53,19 @@ def music(path, seconds, rate=48000, bits=24):
                        "tremolo", "0.3", "60", "gain", "-14"])
 
 
+def build_ebur128_ref():
+    """Compiles the libebur128 baseline (Tests/Bench/ebur128_ref.c) when the library is installed."""
+    exe = os.path.join(DIR, "ebur128_ref")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ebur128_ref.c")
+    if not os.path.exists(exe):
+        r = subprocess.run(["gcc", "-O2", src, "-o", exe, "-lebur128", "-lsndfile", "-lm"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            print("  (libebur128 baseline not built: " + (r.stderr.strip().splitlines() or ["gcc failed"])[-1] + ")")
+            return None
+    return exe
+
+
 def section(title):
     print(f"\n== {title}", flush=True)
 
@@ -65,6 +78,24 @@ def measure():
     print(f"  decode only (the floor)        {floor:7.3f} s")
     print(f"  full measurement (incl. TP)    {full:7.3f} s   = {full / floor:5.2f}x the decode floor,"
           f" {600 / full:6.0f}x realtime")
+    sine = make(os.path.join(DIR, "sine-10min.wav"),
+                ["-r", "48000", "-c", "2", "-b", "24", os.path.join(DIR, "sine-10min.wav"), "synth", "600", "sine", "997", "gain", "-1"])
+    sfloor = best([tool("lufs-measure"), "-j", "1", "--decode-only", sine])
+    sfull = best([tool("lufs-measure"), "-j", "1", sine])
+    print(f"  worst case, a steady -1 dBFS sine (no true-peak skipping possible): "
+          f"{sfull:.3f} s = {sfull / sfloor:4.2f}x its decode floor")
+    ref = build_ebur128_ref()
+    if ref:
+        lib = best([ref, f], runs=1)
+        out = subprocess.run([ref, f], capture_output=True, text=True).stdout.strip()
+        print(f"  libebur128 (all modes, TP)     {lib:7.3f} s   = {lib / floor:5.1f}x the decode floor, {lib / full:4.1f}x lufs-measure")
+        ours = subprocess.run([tool("lufs-measure"), f], capture_output=True, text=True).stdout
+        import json
+        l = json.loads(ours)["loudness"]
+        print(f"    libebur128 reads   {out}")
+        print(f"    lufs-measure reads {l['integrated_lufs']:.2f} LUFS, LRA {l['loudness_range_lu']:.2f} LU, "
+              f"M max {l['momentary_max_lufs']:.2f}, S max {l['short_term_max_lufs']:.2f}, TP {l['true_peak_dbtp']:.2f} dBTP"
+              "  (maxima every 1 ms here, every 8192 frames there)")
     if shutil.which("ffmpeg"):
         ff = best(["ffmpeg", "-nostdin", "-v", "error", "-i", f, "-af", "ebur128=peak=true", "-f", "null", "-"], runs=1)
         print(f"  ffmpeg ebur128=peak=true       {ff:7.3f} s   = {ff / full:5.1f}x slower than lufs-measure")
