@@ -188,7 +188,7 @@ public final class LibraryFilter: RecordTool {
         let jobs: Int
         do {
             parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
-            if parsed.flag("help") { ToolMain.writeStdout(HelpText.render(info)); exit(0) }
+            if parsed.flag("help") { ToolMain.writeStdout(help()); exit(0) }
             if parsed.flag("version") { ToolMain.writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
             if parsed.paths.isEmpty, isatty(0) != 0 {
                 throw UsageError("No input: give music folders or files, or pipe audio-probe records or paths into standard input.")
@@ -259,6 +259,22 @@ public final class LibraryFilter: RecordTool {
             Diagnostics.warn(sentence)
         }
         exit(failed ? 1 : 0)
+    }
+
+    /// The common help, with the exit statuses this tool really has (dropping a song isn't a failure).
+    static func help() -> String {
+        let text = HelpText.render(info)
+        guard let cut = text.range(of: "\nEXIT STATUS:\n") else { return text }
+        return String(text[..<cut.lowerBound]) + """
+
+            EXIT STATUS:
+              0  the run worked (unusable songs left out, or written with --all, are not failures)
+              1  an input line was not a record, a --get id is gone, --page-info couldn't be written, or stdout closed early
+              2  usage error (bad option or value, a query or sort that can't be understood); nothing is written to stdout
+
+            Output is the usable songs' records, keys sorted, with `library` added; the summary sentence goes to stderr.
+
+            """
     }
 
     /// Everything kept for the listing: small per song, never decoded audio.
