@@ -1,1 +1,3 @@
-print("not yet built")
+import AudioTools
+
+ToolMain.run(AudioProbe.self)

@@ -234,6 +234,77 @@ def align():
             print(f"  {label:30} failed: {(r.stderr or r.stdout).strip()[-200:]}")
 
 
+def probe():
+    section("audio-probe / library-filter: 2,000 small files of mixed formats, against mediainfo")
+    lib = os.path.join(DIR, "probe-library")
+    count = 2000
+    if not os.path.exists(os.path.join(lib, ".complete")):
+        if not shutil.which("ffmpeg"):
+            print("  ffmpeg is not installed (make test-deps): skipped")
+            return
+        print("  generating probe-library (2,000 files) ...", flush=True)
+        shutil.rmtree(lib, ignore_errors=True)
+        seeds = os.path.join(lib, "seeds")
+        os.makedirs(seeds)
+        # 8 distinct 2-4 s clips in each of five formats, with tags, then copies of them.
+        clips = []
+        for i in range(8):
+            wav = os.path.join(seeds, f"clip{i}.wav")
+            sh(["sox", "-n", "-r", "44100", "-c", "2", "-b", "16", wav, "synth", str(2 + i % 3),
+                "sine", str(220 + 55 * i), "gain", "-12"])
+            tags = ["-metadata", f"title=Clip {i}", "-metadata", f"artist=Bench Artist {i % 3}",
+                    "-metadata", "album=Bench", "-metadata", f"date={1990 + i}"]
+            clips.append(wav)
+            for ext, codec in (("flac", []), ("mp3", ["-b:a", "128k"]), ("ogg", ["-c:a", "libvorbis"]), ("m4a", ["-c:a", "aac"])):
+                out = os.path.join(seeds, f"clip{i}.{ext}")
+                sh(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav] + tags + codec + [out])
+                clips.append(out)
+        others = {"cover.jpg": b"\xff\xd8\xff\xe0" + bytes(2000), "notes.txt": b"liner notes\n" * 20,
+                  "album.m3u": b"#EXTM3U\n01.mp3\n"}
+        audio_count = count - 3 * 40
+        for n in range(audio_count):
+            folder = os.path.join(lib, f"album{n % 40:02d}")
+            os.makedirs(folder, exist_ok=True)
+            src = clips[n % len(clips)]
+            shutil.copyfile(src, os.path.join(folder, f"{n:04d}{os.path.splitext(src)[1]}"))
+        for a in range(40):
+            for name, data in others.items():
+                with open(os.path.join(lib, f"album{a:02d}", name), "wb") as f:
+                    f.write(data)
+        shutil.rmtree(seeds)
+        open(os.path.join(lib, ".complete"), "w").close()
+    files = sum(len(fs) for _, _, fs in os.walk(lib)) - 1
+    print(f"  {files} files: wav, flac, mp3, ogg, m4a (AAC) copies of 8 clips, plus cover art, notes and playlists")
+    rows = []
+    for label, cmd in (("audio-probe --jobs 1", [tool("audio-probe"), "-j", "1", lib]),
+                       ("audio-probe --jobs 2", [tool("audio-probe"), "-j", "2", lib]),
+                       ("library-filter --jobs 1", [tool("library-filter"), "-j", "1", "--no-summary", lib]),
+                       ("library-filter --jobs 2", [tool("library-filter"), "-j", "2", "--no-summary", lib])):
+        rows.append((label, best(cmd, runs=2)))
+    mi = None
+    if shutil.which("mediainfo"):
+        mi = best(["mediainfo", "--Output=JSON", lib], runs=2)
+    for label, t in rows:
+        extra = f"   = {mi / t:5.2f}x mediainfo's speed" if mi else ""
+        print(f"  {label:28} {t:7.3f} s   {files / t:7.0f} files/s{extra}")
+    if mi:
+        print(f"  {'mediainfo --Output=JSON':28} {mi:7.3f} s   {files / mi:7.0f} files/s   (headers only; decodes nothing)")
+    else:
+        print("  mediainfo is not installed (make bench-deps): no comparison")
+    # The split: MP4 audio is decoded by running ffmpeg (ffprobe, then ffmpeg) per file, and that
+    # process start-up, not the decoding, is what an M4A costs; every other format is in-process.
+    paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(lib) for f in fs if not f.startswith("."))
+    for label, subset in (("M4A (AAC) only, via ffmpeg", [p for p in paths if p.endswith(".m4a")]),
+                          ("everything but M4A", [p for p in paths if not p.endswith(".m4a")])):
+        listing = os.path.join(DIR, "probe-subset.txt")
+        with open(listing, "w") as f:
+            f.write("\n".join(subset) + "\n")
+        t = best([tool("audio-probe"), "-j", "2"], runs=1, stdin=listing)
+        m = best(["mediainfo", "--Output=JSON"] + subset, runs=1) if shutil.which("mediainfo") else None
+        vs = f"   mediainfo {len(subset) / m:6.0f} files/s" if m else ""
+        print(f"  {label:28} audio-probe --jobs 2 {len(subset) / t:6.0f} files/s{vs}   ({len(subset)} files)")
+
+
 if __name__ == "__main__":
     for s in SECTIONS:
         fn = globals().get(s)

@@ -243,14 +243,18 @@ final class ProbeMP4Walker {
         try walkSampleEntryChildren(from: from, to: entry.end, depth: depth + 1, into: &t)
     }
 
-    func walkSampleEntryChildren(from: UInt64, to: UInt64, depth: Int, into t: inout MP4TrackFacts) throws {
+    /// `inSinf`: inside a protection scheme box, where `frma` means protection (in QuickTime's
+    /// `wave` atom an `frma` only repeats the plain format).
+    func walkSampleEntryChildren(from: UInt64, to: UInt64, depth: Int, inSinf: Bool = false, into t: inout MP4TrackFacts) throws {
         var track = t
         try forEachChild(from: from, to: to, depth: depth) { box in
             switch box.typeName {
             case "sinf", "schi":
-                try self.walkSampleEntryChildren(from: box.payload, to: box.end, depth: depth + 1, into: &track)
+                try self.walkSampleEntryChildren(from: box.payload, to: box.end, depth: depth + 1, inSinf: true, into: &track)
             case "wave":  // QuickTime: decoder config wrapped in a 'wave' atom
-                try self.walkSampleEntryChildren(from: box.payload, to: box.end, depth: depth + 1, into: &track)
+                try self.walkSampleEntryChildren(from: box.payload, to: box.end, depth: depth + 1, inSinf: inSinf, into: &track)
+            case "frma" where !inSinf:
+                break
             case "frma":
                 let p = try self.payload(box, cap: 8)
                 if let f = ProbeBytes.be32(p, 0) {

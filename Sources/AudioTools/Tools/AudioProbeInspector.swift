@@ -1,0 +1,238 @@
+import Foundation
+
+/// The one probing routine audio-probe and library-filter share: what a file is (from its bytes),
+/// whether it can really be used (decoding its first and last second, a seek rather than a full
+/// decode), and the facts a record's `probe` carries, which are kept even when the file is refused.
+public enum AudioProbeInspector {
+    /// What probing one file found: the `probe` object (nil only when the file couldn't be looked
+    /// at at all) and, when the file can't be used, the refusal.
+    public struct Report {
+        public var probe: JSON?
+        public var refusal: ToolError?
+    }
+
+    /// Probes `path`. With `deep`, every frame is decoded, so damage between the first and last
+    /// second is found too, and `probe.deep` says how far decoding got.
+    public static func inspect(path: String, deep: Bool = false) -> Report {
+        var facts = Facts()
+        do {
+            try run(path: path, deep: deep, into: &facts)
+            return Report(probe: facts.json, refusal: nil)
+        } catch let e as ToolError {
+            return Report(probe: facts.known ? facts.json : nil, refusal: e)
+        } catch {
+            let e = ToolError(.unreadable, "\(ToolError.quoted(path)) couldn't be examined: \(error).",
+                              suggestion: "Copy the file to a local folder and pick the copy.")
+            return Report(probe: facts.known ? facts.json : nil, refusal: e)
+        }
+    }
+
+    /// The facts gathered so far; every key is always present in the JSON, null when unknown.
+    struct Facts {
+        var known = false
+        var container: String?
+        var codec: String?
+        var sampleRate: Int?
+        var channels: Int?
+        var layout: String?
+        var frames: Int?
+        var headerSeconds: Double?
+        var bitDepth: Int?
+        var identity: FileIdentity?
+        var hasAudio: Bool?
+        var hasVideo: Bool?
+        var tags = ProbeTags()
+        var protection: Protection?
+        var decoder: String?
+        var contentID: String?
+        var deep: JSON?
+
+        var json: JSON {
+            func s(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
+            func i(_ v: Int?) -> JSON { v.map { .int($0) } ?? .null }
+            func b(_ v: Bool?) -> JSON { v.map { .bool($0) } ?? .null }
+            var o: [String: JSON] = [
+                "container": s(container), "codec": s(codec), "sample_rate": i(sampleRate),
+                "channels": i(channels), "layout": s(layout), "frames": i(frames), "bit_depth": i(bitDepth),
+                "size_bytes": identity.map { .int($0.sizeBytes) } ?? .null,
+                "file": identity?.json ?? .null,
+                "has_audio": b(hasAudio), "has_video": b(hasVideo), "decoder": s(decoder),
+                "content_id": s(contentID),
+                "tags": .object(["title": s(tags.title), "artist": s(tags.artist), "album": s(tags.album),
+                                 "genre": s(tags.genre), "year": s(tags.year), "track": s(tags.track)]),
+                "protection": protection.map { .object(["scheme": .string($0.scheme), "original_codec": s($0.originalFormat.map { mp4CodecName($0) })]) } ?? .null,
+            ]
+            if let f = frames, let r = sampleRate, r > 0 {
+                o["duration"] = .object(["frames": .int(f), "rate": .int(r)])
+                o["duration_seconds"] = .double(Double(f) / Double(r), decimals: 6)
+            } else {
+                o["duration"] = .null
+                o["duration_seconds"] = .optional(headerSeconds, decimals: 3)
+            }
+            if let d = deep { o["deep"] = d }
+            return .object(o)
+        }
+    }
+
+    static func run(path: String, deep: Bool, into f: inout Facts) throws {
+        // An iCloud placeholder stands for a file that isn't here, whatever its own bytes are.
+        if ProbeVerdicts.iCloudPlaceholderName(path) != nil {
+            f.identity = try? FileIdentity.of(path)
+            f.known = f.identity != nil
+            throw ProbeVerdicts.cloudOnly(path: path, size: nil)!
+        }
+        let identity = try FileIdentity.of(path)
+        f.identity = identity
+        f.known = true
+        if identity.sizeBytes == 0 {
+            throw ProbeVerdicts.refusal(for: ContainerFacts(kind: .empty, container: "empty", fileSize: 0), path: path)!
+        }
+        let bytes = try FileByteSource(path: path)
+        let c = try probeContainer(bytes)
+        f.container = c.container
+        f.codec = c.codec
+        f.hasAudio = c.hasAudio
+        f.hasVideo = c.hasVideo
+        f.tags = c.tags
+        f.protection = c.protection
+        if let a = c.audio {
+            f.sampleRate = a.sampleRate.flatMap { $0 >= 1 && $0 < 10_000_000 ? Int($0.rounded()) : nil }
+            f.channels = a.channels.flatMap { $0 > 0 && $0 <= 255 ? $0 : nil }
+            f.bitDepth = a.bitsPerSample.flatMap { $0 > 0 && $0 <= 64 ? $0 : nil }
+            f.headerSeconds = a.duration.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        }
+        // MP4 states the audio track's length in its own timescale: exact frames when that is the rate.
+        if let t = c.mp4?.tracks.first(where: { $0.handler == "soun" }), let ts = t.timescale, let d = t.duration,
+           let rate = f.sampleRate, Int(ts) == rate, d < UInt64(Int.max) {
+            f.frames = Int(d)
+        }
+        if let ch = f.channels { f.layout = layoutName(ChannelLayout.standard(channelCount: ch)) }
+        if let refusal = ProbeVerdicts.refusal(for: c, path: path) { throw refusal }
+        f.decoder = Decoder.decoderName(for: c.kind)
+        let opened: Decoder.Opened
+        do {
+            opened = try Decoder.open(path, facts: c, identity: identity)
+        } catch let e as ToolError {
+            if e.code == .unsupportedCodec { f.decoder = nil }
+            throw e
+        }
+        let source = opened.source
+        let format = source.format
+        f.decoder = opened.decoder
+        f.sampleRate = format.sampleRate
+        f.channels = format.channelCount
+        f.hasAudio = true
+        if let d = opened.sndfile {
+            if d.codec != "other" { f.codec = d.codec }
+            f.bitDepth = d.bitDepth
+            if let names = d.channelNames, !names.contains("?"),
+               let l = try? ChannelLayout.parse(names.joined(separator: ",")), l.channelCount == format.channelCount {
+                f.layout = layoutName(l)
+            } else {
+                f.layout = layoutName(ChannelLayout.standard(channelCount: format.channelCount))
+            }
+        } else {
+            if let ff = source as? FFmpegSource { f.codec = ff.codec }
+            f.layout = layoutName(ChannelLayout.standard(channelCount: format.channelCount))
+            if let codec = f.codec, !["alac", "flac"].contains(codec), !codec.hasPrefix("pcm") { f.bitDepth = nil }
+        }
+        if let n = format.frameCount { f.frames = n }
+        let (frames, id) = try decodeEnds(source, path: path, deep: deep, deepReport: &f.deep)
+        f.frames = frames
+        f.contentID = id
+        // A file that changed while it was read can't be trusted: the facts may mix two states.
+        if let now = try? FileIdentity.of(path), now != identity {
+            throw ToolError(.unreadable, "\(ToolError.quoted(path)) changed while it was being read.",
+                            suggestion: "Wait until the file has finished copying or downloading, then pick it.")
+        }
+    }
+
+    /// Decodes the first second and (after a seek) the last second, which catches a cut-off file
+    /// and yields the content id; with `deep`, decodes everything in between too. Returns the
+    /// frame count and the id. Throws `truncated` (or the decoder's code) naming where it stopped.
+    static func decodeEnds(_ source: AudioSource, path: String, deep: Bool, deepReport: inout JSON?) throws -> (Int, String) {
+        let format = source.format
+        let blockFrames = 16384
+        var builder = ContentID.Builder(sampleRate: format.sampleRate, channels: format.channelCount,
+                                        totalFrames: format.frameCount ?? 0)
+        var block = AudioBlock(channelCount: format.channelCount, capacity: blockFrames)
+        var position = 0
+        func readOne() throws -> Int {
+            do {
+                let n = try source.read(into: &block, maxFrames: blockFrames)
+                position += n
+                return n
+            } catch let e as ToolError {
+                if deep {
+                    deepReport = .object(["checked": .bool(false), "first_bad_frame": .int(position),
+                                          "first_bad_seconds": .double(Double(position) / Double(format.sampleRate), decimals: 3)])
+                }
+                throw e
+            }
+        }
+        while !builder.headIsComplete || format.frameCount == nil || deep {
+            let n = try readOne()
+            if n == 0 { break }
+            builder.add(block: block)
+            if format.frameCount != nil && !deep && builder.headIsComplete { break }
+        }
+        if let total = format.frameCount, !deep {
+            // The ffmpeg source seeks by decoding from the start, so for it reading on is never slower.
+            if position < builder.tailStartFrame, !(source is FFmpegSource) {
+                do {
+                    try source.seek(toFrame: builder.tailStartFrame)
+                    position = builder.tailStartFrame
+                } catch {
+                    throw ToolError(.truncated,
+                        "\(ToolError.quoted(path)) is cut off: its header promises \(total) frames, but the end of the audio can't be reached.",
+                        suggestion: "Pick a complete copy — the download or copy may not have finished.")
+                }
+            }
+            while try readOne() > 0 { builder.addTail(block: block) }
+        }
+        builder.totalFrames = position
+        if deep {
+            deepReport = .object(["checked": .bool(true), "first_bad_frame": .null, "first_bad_seconds": .null])
+        }
+        if position == 0 && format.frameCount == 0 {
+            throw ToolError(.noAudio, "\(ToolError.quoted(path)) holds no audio: its header says it is 0 frames long.",
+                            suggestion: "Pick a music or voice file that has sound in it.")
+        }
+        if position == 0 {
+            throw ToolError(.truncated, "\(ToolError.quoted(path)) has a header but no audio after it.",
+                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
+        }
+        if let promised = format.frameCount, position < promised {
+            throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: its header promises \(promised) frames but only \(position) are there.",
+                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
+        }
+        return (position, builder.id().hex)
+    }
+
+    /// "mono", "stereo", "5.1"... for the usual layouts, else the channel labels ("L,R,C").
+    static func layoutName(_ l: ChannelLayout) -> String {
+        let names: [Int: String] = [1: "mono", 2: "stereo", 3: "3.0", 4: "quad", 5: "5.0", 6: "5.1", 8: "7.1"]
+        if let n = names[l.channelCount], l == ChannelLayout.standard(channelCount: l.channelCount) { return n }
+        return l.description
+    }
+
+    /// An id for a file whose audio can't be decoded (protected, cloud-only, damaged): a hash of
+    /// its size and its first and last 64 KiB, so it too survives renames and moves. Nil when the
+    /// file can't be read.
+    public static func byteID(path: String) -> String? {
+        guard let src = try? FileByteSource(path: path) else { return nil }
+        let span = 65536
+        guard let head = try? src.read(at: 0, count: span),
+              let tail = try? src.read(at: src.size > UInt64(span) ? src.size - UInt64(span) : 0, count: span) else { return nil }
+        var message = Array("audio-tools byte id 1".utf8)
+        withUnsafeBytes(of: src.size.littleEndian) { message.append(contentsOf: $0) }
+        message += head + tail
+        let a = ContentID.XXHash64.hash(message, seed: 0)
+        let b = ContentID.XXHash64.hash(message, seed: 0x27d4_eb2f_1656_67c5)
+        func hex(_ v: UInt64, _ digits: Int) -> String {
+            let s = String(v, radix: 16)
+            return String(repeating: "0", count: max(0, digits - s.count)) + s
+        }
+        return hex(a, 16) + hex(b >> 32, 8)
+    }
+}

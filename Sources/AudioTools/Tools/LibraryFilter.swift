@@ -1,0 +1,298 @@
+import Foundation
+
+/// library-filter: from a music library, only what can really be used. Reads records (from
+/// audio-probe, or bare paths, which it probes with the same routine) or walks folders, and
+/// writes the usable songs with `library` {usable, id, reason}; searches, sorts, pages, and
+/// resolves stable ids back to current paths. Unlike the other tools it drops records (the
+/// unusable ones, the non-songs) and orders its output, so it runs its own loop around ToolMain's parts.
+public final class LibraryFilter: RecordTool {
+    public static let info = ToolInfo(
+        name: "library-filter", key: "library",
+        abstract: "Keep only the songs of a music library that can really be used, with search, sort, paging and stable ids.",
+        discussion: "Input is records from audio-probe, bare paths, or folders to walk (iCloud placeholders .Name.m4a.icloud included). Files are probed unless the record already carries a current `probe`. Protected, cloud-only, broken, silent-video and undecodable files are dropped (written with their reason under --all); cover art, playlists, cue sheets and text are skipped by name and counted. Sorting and paging need every usable song before the first line can be written, so output starts when the input ends. A one-sentence summary goes to stderr at the end. Exit status is 0 when the run worked, even if files were filtered out: that is the tool's job.",
+        options: [
+            .flag("all", help: "Also write the unusable songs, with library.usable false and the reason (and the probe's error)."),
+            .value("query", "QUERY", help: "Keep songs matching QUERY: bare words search title, artist, album and genre; field:text, field:A..B ranges, -term negates; all terms apply. Fields: title, artist, album, genre, year, track, duration, format, codec, sample_rate, channels, bit_depth, path, size."),
+            .value("sort", "FIELDS", help: "Order by field[+|-][,field...] (default: mtime-, the most recently modified first)."),
+            .value("offset", "N", help: "Skip the first N songs of the sorted listing."),
+            .value("limit", "N", help: "Write at most N songs."),
+            .value("page-info", "FILE", help: "Write {offset, limit, returned, total, has_more, next_offset} as JSON to FILE (atomically), for a picker that pages."),
+            .value("get", "ID", help: "Write only the song with this library.id, found wherever it now is in the folders given; repeatable. An id that is gone gets an error record.", repeatable: true),
+            .value("min-duration", "SECONDS", help: "Songs shorter than this are unusable."),
+            .value("max-duration", "SECONDS", help: "Songs longer than this are unusable."),
+            .value("min-sample-rate", "HZ", help: "Songs at a lower sample rate are unusable."),
+            .value("channels", "N", help: "Only songs with exactly N channels are usable."),
+            .flag("deep", help: "Probe by decoding every frame, not only the first and last second (slower; finds damage in between)."),
+            .flag("no-summary", help: "Don't print the summary sentence on stderr."),
+        ],
+        examples: [
+            "library-filter ~/Music",
+            "audio-probe ~/Music | library-filter --all | jq -c 'select(.library.usable | not) | [.path, .library.reason.code]'",
+            "library-filter --query 'artist:miles year:1955..1965 -genre:live' --sort year,album,track ~/Music",
+            "library-filter --sort title --offset 50 --limit 50 --page-info page.json ~/Music",
+            "library-filter --get 3f2a9c0d1e8b7a6c5d4e3f21 ~/Music ~/Backup/Music",
+        ])
+
+    let includeUnusable: Bool
+    let query: LibraryQuery
+    let sort: LibrarySort
+    let page: LibraryPage
+    let pageInfoPath: String?
+    let getIDs: [String]
+    let constraints: LibraryConstraints
+    let deep: Bool
+    let printSummary: Bool
+
+    public init(options o: ParsedOptions) throws {
+        includeUnusable = o.flag("all")
+        deep = o.flag("deep")
+        printSummary = !o.flag("no-summary")
+        do {
+            query = try LibraryQuery.parse(o.string("query") ?? "")
+        } catch let e as LibraryParseError {
+            throw UsageError("--query: \(e.message). \(e.suggestion)")
+        }
+        do {
+            sort = try LibrarySort.parse(o.string("sort") ?? "")
+        } catch let e as LibraryParseError {
+            throw UsageError("--sort: \(e.message). \(e.suggestion)")
+        }
+        let offset = try o.int("offset") ?? 0
+        let limit = try o.int("limit")
+        do {
+            page = try LibraryPage.validated(offset: offset, limit: limit)
+        } catch let e as ToolError { throw UsageError("\(e.message) \(e.suggestion)") }
+        pageInfoPath = o.string("page-info")
+        let c = LibraryConstraints(minDuration: try o.double("min-duration"), maxDuration: try o.double("max-duration"),
+                                   minSampleRate: try o.int("min-sample-rate"), channels: try o.int("channels"))
+        do { try c.validate() } catch let e as ToolError { throw UsageError("\(e.message) \(e.suggestion)") }
+        constraints = c
+        var ids: [String] = []
+        for raw in o.strings("get") {
+            let id = raw.trimmingCharacters(in: .whitespaces).lowercased()
+            guard id.count == ContentID.hexLength, id.allSatisfy({ $0.isHexDigit }) else {
+                throw UsageError("--get: '\(raw)' is not a library id (\(ContentID.hexLength) hex digits, as library.id shows).")
+            }
+            if !ids.contains(id) { ids.append(id) }
+        }
+        getIDs = ids
+        if !getIDs.isEmpty {
+            for name in ["query", "offset", "limit", "page-info"] where o.has(name) {
+                throw UsageError("--get finds songs by id and can't be combined with --\(name).")
+            }
+        }
+    }
+
+    /// What became of one input item, computed on a worker thread.
+    struct Entry {
+        enum Kind {
+            /// A line that isn't a usable record (bad JSON, newer schema): written as it is.
+            case inputError
+            case skipped(LibrarySkipKind)
+            case song(LibrarySummary.Outcome)
+        }
+        var kind: Kind
+        var item: LibraryItem?
+        var record: Record
+        var usable: Bool { if case .song(.usable) = kind { return true }; return false }
+    }
+
+    /// iCloud placeholders stand for songs: the one kind of hidden file the walk looks at.
+    public func includeHidden(name: String) -> Bool {
+        LibrarySkipKind.iCloudRealName(fileName: name) != nil
+    }
+
+    /// Records refused upstream (by audio-probe) are songs too: counted, and listed under --all.
+    public var processesFailedRecords: Bool { true }
+
+    public func process(_ record: Record) throws -> Record { entry(for: record).record }
+
+    func entry(for input: Record) -> Entry {
+        guard let path = input.path, input.errorCode != ErrorCode.badInput.rawValue,
+              input.errorCode != ErrorCode.newerSchema.rawValue else {
+            return Entry(kind: .inputError, item: nil, record: input)
+        }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if let kind = LibrarySkipKind.classify(fileName: name) {
+            return Entry(kind: .skipped(kind), item: nil, record: input)
+        }
+        var record = input
+        var refusal: ToolError?
+        var probe = input["probe"]
+        if input.hasError {
+            let e = input["error"]
+            refusal = ToolError(ErrorCode(rawValue: e?["code"]?.stringValue ?? "") ?? .unreadable,
+                                e?["message"]?.stringValue ?? "\(ToolError.quoted(path)) was refused by an earlier tool.",
+                                suggestion: e?["suggestion"]?.stringValue ?? "Pick another file.")
+        } else if !Self.isCurrent(probe, path: path) {
+            // Not probed yet, or probed before the file last changed: probe it now.
+            let report = AudioProbeInspector.inspect(path: path, deep: deep)
+            probe = report.probe
+            record["probe"] = report.probe ?? .null
+            if let r = report.refusal {
+                refusal = r
+                record = record.failing(r, tool: Self.info.name)
+            }
+        }
+        let id = probe?["content_id"]?.stringValue ?? AudioProbeInspector.byteID(path: path)
+        let item = Self.item(path: path, id: id ?? "", probe: probe)
+        var reason: JSON = .null
+        let outcome: LibrarySummary.Outcome
+        if let r = refusal {
+            outcome = .failed(r.code)
+            reason = .object(["code": .string(r.code.rawValue), "message": .string(r.message), "suggestion": .string(r.suggestion)])
+        } else if let v = constraints.check(item) {
+            outcome = .outsideConstraints
+            reason = .object(["code": .string("outside-constraints"), "message": .string(v.message), "suggestion": .string(v.suggestion)])
+        } else {
+            outcome = .usable
+        }
+        record["library"] = .object(["usable": .bool(outcome == .usable), "id": id.map { .string($0) } ?? .null, "reason": reason])
+        record["schema"] = .int(Record.schemaVersion)
+        return Entry(kind: .song(outcome), item: item, record: record)
+    }
+
+    /// Whether a record's `probe` describes the file as it is now (same size and modification time).
+    static func isCurrent(_ probe: JSON?, path: String) -> Bool {
+        guard let p = probe, p["content_id"]?.stringValue != nil,
+              let then = FileIdentity(json: p["file"]), let now = try? FileIdentity.of(path) else { return false }
+        return then == now
+    }
+
+    /// What search and sort see of a probed file.
+    static func item(path: String, id: String, probe: JSON?) -> LibraryItem {
+        let tags = probe?["tags"]
+        func tag(_ k: String) -> String? { tags?[k]?.stringValue }
+        func leadingNumber(_ s: String?) -> Int? {
+            guard let s else { return nil }
+            let digits = s.drop(while: { !$0.isNumber }).prefix(while: \.isNumber)
+            return digits.isEmpty || digits.count > 9 ? nil : Int(digits)
+        }
+        let identity = FileIdentity(json: probe?["file"])
+        return LibraryItem(
+            id: id, path: path, title: tag("title"), artist: tag("artist"), album: tag("album"), genre: tag("genre"),
+            year: leadingNumber(tag("year")), track: leadingNumber(tag("track")),
+            durationSeconds: probe?["duration_seconds"]?.doubleValue, format: probe?["container"]?.stringValue,
+            codec: probe?["codec"]?.stringValue, sampleRate: probe?["sample_rate"]?.intValue,
+            channels: probe?["channels"]?.intValue, bitDepth: probe?["bit_depth"]?.intValue,
+            sizeBytes: Int64(clamping: identity?.sizeBytes ?? 0), modifiedNanoseconds: identity?.modifiedNanoseconds ?? 0)
+    }
+
+    /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
+    /// and paging here, since output is a selection of the input rather than one record per line.
+    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        Diagnostics.toolName = info.name
+        signal(SIGPIPE, SIG_IGN)
+        let parsed: ParsedOptions
+        let tool: LibraryFilter
+        let jobs: Int
+        do {
+            parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
+            if parsed.flag("help") { ToolMain.writeStdout(help()); exit(0) }
+            if parsed.flag("version") { ToolMain.writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
+            if parsed.paths.isEmpty, isatty(0) != 0 {
+                throw UsageError("No input: give music folders or files, or pipe audio-probe records or paths into standard input.")
+            }
+            tool = try LibraryFilter(options: parsed)
+            jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+        } catch let e as UsageError {
+            ToolMain.usageFailure(info, e.message)
+        } catch {
+            ToolMain.usageFailure(info, "\(error)")
+        }
+        let stderrTTY = isatty(2) != 0
+        let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
+                                terminal: stderrTTY, tool: info.name)
+        let input = InputRecords(paths: parsed.paths, tool: info.name, includeHidden: { tool.includeHidden(name: $0) })
+        let runner = OrderedRunner(jobs: jobs, window: max(4, jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }
+        var listing = Listing()
+        var failed = false
+        func write(_ line: String) {
+            if !ToolMain.writeStdout(line + "\n") { progress.clear(); exit(1) }
+        }
+        runner.run(input: input) { entry in
+            progress.step(failed: !entry.usable, path: entry.record.path)
+            switch entry.kind {
+            case .inputError:
+                // Input that couldn't be read as a record is reported at once, as every tool does.
+                failed = true
+                write(entry.record.serialized())
+            case .skipped(let kind):
+                listing.summary.count(.skipped(kind))
+            case .song(let outcome):
+                listing.summary.count(outcome)
+                guard let item = entry.item else { return }
+                let wanted = tool.getIDs.isEmpty ? tool.query.matches(item) : tool.getIDs.contains(item.id)
+                if wanted && (entry.usable || tool.includeUnusable) {
+                    // Per song only the search/sort fields and the finished line are kept.
+                    listing.items.append(item)
+                    listing.lines.append(entry.record.serialized())
+                }
+            }
+        }
+        progress.clear()
+        let order = tool.sort.sortedIndices(listing.items)
+        if tool.getIDs.isEmpty {
+            let (pageOrder, info) = tool.page.apply(to: order)
+            for i in pageOrder { write(listing.lines[i]) }
+            if let p = tool.pageInfoPath {
+                do { try AtomicFile.write(info.json.serialized() + "\n", to: p) } catch {
+                    Diagnostics.warn("can't write the page info to \(ToolError.quoted(p)): \(error)")
+                    failed = true
+                }
+            }
+        } else {
+            for id in tool.getIDs {
+                let found = order.filter { listing.items[$0].id == id }
+                for i in found { write(listing.lines[i]) }
+                if found.isEmpty {
+                    failed = true
+                    write(goneRecord(id: id, folders: parsed.paths).serialized())
+                }
+            }
+        }
+        if tool.printSummary {
+            var sentence = listing.summary.sentence
+            if !tool.query.isEmpty {
+                sentence += "; \(LibraryText.count(listing.items.count)) \(listing.items.count == 1 ? "matches" : "match") the query"
+            }
+            Diagnostics.warn(sentence)
+        }
+        exit(failed ? 1 : 0)
+    }
+
+    /// The common help, with the exit statuses this tool really has (dropping a song isn't a failure).
+    static func help() -> String {
+        let text = HelpText.render(info)
+        guard let cut = text.range(of: "\nEXIT STATUS:\n") else { return text }
+        return String(text[..<cut.lowerBound]) + """
+
+            EXIT STATUS:
+              0  the run worked (unusable songs left out, or written with --all, are not failures)
+              1  an input line was not a record, a --get id is gone, --page-info couldn't be written, or stdout closed early
+              2  usage error (bad option or value, a query or sort that can't be understood); nothing is written to stdout
+
+            Output is the usable songs' records, keys sorted, with `library` added; the summary sentence goes to stderr.
+
+            """
+    }
+
+    /// Everything kept for the listing: small per song, never decoded audio.
+    struct Listing {
+        var summary = LibrarySummary()
+        var items: [LibraryItem] = []
+        var lines: [String] = []
+    }
+
+    /// The error record for an id no file in the input has any more.
+    static func goneRecord(id: String, folders: [String]) -> Record {
+        let places = folders.filter { $0 != "-" }
+        let whereText = places.isEmpty ? "the input" : places.count == 1 ? ToolError.quoted(places[0]) : "the folders given"
+        let e = ToolError(.notFound, "No song with id \(id) is in \(whereText) any more.",
+                          suggestion: "It may have been deleted, changed or moved outside these folders; give the folder that holds it now, or pick the song again.")
+        var r = Record(["library": .object(["usable": .bool(false), "id": .string(id), "reason": .object([
+            "code": .string(e.code.rawValue), "message": .string(e.message), "suggestion": .string(e.suggestion)])])])
+        r = r.failing(e, tool: info.name)
+        return r
+    }
+}
