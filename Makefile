@@ -70,7 +70,7 @@ demo: build
 	@echo "== audio-probe | library-filter | lufs-measure | lufs-normalize  (Fixtures/clips -> $(DEMO_OUT))"
 	@mkdir -p $(DEMO_OUT)
 	@$(BIN)/audio-probe Fixtures/clips \
-	  | $(BIN)/library-filter --summary \
+	  | $(BIN)/library-filter \
 	  | $(BIN)/lufs-measure \
 	  | $(BIN)/lufs-normalize --preset podcast --format flac --overwrite --out-dir $(DEMO_OUT)/audio \
 	  | tee $(DEMO_OUT)/records.jsonl
