@@ -42,16 +42,30 @@ public enum Decoder {
         return try open(path, facts: facts, identity: identity)
     }
 
-    /// Opens the decoder for a file whose bytes were already judged usable.
-    public static func open(_ path: String, facts: ContainerFacts, identity: FileIdentity) throws -> Opened {
+    /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
+    /// to install when this build has none for it.
+    public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> String {
         guard let name = decoderName(for: facts.kind) else {
             let codec = facts.codec.map { " (\($0))" } ?? ""
             throw ToolError(.unsupportedCodec,
                 "\(ToolError.quoted(path)) holds \(facts.container.uppercased()) audio\(codec), which this build can decode only with ffmpeg, and ffmpeg is not installed.",
                 suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC first.")
         }
+        return name
+    }
+
+    /// Frames the container states for its audio track, when its timescale is the sample rate.
+    public static func statedFrames(_ facts: ContainerFacts) -> Int? {
+        guard let t = facts.mp4?.tracks.first(where: { $0.handler == "soun" }), let ts = t.timescale, let d = t.duration,
+              let rate = t.audio?.sampleRate ?? facts.audio?.sampleRate, Double(ts) == rate, d < UInt64(Int.max) else { return nil }
+        return Int(d)
+    }
+
+    /// Opens the decoder for a file whose bytes were already judged usable.
+    public static func open(_ path: String, facts: ContainerFacts, identity: FileIdentity) throws -> Opened {
+        let name = try requireDecoder(path, facts: facts)
         if name == "ffmpeg" {
-            let s = try FFmpegSource(path: path)
+            let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
             return Opened(source: s, identity: identity, sndfile: nil, facts: facts, decoder: name)
         }
         let s = try SndfileSource(path: path)

@@ -1,22 +1,22 @@
 import Foundation
 
 /// Decodes what libsndfile can't (AAC and ALAC in MP4, WMA, audio in Matroska) by running the
-/// `ffmpeg` program, when it is installed, as a subprocess that streams 32-bit float PCM.
+/// `ffmpeg` program, when it is installed, as one subprocess that streams a float WAV on its
+/// stdout: the WAV header tells the rate and channels, so no separate ffprobe run is needed.
 public final class FFmpegSource: AudioSource {
     public let path: String
-    public let format: AudioFormat
-    /// The codec ffprobe names (`aac`, `alac`, `wmav2`, ...).
-    public let codec: String
+    public private(set) var format: AudioFormat
     private var process: Process?
     private var pipe: FileHandle?
     private var stderrPipe: Pipe?
+    private var stderrText = Data()
+    private var stderrReader: Thread?
     private var pending = Data()
     private var framesRead = 0
 
-    /// The ffmpeg and ffprobe programs on PATH, or nil when not installed.
+    /// The ffmpeg program on PATH, or nil when not installed.
     public static let ffmpegPath: String? = findProgram("ffmpeg")
-    public static let ffprobePath: String? = findProgram("ffprobe")
-    public static var isAvailable: Bool { ffmpegPath != nil && ffprobePath != nil }
+    public static var isAvailable: Bool { ffmpegPath != nil }
 
     static func findProgram(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
@@ -27,39 +27,16 @@ public final class FFmpegSource: AudioSource {
         return nil
     }
 
-    /// Asks ffprobe for the first audio stream's rate, channels and codec; throws ToolError when
+    /// Starts decoding the first audio stream of `path`. `expectedFrames`, when the container
+    /// states it, lets a decode that stops early be reported as cut off. Throws ToolError when
     /// ffmpeg is missing or finds no decodable audio.
-    public init(path: String) throws {
+    public init(path: String, expectedFrames: Int? = nil) throws {
         self.path = path
-        let name = ToolError.quoted(path)
-        guard let probe = FFmpegSource.ffprobePath, FFmpegSource.ffmpegPath != nil else {
-            throw ToolError(.unsupportedCodec, "\(name) needs ffmpeg to be decoded, and ffmpeg is not installed.",
+        guard FFmpegSource.ffmpegPath != nil else {
+            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) needs ffmpeg to be decoded, and ffmpeg is not installed.",
                             suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC.")
         }
-        let (status, out, err) = FFmpegSource.capture(probe, ["-v", "error", "-select_streams", "a:0",
-            "-show_entries", "stream=codec_name,sample_rate,channels,duration_ts,time_base", "-of", "json", path])
-        guard status == 0, let json = try? JSON.parse(out),
-              let stream = json["streams"]?.arrayValue?.first else {
-            if status == 0 {
-                throw ToolError(.noAudio, "\(name) doesn't contain any audio.",
-                                suggestion: "Pick a music or voice file — a video file won't work here.")
-            }
-            throw ToolError(.malformed, "\(name) can't be decoded: \(err.split(separator: "\n").first.map(String.init) ?? "ffmpeg refused it").",
-                            suggestion: "The file is damaged; export or download it again.")
-        }
-        let rate = Int(stream["sample_rate"]?.stringValue ?? "") ?? stream["sample_rate"]?.intValue ?? 0
-        let channels = stream["channels"]?.intValue ?? 0
-        guard rate > 0, channels > 0, channels <= 64 else {
-            throw ToolError(.malformed, "\(name) has an audio stream with an impossible format (\(channels) channels at \(rate) Hz).",
-                            suggestion: "The file is damaged; export or download it again.")
-        }
-        codec = stream["codec_name"]?.stringValue ?? "unknown"
-        var frames: Int?
-        if let ts = stream["duration_ts"]?.intValue, let tb = stream["time_base"]?.stringValue {
-            let parts = tb.split(separator: "/").compactMap { Int($0) }
-            if parts.count == 2, parts[1] > 0, parts[1] == rate, parts[0] == 1 { frames = ts }
-        }
-        format = AudioFormat(sampleRate: rate, channelCount: channels, frameCount: frames)
+        format = AudioFormat(sampleRate: 0, channelCount: 0, frameCount: expectedFrames)
         try start()
     }
 
@@ -69,7 +46,7 @@ public final class FFmpegSource: AudioSource {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: FFmpegSource.ffmpegPath!)
         p.arguments = ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn",
-                       "-f", "f32le", "-acodec", "pcm_f32le", "-ac", String(format.channelCount), "-ar", String(format.sampleRate), "-"]
+                       "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
@@ -78,8 +55,69 @@ public final class FFmpegSource: AudioSource {
         process = p
         pipe = out.fileHandleForReading
         stderrPipe = err
+        stderrText = Data()
+        // Drain stderr on the side so a chatty decoder can never block on a full pipe.
+        let reader = Thread { [weak self, err] in
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            self?.stderrText = data
+        }
+        reader.start()
+        stderrReader = reader
         pending = Data()
         framesRead = 0
+        try readHeader()
+    }
+
+    /// Reads the RIFF/WAVE header ffmpeg writes ahead of the samples (sizes unknown on a pipe).
+    private func readHeader() throws {
+        let name = ToolError.quoted(path)
+        func fill(_ n: Int) -> Bool {
+            while pending.count < n {
+                guard let h = pipe else { return false }
+                let chunk = h.readData(ofLength: max(4096, n - pending.count))
+                if chunk.isEmpty { return false }
+                pending.append(chunk)
+            }
+            return true
+        }
+        func u32(_ o: Int) -> UInt32 { pending.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: o, as: UInt32.self)) } }
+        func u16(_ o: Int) -> UInt16 { pending.withUnsafeBytes { UInt16(littleEndian: $0.loadUnaligned(fromByteOffset: o, as: UInt16.self)) } }
+        guard fill(12), pending.prefix(4) == Data("RIFF".utf8) else { throw startFailure(name) }
+        var offset = 12
+        var rate = 0, channels = 0
+        while true {
+            guard fill(offset + 8) else { throw startFailure(name) }
+            let id = String(decoding: pending[pending.startIndex + offset ..< pending.startIndex + offset + 4], as: UTF8.self)
+            let size = Int(u32(offset + 4))
+            if id == "data" { offset += 8; break }
+            guard size < 1 << 20, fill(offset + 8 + size) else { throw startFailure(name) }
+            if id == "fmt " {
+                channels = Int(u16(offset + 10))
+                rate = Int(u32(offset + 12))
+            }
+            offset += 8 + size + (size & 1)
+        }
+        pending.removeSubrange(pending.startIndex ..< pending.startIndex + offset)
+        guard rate > 0, channels > 0, channels <= 64 else {
+            throw ToolError(.malformed, "\(name) has an audio stream with an impossible format (\(channels) channels at \(rate) Hz).",
+                            suggestion: "The file is damaged; export or download it again.")
+        }
+        format.sampleRate = rate
+        format.channelCount = channels
+    }
+
+    /// Why ffmpeg produced no header: no audio stream, or a file it can't read.
+    private func startFailure(_ name: String) -> ToolError {
+        process?.waitUntilExit()
+        while let r = stderrReader, !r.isFinished { usleep(500) }
+        let err = String(decoding: stderrText, as: UTF8.self)
+        if err.contains("matches no streams") || err.contains("does not contain any stream") {
+            return ToolError(.noAudio, "\(name) doesn't contain any audio.",
+                             suggestion: "Pick a music or voice file — a video file won't work here.")
+        }
+        let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg refused it"
+        return ToolError(.malformed, "\(name) can't be decoded: \(first).",
+                         suggestion: "The file is damaged; export or download it again.")
     }
 
     private func stop() {
@@ -111,7 +149,7 @@ public final class FFmpegSource: AudioSource {
                     }
                 }
             }
-            pending.removeSubrange(0..<(n * ch * 4))
+            pending.removeSubrange(pending.startIndex ..< pending.startIndex + n * ch * 4)
             for c in 0..<ch {
                 if block.channels[c].withUnsafeBufferPointer({ p in (0..<n).contains { !p[$0].isFinite } }) {
                     throw ToolError(.nonFiniteSamples, "\(ToolError.quoted(path)) decodes to samples that are not numbers (NaN or infinity).",
@@ -121,24 +159,32 @@ public final class FFmpegSource: AudioSource {
         }
         block.frames = n
         framesRead += n
-        if n == 0 {
-            process?.waitUntilExit()
-            let status = process?.terminationStatus ?? 0
-            let err = String(decoding: stderrPipe?.fileHandleForReading.readDataToEndOfFile() ?? Data(), as: UTF8.self)
-            pipe = nil
-            if status != 0 || !err.isEmpty {
-                let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(status)"
-                let cut = err.lowercased().contains("end of file") || err.lowercased().contains("truncat") || err.lowercased().contains("partial file")
-                throw ToolError(cut ? .truncated : .malformed,
-                    "\(ToolError.quoted(path)) \(cut ? "is cut off" : "is damaged") after \(framesRead) frames (\(first)).",
-                    suggestion: "Download or export the file again; a complete copy will work.")
-            }
-            if let promised = format.frameCount, framesRead + format.sampleRate / 10 < promised {
-                throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: it promises \(promised) frames but only \(framesRead) decode.",
-                                suggestion: "Download or export the file again; a complete copy will work.")
-            }
-        }
+        if n == 0 { try finishDecoding() }
         return n
+    }
+
+    /// At the end of the stream: ffmpeg's status and messages tell a complete decode from a
+    /// damaged or cut-off one.
+    private func finishDecoding() throws {
+        process?.waitUntilExit()
+        while let r = stderrReader, !r.isFinished { usleep(500) }
+        let status = process?.terminationStatus ?? 0
+        let err = String(decoding: stderrText, as: UTF8.self)
+        pipe = nil
+        if status != 0 || !err.isEmpty {
+            let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(status)"
+            let lower = err.lowercased()
+            let cut = lower.contains("end of file") || lower.contains("truncat") || lower.contains("partial file")
+            throw ToolError(cut ? .truncated : .malformed,
+                "\(ToolError.quoted(path)) \(cut ? "is cut off" : "is damaged") after \(framesRead) frames (\(first)).",
+                suggestion: "Download or export the file again; a complete copy will work.")
+        }
+        // Containers state their length in their own timescale; allow a tenth of a second for
+        // encoder priming and padding before calling a short decode cut off.
+        if let promised = format.frameCount, framesRead + format.sampleRate / 10 < promised {
+            throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: it promises \(promised) frames but only \(framesRead) decode.",
+                            suggestion: "Download or export the file again; a complete copy will work.")
+        }
     }
 
     /// Restarts the decoder and skips to `frame` exactly (decoding what it skips).
@@ -153,21 +199,5 @@ public final class FFmpegSource: AudioSource {
             left -= n
         }
         framesRead = frame
-    }
-
-    static func capture(_ exe: String, _ args: [String]) -> (Int32, String, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: exe)
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out; p.standardError = err; p.standardInput = FileHandle.nullDevice
-        do { try p.run() } catch { return (-1, "", "\(error)") }
-        var errData = Data()
-        let t = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
-        t.start()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !t.isFinished { usleep(500) }
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errData, as: UTF8.self))
     }
 }

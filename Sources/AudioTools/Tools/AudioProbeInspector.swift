@@ -46,6 +46,8 @@ public enum AudioProbeInspector {
         var decoder: String?
         var contentID: String?
         var deep: JSON?
+        /// How far the file was verified: "structure", "first and last second", "every frame".
+        var checked: String?
 
         var json: JSON {
             func s(_ v: String?) -> JSON { v.map { .string($0) } ?? .null }
@@ -57,7 +59,7 @@ public enum AudioProbeInspector {
                 "size_bytes": identity.map { .int($0.sizeBytes) } ?? .null,
                 "file": identity?.json ?? .null,
                 "has_audio": b(hasAudio), "has_video": b(hasVideo), "decoder": s(decoder),
-                "content_id": s(contentID),
+                "content_id": s(contentID), "checked": s(checked),
                 "tags": .object(["title": s(tags.title), "artist": s(tags.artist), "album": s(tags.album),
                                  "genre": s(tags.genre), "year": s(tags.year), "track": s(tags.track)]),
                 "protection": protection.map { .object(["scheme": .string($0.scheme), "original_codec": s($0.originalFormat.map { mp4CodecName($0) })]) } ?? .null,
@@ -108,14 +110,21 @@ public enum AudioProbeInspector {
         }
         if let ch = f.channels { f.layout = layoutName(ChannelLayout.standard(channelCount: ch)) }
         if let refusal = ProbeVerdicts.refusal(for: c, path: path) { throw refusal }
-        f.decoder = Decoder.decoderName(for: c.kind)
-        let opened: Decoder.Opened
-        do {
-            opened = try Decoder.open(path, facts: c, identity: identity)
-        } catch let e as ToolError {
-            if e.code == .unsupportedCodec { f.decoder = nil }
-            throw e
+        f.decoder = try Decoder.requireDecoder(path, facts: c)
+        let lossless = ["alac", "flac"].contains(c.codec ?? "") || (c.codec ?? "").hasPrefix("pcm")
+        if f.decoder == "ffmpeg", !deep, c.hasAudio == true, !lossless {
+            // An external decoder costs a process start per file, most of a probe's time. For lossy
+            // audio at import the container's structure is what is checked (the box parser refuses a
+            // media box cut off by the end of the file) and the id comes from the bytes, since a
+            // lossy encode is its own identity anyway; --deep decodes it all. Lossless audio is
+            // decoded so a WAV, FLAC or ALAC copy of the same song gets the same id.
+            f.frames = Decoder.statedFrames(c) ?? f.frames
+            f.contentID = byteID(path: path)
+            f.checked = "structure"
+            try checkUnchanged(path, identity)
+            return
         }
+        let opened = try Decoder.open(path, facts: c, identity: identity)
         let source = opened.source
         let format = source.format
         f.decoder = opened.decoder
@@ -132,7 +141,6 @@ public enum AudioProbeInspector {
                 f.layout = layoutName(ChannelLayout.standard(channelCount: format.channelCount))
             }
         } else {
-            if let ff = source as? FFmpegSource { f.codec = ff.codec }
             f.layout = layoutName(ChannelLayout.standard(channelCount: format.channelCount))
             if let codec = f.codec, !["alac", "flac"].contains(codec), !codec.hasPrefix("pcm") { f.bitDepth = nil }
         }
@@ -140,7 +148,12 @@ public enum AudioProbeInspector {
         let (frames, id) = try decodeEnds(source, path: path, deep: deep, deepReport: &f.deep)
         f.frames = frames
         f.contentID = id
-        // A file that changed while it was read can't be trusted: the facts may mix two states.
+        f.checked = deep ? "every frame" : "first and last second"
+        try checkUnchanged(path, identity)
+    }
+
+    /// A file that changed while it was read can't be trusted: the facts may mix two states.
+    static func checkUnchanged(_ path: String, _ identity: FileIdentity) throws {
         if let now = try? FileIdentity.of(path), now != identity {
             throw ToolError(.unreadable, "\(ToolError.quoted(path)) changed while it was being read.",
                             suggestion: "Wait until the file has finished copying or downloading, then pick it.")
