@@ -104,11 +104,12 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         /// Nearest 16-bit step, clamped to full scale; NaN counts as silence.
         @inline(__always)
         static func quantise(_ x: Float) -> Int16 {
-            let s = (x * 32768).rounded()
+            // Half away from zero, in Double where x·32768 ± 0.5 is exact (no libm call).
+            let s = Double(x) * 32768
             if s.isNaN { return 0 }
             if s >= 32767 { return 32767 }
             if s <= -32768 { return -32768 }
-            return Int16(s)
+            return Int16(s + (s < 0 ? -0.5 : 0.5))
         }
 
         /// The id of everything fed so far.
@@ -122,14 +123,29 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             for value in [sampleRate, channels, totalFrames, windowFrames, headFrames, tailFrames] {
                 appendLittleEndian(UInt64(bitPattern: Int64(value)), to: &message)
             }
-            // Interleaved 16-bit little-endian: head, then the ring unrolled oldest first.
-            for f in 0..<headFrames {
-                for c in 0..<channels { appendLittleEndian(UInt16(bitPattern: Self.quantise(head[c][f])), to: &message) }
-            }
-            let start = tailFramesSeen > windowFrames ? tailFramesSeen % windowFrames : 0
-            for k in 0..<tailFrames {
-                let f = (start + k) % windowFrames
-                for c in 0..<channels { appendLittleEndian(UInt16(bitPattern: Self.quantise(tail[c][f])), to: &message) }
+            // Interleaved 16-bit little-endian: head, then the ring unrolled oldest first. Written
+            // through a pointer into storage sized once: this runs for every file a probe reads.
+            let prefix = message.count
+            let samples = (headFrames + tailFrames) * channels
+            message.append(contentsOf: repeatElement(0, count: samples * 2))
+            message.withUnsafeMutableBytes { raw in
+                let out = (raw.baseAddress! + prefix).assumingMemoryBound(to: UInt16.self)
+                let start = tailFramesSeen > windowFrames ? tailFramesSeen % windowFrames : 0
+                for c in 0..<channels {
+                    head[c].withUnsafeBufferPointer { h in
+                        for f in 0..<headFrames {
+                            out[f * channels + c] = UInt16(bitPattern: Self.quantise(h[f])).littleEndian
+                        }
+                    }
+                    tail[c].withUnsafeBufferPointer { t in
+                        let base = headFrames * channels
+                        for k in 0..<tailFrames {
+                            var f = start + k
+                            if f >= windowFrames { f -= windowFrames }
+                            out[base + k * channels + c] = UInt16(bitPattern: Self.quantise(t[f])).littleEndian
+                        }
+                    }
+                }
             }
             let a = XXHash64.hash(message, seed: 0)
             let b = XXHash64.hash(message, seed: 0x5bd1e995_2c1b3c6d)
