@@ -45,14 +45,16 @@ enum E2E {
             try? inPipe.fileHandleForWriting.close()
         }
         writer.start()
-        var errData = Data()
-        let errReader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        // stderr is drained on its own thread so a tool that writes a lot there can't block.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
+        let errReader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
         errReader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        while errReader.isExecuting || !errReader.isFinished { usleep(1000) }
+        while !errReader.isFinished { usleep(1000) }
         return Run(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+                   stderr: String(decoding: errBox.data, as: UTF8.self))
     }
 
     /// A fresh folder for one test, removed by the caller's defer.
