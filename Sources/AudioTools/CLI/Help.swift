@@ -29,6 +29,10 @@ public enum HelpText {
             s += "\nEXAMPLES:\n"
             for e in info.examples { s += "  " + e + "\n" }
         }
+        if let custom = info.exitStatusText {
+            s += "\n" + custom
+            return s
+        }
         s += "\nEXIT STATUS:\n"
         s += "  0  every record succeeded\(info.exitNotes.isEmpty ? "" : " (and \(info.exitNotes) passed)")\n"
         s += "  1  at least one record failed\(info.exitNotes.isEmpty ? "" : ", or \(info.exitNotes) failed"); also when stdout is closed early\n"

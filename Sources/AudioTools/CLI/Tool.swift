@@ -11,11 +11,19 @@ public struct ToolInfo: Sendable {
     public var examples: [String]
     /// Extra lines for the EXIT STATUS section (status 1 meanings beyond failed records).
     public var exitNotes: String
+    /// The EXIT STATUS and output sections in full, for a tool whose statuses differ from the
+    /// per-record rule (library-filter); nil for the standard text.
+    public var exitStatusText: String?
+    /// The usage error for running with no paths and a terminal on stdin.
+    public var noInputMessage: String
 
     public init(name: String, key: String, abstract: String, discussion: String = "",
-                options: [OptionSpec], examples: [String] = [], exitNotes: String = "") {
+                options: [OptionSpec], examples: [String] = [], exitNotes: String = "",
+                exitStatusText: String? = nil,
+                noInputMessage: String = "No input: give audio files or directories, or pipe records or paths into standard input.") {
         self.name = name; self.key = key; self.abstract = abstract; self.discussion = discussion
         self.options = options; self.examples = examples; self.exitNotes = exitNotes
+        self.exitStatusText = exitStatusText; self.noInputMessage = noInputMessage
     }
 }
 

@@ -4,35 +4,58 @@ import Foundation
 /// `--jobs` threads, writes results to stdout in input order, and exits with the contract's
 /// status (0 all good, 1 a record or gate failed or stdout closed, 2 usage error).
 public enum ToolMain {
-    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    /// What every run starts with, whatever its loop: the parsed command line, the tool, the
+    /// number of jobs and the progress line. `--help`, `--version` and usage errors end here.
+    public struct Startup<T: RecordTool> {
+        public let options: ParsedOptions
+        public let tool: T
+        public let jobs: Int
+        public let stderrIsTerminal: Bool
+        let progress: Progress
+
+        /// Input records from the path arguments or stdin, with the tool's hidden-file rule.
+        public var input: InputRecords {
+            InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) })
+        }
+
+        /// Reports one emitted record on the progress line.
+        public func step(failed: Bool, path: String?) { progress.step(failed: failed, path: path) }
+        /// Clears the progress line before final output on stderr.
+        public func clearProgress() { progress.clear() }
+    }
+
+    public static func start<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Startup<T> {
         let info = T.info
         Diagnostics.toolName = info.name
         signal(SIGPIPE, SIG_IGN)
-        let parsed: ParsedOptions
-        let tool: T
         do {
-            parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
+            let parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
             if parsed.flag("help") { writeStdout(HelpText.render(info)); exit(0) }
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
-            if parsed.paths.isEmpty, isatty(0) != 0 {
-                throw UsageError("No input: give audio files or directories, or pipe records or paths into standard input.")
-            }
-            tool = try T(options: parsed)
+            if parsed.paths.isEmpty, isatty(0) != 0 { throw UsageError(info.noInputMessage) }
+            let tool = try T(options: parsed)
+            let jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+            let stderrTTY = isatty(2) != 0
+            let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
+                                    terminal: stderrTTY, tool: info.name)
+            return Startup(options: parsed, tool: tool, jobs: jobs, stderrIsTerminal: stderrTTY, progress: progress)
         } catch let e as UsageError {
             usageFailure(info, e.message)
         } catch {
             usageFailure(info, "\(error)")
         }
-        let jobs: Int
-        do {
-            jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
-        } catch let e as UsageError { usageFailure(info, e.message) } catch { exit(2) }
-        let stderrTTY = isatty(2) != 0
-        let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
-                                terminal: stderrTTY, tool: info.name)
+    }
 
+    /// The standard loop: one output record per input record, in input order.
+    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+        let info = T.info
+        let startup = start(type, arguments: arguments)
+        let tool = startup.tool
+        let progress = startup.progress
+        let jobs = startup.jobs
+        let stderrTTY = startup.stderrIsTerminal
         var failed = false
-        let input = InputRecords(paths: parsed.paths, tool: info.name, includeHidden: { tool.includeHidden(name: $0) })
+        let input = startup.input
         let runner = OrderedRunner(jobs: jobs, window: max(4, jobs * 4)) { (record: Record) -> Record in
             if record.hasError && !tool.processesFailedRecords { return record }
             do {
@@ -61,7 +84,7 @@ public enum ToolMain {
         exit(failed || !extrasPassed ? 1 : 0)
     }
 
-    static func usageFailure(_ info: ToolInfo, _ message: String) -> Never {
+    public static func usageFailure(_ info: ToolInfo, _ message: String) -> Never {
         Diagnostics.write("\(info.name): error: \(message)\n\(HelpText.usageLine(info))\n  See '\(info.name) --help' for more information.\n")
         exit(2)
     }

@@ -31,7 +31,17 @@ public final class LibraryFilter: RecordTool {
             "library-filter --query 'artist:miles year:1955..1965 -genre:live' --sort year,album,track ~/Music",
             "library-filter --sort title --offset 50 --limit 50 --page-info page.json ~/Music",
             "library-filter --get 3f2a9c0d1e8b7a6c5d4e3f21 ~/Music ~/Backup/Music",
-        ])
+        ],
+        exitStatusText: """
+            EXIT STATUS:
+              0  the run worked (unusable songs left out, or written with --all, are not failures)
+              1  an input line was not a record, a --get id is gone, --page-info couldn't be written, or stdout closed early
+              2  usage error (bad option or value, a query or sort that can't be understood); nothing is written to stdout
+
+            Output is the usable songs' records, keys sorted, with `library` added; the summary sentence goes to stderr.
+
+            """,
+        noInputMessage: "No input: give music folders or files, or pipe audio-probe records or paths into standard input.")
 
     let includeUnusable: Bool
     let query: LibraryQuery
@@ -181,37 +191,16 @@ public final class LibraryFilter: RecordTool {
     /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
     /// and paging here, since output is a selection of the input rather than one record per line.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
-        Diagnostics.toolName = info.name
-        signal(SIGPIPE, SIG_IGN)
-        let parsed: ParsedOptions
-        let tool: LibraryFilter
-        let jobs: Int
-        do {
-            parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
-            if parsed.flag("help") { ToolMain.writeStdout(help()); exit(0) }
-            if parsed.flag("version") { ToolMain.writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
-            if parsed.paths.isEmpty, isatty(0) != 0 {
-                throw UsageError("No input: give music folders or files, or pipe audio-probe records or paths into standard input.")
-            }
-            tool = try LibraryFilter(options: parsed)
-            jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
-        } catch let e as UsageError {
-            ToolMain.usageFailure(info, e.message)
-        } catch {
-            ToolMain.usageFailure(info, "\(error)")
-        }
-        let stderrTTY = isatty(2) != 0
-        let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
-                                terminal: stderrTTY, tool: info.name)
-        let input = InputRecords(paths: parsed.paths, tool: info.name, includeHidden: { tool.includeHidden(name: $0) })
-        let runner = OrderedRunner(jobs: jobs, window: max(4, jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }
+        let startup = ToolMain.start(LibraryFilter.self, arguments: arguments)
+        let tool = startup.tool
+        let runner = OrderedRunner(jobs: startup.jobs, window: max(4, startup.jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }
         var listing = Listing()
         var failed = false
         func write(_ line: String) {
-            if !ToolMain.writeStdout(line + "\n") { progress.clear(); exit(1) }
+            if !ToolMain.writeStdout(line + "\n") { startup.clearProgress(); exit(1) }
         }
-        runner.run(input: input) { entry in
-            progress.step(failed: !entry.usable, path: entry.record.path)
+        runner.run(input: startup.input) { entry in
+            startup.step(failed: !entry.usable, path: entry.record.path)
             switch entry.kind {
             case .inputError:
                 // Input that couldn't be read as a record is reported at once, as every tool does.
@@ -230,7 +219,7 @@ public final class LibraryFilter: RecordTool {
                 }
             }
         }
-        progress.clear()
+        startup.clearProgress()
         let order = tool.sort.sortedIndices(listing.items)
         if tool.getIDs.isEmpty {
             let (pageOrder, info) = tool.page.apply(to: order)
@@ -247,7 +236,7 @@ public final class LibraryFilter: RecordTool {
                 for i in found { write(listing.lines[i]) }
                 if found.isEmpty {
                     failed = true
-                    write(goneRecord(id: id, folders: parsed.paths).serialized())
+                    write(goneRecord(id: id, folders: startup.options.paths).serialized())
                 }
             }
         }
@@ -262,20 +251,6 @@ public final class LibraryFilter: RecordTool {
     }
 
     /// The common help, with the exit statuses this tool really has (dropping a song isn't a failure).
-    static func help() -> String {
-        let text = HelpText.render(info)
-        guard let cut = text.range(of: "\nEXIT STATUS:\n") else { return text }
-        return String(text[..<cut.lowerBound]) + """
-
-            EXIT STATUS:
-              0  the run worked (unusable songs left out, or written with --all, are not failures)
-              1  an input line was not a record, a --get id is gone, --page-info couldn't be written, or stdout closed early
-              2  usage error (bad option or value, a query or sort that can't be understood); nothing is written to stdout
-
-            Output is the usable songs' records, keys sorted, with `library` added; the summary sentence goes to stderr.
-
-            """
-    }
 
     /// Everything kept for the listing: small per song, never decoded audio.
     struct Listing {

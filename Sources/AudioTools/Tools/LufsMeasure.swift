@@ -8,7 +8,7 @@ public final class LufsMeasure: RecordTool {
         abstract: "Measure loudness (ITU-R BS.1770-4 / EBU R128): integrated, range, momentary and short-term maxima, sample and true peak.",
         discussion: "Each file is decoded once, in blocks, and measured in a single pass. With --target or --preset every record also gets loudness.gate, and the exit status is 1 when any file misses the target, so the tool can gate a CI job. Values that do not exist (the loudness of silence, the short-term maximum of a file under 3 s) are null, with the reason in loudness.notes.",
         options: [
-            .value("preset", "NAME", help: "Gate against a documented target: \(LoudnessPreset.all.map(\.name).joined(separator: ", ")). See docs/lufs-measure.md for sources."),
+            .value("preset", "NAME", help: "Gate against a documented target: \(LoudnessPreset.names). See docs/lufs-measure.md for sources."),
             .value("target", "LUFS", help: "Gate: the integrated loudness files must have (overrides the preset's)."),
             .value("tolerance", "LU", help: "Gate: how far from --target is still a pass (default: the preset's, else 1)."),
             .value("max-true-peak", "DBTP", help: "Gate: the highest true peak allowed (overrides the preset's)."),
@@ -24,7 +24,7 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
         ],
-        exitNotes: "every gate")
+        exitNotes: "the gate")
 
     let gate: LoudnessGate?
     let gateLabel: JSON
@@ -37,13 +37,7 @@ public final class LufsMeasure: RecordTool {
     private var anyGateFailed = false
 
     public init(options o: ParsedOptions) throws {
-        var preset: LoudnessPreset?
-        if let name = o.string("preset") {
-            guard let p = LoudnessPreset.named(name) else {
-                throw UsageError("--preset: '\(name)' is not a preset; choose one of: \(LoudnessPreset.all.map(\.name).joined(separator: ", ")).")
-            }
-            preset = p
-        }
+        let preset = try o.loudnessPreset()
         let target = try o.double("target", in: -70...0) ?? preset?.targetLUFS
         let tolerance = try o.double("tolerance", in: 0...30) ?? preset?.toleranceLU ?? 1
         let maxTP = try o.double("max-true-peak", in: -60...6) ?? preset?.maxTruePeakDBTP

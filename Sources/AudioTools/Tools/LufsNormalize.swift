@@ -9,7 +9,7 @@ public final class LufsNormalize: RecordTool {
         abstract: "Normalise loudness to a target (LUFS) under a true-peak ceiling (dBTP), from the measurement lufs-measure already took.",
         discussion: "A record that carries `loudness` (lufs-measure's output) is normalised from that measurement, after checking that the file has not changed since; a bare path is measured here first (one extra pass, said in normalized.notes). The gain is linear; when it would push the true peak over the ceiling, --peak limit (the default) runs a look-ahead true-peak limiter that touches only the peaks and adds gain back so the loudness still lands on target. The output keeps the input's format, sample rate, channels, bit depth and tags unless asked otherwise; anything that would be lost is refused (lossy) unless --allow-loss, which lists it in normalized.losses. Outputs are written to a temporary file and renamed into place when complete; an existing file is never replaced without --overwrite, and the input never without --in-place. normalized.integrated_lufs and true_peak_dbtp are measured on the samples actually written.",
         options: [
-            .value("preset", "NAME", help: "Target and ceiling from a documented preset: \(LoudnessPreset.all.map(\.name).joined(separator: ", ")) (the same table as lufs-measure's gate)."),
+            .value("preset", "NAME", help: "Target and ceiling from a documented preset: \(LoudnessPreset.names) (the same table as lufs-measure's gate)."),
             .value("target", "LUFS", help: "Integrated loudness to reach (overrides the preset's)."),
             .value("true-peak", "DBTP", help: "True-peak ceiling (overrides the preset's; default -1)."),
             .value("peak", "MODE", help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output)."),
@@ -71,15 +71,9 @@ public final class LufsNormalize: RecordTool {
     private var claims: [String: String] = [:]
 
     public init(options o: ParsedOptions) throws {
-        var preset: LoudnessPreset?
-        if let name = o.string("preset") {
-            guard let p = LoudnessPreset.named(name) else {
-                throw UsageError("--preset: '\(name)' is not a preset; choose one of: \(LoudnessPreset.all.map(\.name).joined(separator: ", ")).")
-            }
-            preset = p
-        }
+        let preset = try o.loudnessPreset()
         guard let target = try o.double("target", in: -70 ... -1) ?? preset?.targetLUFS else {
-            throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.all.map(\.name).joined(separator: ", "))).")
+            throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
         }
         targetLUFS = target
         ceilingDBTP = try o.double("true-peak", in: -30...0) ?? preset?.maxTruePeakDBTP ?? -1
