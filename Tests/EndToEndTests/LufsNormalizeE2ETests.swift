@@ -286,6 +286,14 @@ import Testing
         let s = try E2E.run("lufs-normalize", ["--target", "-20", "--out-dir", dir + "/flat", "-j", "1"],
                             stdin: dir + "/in/a/take.wav\n" + dir + "/in/b/take.wav\n")
         #expect(s.records.map { $0["error"]?["code"]?.stringValue } == [nil, "exists"])
+        // With several jobs the earlier record still wins, every time: claims are made in input order.
+        for run in 0..<3 {
+            let out = dir + "/flat-j\(run)"
+            let j = try E2E.run("lufs-normalize", ["--target", "-20", "--out-dir", out, "-j", "2"],
+                                stdin: dir + "/in/a/take.wav\n" + dir + "/in/b/take.wav\n")
+            #expect(j.records.map { $0["error"]?["code"]?.stringValue } == [nil, "exists"])
+            #expect(j.records.first?["normalized"]?["output"]?.stringValue == out + "/take.wav")
+        }
         // --relative-to keeps them apart.
         let rel = try E2E.run("lufs-normalize", ["--target", "-20", "--out-dir", dir + "/tree", "--relative-to", dir + "/in"],
                               stdin: dir + "/in/a/take.wav\n" + dir + "/in/b/take.wav\n")

@@ -34,6 +34,10 @@ public protocol RecordTool: AnyObject {
     static var info: ToolInfo { get }
     /// Validates the options; throw UsageError for bad ones.
     init(options: ParsedOptions) throws
+    /// Called for each record serially, in input order, before it is handed to `process` on a
+    /// worker thread: for decisions that must not depend on thread timing (lufs-normalize claims
+    /// output paths here, so the first of two colliding inputs always wins). Throw to refuse.
+    func prepare(_ record: Record) throws
     /// Adds the tool's key to `record`; throws ToolError to refuse it.
     func process(_ record: Record) throws -> Record
     /// Called once per output record, serially and in output order (for summaries and reports).
@@ -49,6 +53,7 @@ public protocol RecordTool: AnyObject {
 }
 
 extension RecordTool {
+    public func prepare(_ record: Record) throws {}
     public func emitted(_ record: Record) {}
     public func finish(stderrIsTerminal: Bool) -> Bool { true }
     public func includeHidden(name: String) -> Bool { false }

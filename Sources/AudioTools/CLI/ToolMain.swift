@@ -55,7 +55,18 @@ public enum ToolMain {
         let jobs = startup.jobs
         let stderrTTY = startup.stderrIsTerminal
         var failed = false
-        let input = startup.input
+        // The reader thread runs `prepare` on each record in input order.
+        let input = startup.input.lazy.map { (record: Record) -> Record in
+            if record.hasError && !tool.processesFailedRecords { return record }
+            do {
+                try tool.prepare(record)
+                return record
+            } catch let e as ToolError {
+                return record.failing(e, tool: info.name)
+            } catch {
+                return record
+            }
+        }
         let runner = OrderedRunner(jobs: jobs, window: max(4, jobs * 4)) { (record: Record) -> Record in
             if record.hasError && !tool.processesFailedRecords { return record }
             do {

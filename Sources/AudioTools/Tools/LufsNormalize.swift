@@ -426,17 +426,24 @@ public final class LufsNormalize: RecordTool {
                                 suggestion: "Choose an --out-dir or --output-template that doesn't point at the inputs.")
             }
         }
-        if planned == nil {
-            claimLock.lock()
-            let earlier = claims[absOut]
-            if earlier == nil { claims[absOut] = path }
-            claimLock.unlock()
-            if let earlier {
-                throw ToolError(.exists, "\(name) would be written to \(ToolError.quoted(out)), which \(ToolError.quoted(earlier)) earlier in the input also writes; \(name) was not written.",
-                                suggestion: "Keep them apart with --relative-to (to keep folders under --out-dir) or --output-template, or normalise them in separate runs.")
-            }
-        }
         return out
+    }
+
+    /// Claims each stdin record's output path in input order (ToolMain calls this serially), so
+    /// of two records that would write the same file the earlier one always wins.
+    public func prepare(_ record: Record) throws {
+        guard let path = record.path, planned[path] == nil else { return }
+        let out = try outputPath(for: path)
+        let absOut = LufsNormalizeNaming.absolute(out)
+        claimLock.lock()
+        let earlier = claims[absOut]
+        if earlier == nil { claims[absOut] = path }
+        claimLock.unlock()
+        if let earlier {
+            let name = ToolError.quoted(path)
+            throw ToolError(.exists, "\(name) would be written to \(ToolError.quoted(out)), which \(ToolError.quoted(earlier)) earlier in the input also writes; \(name) was not written.",
+                            suggestion: "Keep them apart with --relative-to (to keep folders under --out-dir) or --output-template, or normalise them in separate runs.")
+        }
     }
 
     /// The layout the measurement used (the record's, or the file's channel map, or the default
