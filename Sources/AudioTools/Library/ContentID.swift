@@ -1,8 +1,10 @@
 /// An identifier for a recording's audio rather than its file: the same after renames, moves and
 /// tag edits, and the same for a lossless re-encode (WAV ↔ FLAC), because it hashes decoded samples.
 ///
-/// What is hashed: sample rate, channel count, total frames, and the first and last second of
-/// audio quantised to 16-bit integers. Quantising makes decoder float differences below half a
+/// What is hashed: sample rate, channel count, total frames, the length of any leading digital
+/// silence (up to 30 s), and the first second after it and the last second of audio, quantised to
+/// 16-bit integers. Skipping leading silence keeps two songs of equal length that both start and
+/// end in silence from sharing an id. Quantising makes decoder float differences below half a
 /// 16-bit step vanish for 16-bit sources (their samples sit on that grid), while any change of more
 /// than one step in those windows changes the id. The id is 24 lowercase hex digits (96 bits: one
 /// full XXH64 lane and half of a second, differently seeded lane).
@@ -31,6 +33,9 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         /// feeding a whole stream costs a copy per block).
         private var head: [[Float]]
         private var headFrames = 0
+        /// Frames of exact digital silence skipped before the head window, at most `maxLeadingSilence`.
+        private var leadingSilence = 0
+        private var maxLeadingSilence: Int { 30 * sampleRate }
         /// Planar ring of the most recent `windowFrames` frames given to `addTail`.
         private var tail: [[Float]]
         private var tailFramesSeen = 0
@@ -50,15 +55,24 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         public var tailStartFrame: Int { max(0, totalFrames - windowFrames) }
 
         /// Whether the head window is full, so a sequential reader may skip to `tailStartFrame`.
-        public var headIsComplete: Bool { headFrames >= min(windowFrames, max(totalFrames, 0)) }
+        public var headIsComplete: Bool { headFrames >= min(windowFrames, max(totalFrames - leadingSilence, 0)) }
 
         /// Feeds blocks from the start of the stream; frames past the head window are ignored.
         public mutating func addHead(block: AudioBlock) {
-            let wanted = min(windowFrames - headFrames, block.frames)
+            var from = 0
+            if headFrames == 0 {
+                // Leading digital silence is counted, not hashed, so the window starts on sound.
+                let limit = min(block.frames, maxLeadingSilence - leadingSilence)
+                while from < limit, (0..<min(channels, block.channels.count)).allSatisfy({ block.channels[$0][from] == 0 }) {
+                    from += 1
+                }
+                leadingSilence += from
+            }
+            let wanted = min(windowFrames - headFrames, block.frames - from)
             guard wanted > 0 else { return }
             for c in 0..<channels {
                 if c < block.channels.count {
-                    head[c].append(contentsOf: block.channels[c][0..<wanted])
+                    head[c].append(contentsOf: block.channels[c][from..<(from + wanted)])
                 } else {
                     // A missing channel (a block narrower than the stream) reads as silence.
                     head[c].append(contentsOf: repeatElement(0, count: wanted))
@@ -120,7 +134,7 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             let tailFrames = min(tailFramesSeen, windowFrames)
             var message: [UInt8] = Array("audio-tools content id 1".utf8)
             message.reserveCapacity(message.count + 48 + (headFrames + tailFrames) * channels * 2)
-            for value in [sampleRate, channels, totalFrames, windowFrames, headFrames, tailFrames] {
+            for value in [sampleRate, channels, totalFrames, windowFrames, leadingSilence, headFrames, tailFrames] {
                 appendLittleEndian(UInt64(bitPattern: Int64(value)), to: &message)
             }
             // Interleaved 16-bit little-endian: head, then the ring unrolled oldest first. Written

@@ -32,6 +32,23 @@ import Testing
         #expect(ContentID.XXHash64.hash(Array("abcdefghijklmnopqrstuvwxyz012345678".utf8), seed: 7) == 0x2FE9_F415_07EE_0757)
     }
 
+    @Test func songsThatStartAndEndInSilenceAreStillToldApart() {
+        // Same length, two seconds of digital silence at both ends, different music between:
+        // the head window starts on the first sound, so the ids differ.
+        let rate = 8000, pad = [Float](repeating: 0, count: 2 * rate)
+        let a = gridSignal(channels: 1, frames: 5 * rate, seed: 21)[0]
+        let b = gridSignal(channels: 1, frames: 5 * rate, seed: 22)[0]
+        let idA = id([pad + a + pad], rate: rate, blockFrames: 777)
+        let idB = id([pad + b + pad], rate: rate, blockFrames: 777)
+        #expect(idA != idB)
+        // Still independent of blocking, and of where the silence ends inside a block.
+        #expect(id([pad + a + pad], rate: rate, blockFrames: 4096) == idA)
+        // The length of the leading silence is part of the identity.
+        #expect(id([pad + [0] + a + pad.dropLast()], rate: rate) != idA)
+        // A wholly silent stream has an id too.
+        #expect(id([[Float](repeating: 0, count: 3 * rate)], rate: rate).count == ContentID.hexLength)
+    }
+
     @Test func sameSamplesSameIdWhateverTheBlocking() {
         let signal = gridSignal(channels: 2, frames: 30_000, seed: 1)
         let a = id(signal, blockFrames: 1000)
