@@ -255,7 +255,7 @@ public final class VoAlign: RecordTool {
         case .noBleed:
             return ToolError(.noBleed,
                 "\(ToolError.quoted(take)) holds no trace of \(ToolError.quoted(reference)): it was probably recorded on headphones.",
-                suggestion: "Pass the latency the recorder measured with --latency-ms.")
+                suggestion: "Pass the latency the recorder measured with --latency-ms; if recording began partway into the backing track, give that time with --start-at.")
         case .lowConfidence:
             return ToolError(.lowConfidence,
                 "\(ToolError.quoted(take)) holds a trace of \(ToolError.quoted(reference)) but no single offset stands out (best confidence \(Self.number(r.confidence, 2)), \(r.acceptedCount) of \(r.windows.count) windows clear): the backing may repeat, or the windows disagree.",
