@@ -161,10 +161,16 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
                     }
                 }
             }
-            let a = XXHash64.hash(message, seed: 0)
-            let b = XXHash64.hash(message, seed: 0x5bd1e995_2c1b3c6d)
-            return ContentID(hex: hexDigits(a, digits: 16) + hexDigits(b >> 32, digits: 8))
+            return ContentID.digest(of: message)
         }
+    }
+
+    /// The 96-bit id of a message: one XXH64 lane and half of a second, differently seeded one.
+    /// Every id (from decoded audio, or from a file's bytes) is made here.
+    public static func digest(of message: [UInt8]) -> ContentID {
+        let a = XXHash64.hash(message, seed: 0)
+        let b = XXHash64.hash(message, seed: 0x5bd1e995_2c1b3c6d)
+        return ContentID(hex: hexDigits(a, digits: 16) + hexDigits(b >> 32, digits: 8))
     }
 
     /// The id of a whole source: reads the head window, seeks to the tail window when the length

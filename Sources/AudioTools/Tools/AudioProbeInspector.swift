@@ -240,12 +240,6 @@ public enum AudioProbeInspector {
         var message = Array("audio-tools byte id 1".utf8)
         withUnsafeBytes(of: src.size.littleEndian) { message.append(contentsOf: $0) }
         message += head + tail
-        let a = ContentID.XXHash64.hash(message, seed: 0)
-        let b = ContentID.XXHash64.hash(message, seed: 0x27d4_eb2f_1656_67c5)
-        func hex(_ v: UInt64, _ digits: Int) -> String {
-            let s = String(v, radix: 16)
-            return String(repeating: "0", count: max(0, digits - s.count)) + s
-        }
-        return hex(a, 16) + hex(b >> 32, 8)
+        return ContentID.digest(of: message).hex
     }
 }
