@@ -2,7 +2,7 @@ import Foundation
 
 /// Help and usage text in the style of swift-argument-parser.
 public enum HelpText {
-    public static let version = "audio-tools 0.1.0"
+    public static let version = "audio-tools " + AudioToolsVersion.string
 
     /// The options every tool has, appended after the tool's own.
     public static let common: [OptionSpec] = [
@@ -11,6 +11,12 @@ public enum HelpText {
         .flag("no-progress", help: "Never show progress."),
         .flag("version", help: "Print the version and exit."),
         .flag("help", short: "h", help: "Show this help and exit."),
+        // For packaging (`make install`, `make deb`): pages and scripts generated from this table.
+        .flag("generate-man", help: "Print this tool's man page (roff) and exit.", hidden: true),
+        .value("generate-completion", "SHELL", help: "Print this tool's completion script for SHELL and exit.",
+               values: .choices(ShellCompletion.shells), hidden: true),
+        .value("generate-records-man", "FILE", help: "Print audio-tools-records(7), converted from the Markdown of FILE (docs/records.md), and exit.",
+               hidden: true),
     ]
 
     public static func usageLine(_ info: ToolInfo) -> String {
@@ -22,9 +28,9 @@ public enum HelpText {
         if !info.discussion.isEmpty { s += wrap(info.discussion, indent: 0) + "\n\n" }
         s += usageLine(info) + "\n\n"
         s += "ARGUMENTS:\n"
-        s += row("<path>", "Audio files, or directories (walked recursively, sorted, hidden entries skipped). '-' or none: read standard input, one JSON record or bare path per line.")
+        s += row("<path>", pathHelp)
         s += "\nOPTIONS:\n"
-        for o in info.options + common { s += row(label(o), o.help) }
+        for o in info.options + common where !o.hidden { s += row(label(o), o.help) }
         if !info.examples.isEmpty {
             s += "\nEXAMPLES:\n"
             for e in info.examples { s += "  " + e + "\n" }
@@ -34,11 +40,36 @@ public enum HelpText {
             return s
         }
         s += "\nEXIT STATUS:\n"
-        s += "  0  every record succeeded\(info.exitNotes.isEmpty ? "" : " (and \(info.exitNotes) passed)")\n"
-        s += "  1  at least one record failed\(info.exitNotes.isEmpty ? "" : ", or \(info.exitNotes) failed"); also when stdout is closed early\n"
-        s += "  2  usage error (bad option or value); nothing is written to stdout\n"
-        s += "\nOutput is one JSON object per input, keys sorted, with `\(info.key)` added (or `error`).\n"
+        for (code, meaning) in exitStatus(info).rows { s += "  \(code)  \(meaning)\n" }
+        s += "\n" + exitStatus(info).notes.joined(separator: "\n") + "\n"
         return s
+    }
+
+    /// What the path arguments are, for --help and the man page's DESCRIPTION.
+    public static let pathHelp = "Audio files, or directories (walked recursively, sorted, hidden entries skipped). '-' or none: read standard input, one JSON record or bare path per line."
+
+    /// The EXIT STATUS rows (status, meaning) and the note on output that follows them, for
+    /// --help and the man page: the standard per-record rule, or read back from a tool's own
+    /// `exitStatusText` (lines "  N  meaning"; other lines are the note).
+    public static func exitStatus(_ info: ToolInfo) -> (rows: [(String, String)], notes: [String]) {
+        guard let custom = info.exitStatusText else {
+            let extra = info.exitNotes
+            return ([("0", "every record succeeded\(extra.isEmpty ? "" : " (and \(extra) passed)")"),
+                     ("1", "at least one record failed\(extra.isEmpty ? "" : ", or \(extra) failed"); also when stdout is closed early"),
+                     ("2", "usage error (bad option or value); nothing is written to stdout")],
+                    ["Output is one JSON object per input, keys sorted, with `\(info.key)` added (or `error`)."])
+        }
+        var rows: [(String, String)] = []
+        var notes: [String] = []
+        for line in custom.split(separator: "\n") {
+            let t = line.trimmingCharacters(in: .whitespaces)
+            if t.isEmpty || t == "EXIT STATUS:" { continue }
+            let parts = t.split(separator: " ", maxSplits: 1)
+            if line.hasPrefix(" "), parts.count == 2, Int(parts[0]) != nil {
+                rows.append((String(parts[0]), parts[1].trimmingCharacters(in: .whitespaces)))
+            } else { notes.append(t) }
+        }
+        return (rows, notes)
     }
 
     static func label(_ o: OptionSpec) -> String {

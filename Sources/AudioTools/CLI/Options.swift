@@ -8,23 +8,50 @@ public struct OptionSpec: Sendable {
         case value(String)
     }
 
+    /// What a value is, for shell completion and man pages: free text, a file, a folder, or one
+    /// of a list (the completion offers the list; the tool still checks the value itself).
+    public enum Values: Sendable, Equatable {
+        case text
+        case file
+        case directory
+        case choices([String])
+    }
+
     public var name: String
     public var short: Character?
     public var kind: Kind
     public var help: String
     public var repeatable: Bool
+    /// What the value is; for a value option declared without one, a placeholder of FILE means a
+    /// file and DIR a folder.
+    public var values: Values
+    /// Left out of --help, man pages and completions (the generators' own options).
+    public var hidden: Bool
 
-    public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, repeatable: Bool = false) {
+    public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, repeatable: Bool = false,
+                values: Values? = nil, hidden: Bool = false) {
         self.name = name; self.short = short; self.kind = kind; self.help = help; self.repeatable = repeatable
+        self.hidden = hidden
+        if let values { self.values = values } else if case .value(let ph) = kind {
+            self.values = ph == "FILE" ? .file : ph == "DIR" ? .directory : .text
+        } else { self.values = .text }
     }
 
-    public static func flag(_ name: String, short: Character? = nil, help: String) -> OptionSpec {
-        OptionSpec(name, short: short, .flag, help: help)
+    public static func flag(_ name: String, short: Character? = nil, help: String, hidden: Bool = false) -> OptionSpec {
+        OptionSpec(name, short: short, .flag, help: help, hidden: hidden)
     }
 
+    /// A value option. `values:` marks a file or folder (inferred from a FILE or DIR placeholder)
+    /// or lists the accepted choices, which shell completion offers.
     public static func value(_ name: String, _ placeholder: String, short: Character? = nil, help: String,
-                             repeatable: Bool = false) -> OptionSpec {
-        OptionSpec(name, short: short, .value(placeholder), help: help, repeatable: repeatable)
+                             repeatable: Bool = false, values: Values? = nil, hidden: Bool = false) -> OptionSpec {
+        OptionSpec(name, short: short, .value(placeholder), help: help, repeatable: repeatable, values: values, hidden: hidden)
+    }
+
+    /// The choices of an enumerated option, empty for any other.
+    public var choices: [String] {
+        if case .choices(let c) = values { return c }
+        return []
     }
 }
 
@@ -122,7 +149,7 @@ public struct ParsedOptions: Sendable {
                     name = String(body[..<eq]); inline = String(body[body.index(after: eq)...])
                 } else { name = String(body) }
                 guard let spec = byName[name] else {
-                    let near = specs.map(\.name).filter { $0.hasPrefix(String(name.prefix(3))) }
+                    let near = specs.filter { !$0.hidden }.map(\.name).filter { $0.hasPrefix(String(name.prefix(3))) }
                     let hint = near.isEmpty ? "" : " Did you mean --\(near[0])?"
                     throw UsageError("Unknown option '--\(name)'.\(hint)")
                 }

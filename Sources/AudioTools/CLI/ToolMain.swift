@@ -31,6 +31,7 @@ public enum ToolMain {
         do {
             let parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
             if parsed.flag("help") { writeStdout(HelpText.render(info)); exit(0) }
+            try generate(info, parsed)
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
             if parsed.paths.isEmpty, isatty(0) != 0 { throw UsageError(info.noInputMessage) }
             let tool = try T(options: parsed)
@@ -93,6 +94,23 @@ public enum ToolMain {
         progress.clear()
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
+    }
+
+    /// The packaging outputs (`--generate-man`, `--generate-completion SHELL`,
+    /// `--generate-records-man FILE`): written to stdout, then the tool exits.
+    static func generate(_ info: ToolInfo, _ parsed: ParsedOptions) throws {
+        if parsed.flag("generate-man") {
+            writeStdout(ManPage.tool(info, others: ToolCatalog.names)); exit(0)
+        }
+        if let shell = try parsed.choice("generate-completion", ShellCompletion.shells) {
+            writeStdout(ShellCompletion.script(shell, for: info)!); exit(0)
+        }
+        if let path = parsed.string("generate-records-man") {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("--generate-records-man: \(ToolError.quoted(path)) can't be read; give the path of docs/records.md.")
+            }
+            writeStdout(ManPage.records(markdown: String(decoding: data, as: UTF8.self), tools: ToolCatalog.names)); exit(0)
+        }
     }
 
     public static func usageFailure(_ info: ToolInfo, _ message: String) -> Never {
