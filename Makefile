@@ -8,14 +8,25 @@ BIN        := .build/$(CONFIG)
 TOOLS      := lufs-measure lufs-normalize vo-align audio-probe library-filter
 SUDO       := $(if $(filter 0,$(shell id -u)),,sudo)
 BENCH_DIR  ?= .build/bench
+# The project's version, from the one constant in the core (what --version prints).
+VERSION    := $(shell sed -n 's/.*let string = "\([^"]*\)".*/\1/p' Sources/AudioTools/CLI/Version.swift)
+
+# Where `make install` puts things, below DESTDIR (for staging) and PREFIX.
+BINDIR      = $(PREFIX)/bin
+MANDIR      = $(PREFIX)/share/man
+BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  = $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev
 # command => Debian package, for what the tests use to make and decode material.
-TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng
+TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv
+# command => Debian package, for `make deb`.
+DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: all deps test-deps bench-deps build test bench demo install uninstall fuzz clean help
+.PHONY: all deps test-deps bench-deps build test bench demo install install-files uninstall deb deb-tree fuzz clean help
 
 all: build
 
@@ -23,7 +34,9 @@ help:
 	@echo "make demo      build and run the pipeline on the clips in Fixtures/"
 	@echo "make test      install what is missing, build, run the whole test suite"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
-	@echo "make install   PREFIX=/usr/local: copy the five tools to PREFIX/bin"
+	@echo "make install   PREFIX=/usr/local: the five tools, their man pages and bash/zsh/fish completions"
+	@echo "make uninstall PREFIX=/usr/local: remove all of it again"
+	@echo "make deb       a Debian package in build/ (static Swift runtime): sudo apt install ./build/audio-tools_*.deb"
 	@echo "make fuzz      run the parser fuzzers for a while (FUZZ_SECONDS=60)"
 
 # Installs, with apt-get, the Debian packages whose pkg-config module or command is missing.
@@ -86,11 +99,101 @@ bench: bench-deps build
 	BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) python3 Tests/Bench/bench.py $(SECTIONS)
 
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
-	for t in $(TOOLS); do install -m 755 $(BIN)/$$t $(DESTDIR)$(PREFIX)/bin/$$t; done
+	$(install_tree)
+
+# The same, from tools already built in BIN (no build step): for packaging and the tests.
+install-files:
+	$(install_tree)
+
+# Copies the tools from BIN and writes what they generate from their own option tables: one man
+# page each, audio-tools-records(7) from docs/records.md, and the completion scripts.
+define install_tree
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	set -e; for t in $(TOOLS); do \
+	  install -m 755 $(BIN)/$$t $(DESTDIR)$(BINDIR)/$$t; \
+	  $(BIN)/$$t --generate-man > $(DESTDIR)$(MANDIR)/man1/$$t.1; \
+	  $(BIN)/$$t --generate-completion bash > $(DESTDIR)$(BASHCOMPDIR)/$$t; \
+	  $(BIN)/$$t --generate-completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
+	  $(BIN)/$$t --generate-completion fish > $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
+	done
+	$(BIN)/lufs-measure --generate-records-man docs/records.md > $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/*.1 $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
+endef
 
 uninstall:
-	for t in $(TOOLS); do rm -f $(DESTDIR)$(PREFIX)/bin/$$t; done
+	for t in $(TOOLS); do \
+	  rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 $(DESTDIR)$(BASHCOMPDIR)/$$t \
+	    $(DESTDIR)$(ZSHCOMPDIR)/_$$t $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
+	done
+	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
+
+# The Debian package: the five tools with the Swift runtime linked in (no toolchain needed on
+# the target), linked against the system libraries of LIB_DEPS, with man pages and completions.
+DEB_ARCH       := $(shell dpkg --print-architecture 2>/dev/null)
+DEB_FILE       ?= build/audio-tools_$(VERSION)_$(DEB_ARCH).deb
+DEB_ROOT       ?= build/deb/root
+DEB_MAINTAINER ?= audio-tools maintainers <audio-tools@example.org>
+DEB_STRIP      ?= strip --strip-unneeded
+DEB_RECOMMENDS := ffmpeg
+
+deb: deps
+	$(call install_missing,$(DEB_DEPS),cmd)
+	$(SWIFT) build -c release --static-swift-stdlib
+	@if readelf -d .build/release/lufs-measure | grep -q 'libswift'; then \
+	  echo "make deb: .build/release/lufs-measure still links the Swift runtime dynamically." >&2; exit 1; fi
+	$(MAKE) --no-print-directory deb-tree BIN=.build/release DEB_ROOT=$(DEB_ROOT)
+	dpkg-deb --root-owner-group --build $(DEB_ROOT) $(DEB_FILE)
+	@echo "$(DEB_FILE): install it with: sudo apt install ./$(DEB_FILE)   (remove: sudo dpkg -r audio-tools)"
+
+# The package's file tree and control file, from the tools in BIN (the recipe `make deb` uses; the
+# tests run it on a debug build). Depends: the runtime package that ships each LIB_DEPS library
+# (found with pkg-config and dpkg-query, so a library added to LIB_DEPS is picked up), with the
+# versions and the C/C++ runtime dpkg-shlibdeps reads from the binaries when it can.
+deb-tree:
+	@case "$(DEB_ROOT)" in ""|/) echo "deb-tree: DEB_ROOT must be a staging folder" >&2; exit 1;; esac
+	rm -rf $(DEB_ROOT)
+	$(MAKE) --no-print-directory install-files DESTDIR=$(DEB_ROOT) PREFIX=/usr ZSHCOMPDIR=/usr/share/zsh/vendor-completions
+	$(if $(DEB_STRIP),for t in $(TOOLS); do $(DEB_STRIP) $(DEB_ROOT)/usr/bin/$$t; done)
+	gzip -9nf $(DEB_ROOT)/usr/share/man/man1/*.1 $(DEB_ROOT)/usr/share/man/man7/*.7
+	install -d $(DEB_ROOT)/usr/share/doc/audio-tools $(DEB_ROOT)/DEBIAN
+	install -m 644 LICENSE $(DEB_ROOT)/usr/share/doc/audio-tools/copyright
+	@set -e; libpkgs=""; \
+	for pair in $(LIB_DEPS); do \
+	  mod=$${pair%%:*}; libdir=$$(pkg-config --variable=libdir $$mod); \
+	  for l in $$(pkg-config --libs-only-l $$mod); do \
+	    so=$$(readlink -f "$$libdir/lib$${l#-l}.so"); \
+	    pkg=$$(dpkg-query -S "$$so" "$${so#/usr}" "/usr$$so" 2>/dev/null | head -n 1 | cut -d: -f1); \
+	    if [ -z "$$pkg" ]; then echo "deb-tree: no Debian package ships $$so (-l$${l#-l} of $$mod in LIB_DEPS)" >&2; exit 1; fi; \
+	    case " $$libpkgs " in *" $$pkg "*) ;; *) libpkgs="$$libpkgs $$pkg";; esac; \
+	  done; \
+	done; \
+	shl=$$(mkdir -p $(DEB_ROOT)/../shlibdeps/debian && cd $(DEB_ROOT)/../shlibdeps && \
+	  printf 'Source: audio-tools\n\nPackage: audio-tools\nArchitecture: any\n' > debian/control && \
+	  dpkg-shlibdeps -O $(foreach t,$(TOOLS),-e$(abspath $(DEB_ROOT))/usr/bin/$(t)) 2>/dev/null | sed -n 's/^shlibs:Depends=//p') || shl=""; \
+	depends="$$shl"; \
+	for pkg in $$libpkgs; do \
+	  case ", $$shl," in *", $$pkg "*|*", $$pkg,"*) ;; *) depends="$${depends:+$$depends, }$$pkg";; esac; \
+	done; \
+	[ -n "$$shl" ] || echo "deb-tree: dpkg-shlibdeps could not read $(BIN) (not a static release build?): Depends without versions" >&2; \
+	{ echo "Package: audio-tools"; \
+	  echo "Version: $(VERSION)"; \
+	  echo "Architecture: $(DEB_ARCH)"; \
+	  echo "Maintainer: $(DEB_MAINTAINER)"; \
+	  echo "Installed-Size: $$(du -sk $(DEB_ROOT)/usr | cut -f1)"; \
+	  echo "Depends: $$depends"; \
+	  echo "Recommends: $(DEB_RECOMMENDS)"; \
+	  echo "Section: sound"; \
+	  echo "Priority: optional"; \
+	  echo "Description: batch audio tools: loudness, normalisation, alignment, probing"; \
+	  echo " Small command-line programs that read and write JSON lines: lufs-measure"; \
+	  echo " (ITU-R BS.1770-4 / EBU R 128 loudness and a CI gate), lufs-normalize,"; \
+	  echo " vo-align (voiceover latency), audio-probe and library-filter. ffmpeg, when"; \
+	  echo " installed, decodes what libsndfile can't (AAC, ALAC, WMA)."; \
+	} > $(DEB_ROOT)/DEBIAN/control
+	rm -rf $(DEB_ROOT)/../shlibdeps
+	chmod -R u=rwX,go=rX $(DEB_ROOT)
+	@echo "deb-tree: $(DEB_ROOT) ($$(sed -n 's/^Depends: //p' $(DEB_ROOT)/DEBIAN/control))"
 
 fuzz: deps
 	bash Tests/Fuzz/run.sh $${FUZZ_SECONDS:-60}

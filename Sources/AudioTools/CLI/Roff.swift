@@ -81,7 +81,8 @@ public enum Roff {
     /// The blocks of a Markdown page as roff, and its first-level heading (the page's title).
     /// Second-level headings become sections (in capitals), third-level subsections; text before
     /// the first section goes under `before` (DESCRIPTION). Table rows become tagged paragraphs:
-    /// the first cell as the tag, the others as the text (the header row is left out).
+    /// the first cell as the tag, the others as the text (the header row is left out). Block
+    /// quotes are notes to readers of the Markdown (where the man page is) and are left out.
     public static func markdown(_ text: String, before: String = "DESCRIPTION") -> (title: String, body: String) {
         var title = ""
         var out: [String] = []
@@ -109,7 +110,7 @@ public enum Roff {
                 endParagraph(); openSection()
                 out += [".PP", ".RS 4", ".nf"]
                 inCode = true
-            } else if t.isEmpty {
+            } else if t.isEmpty || t.hasPrefix(">") {
                 endParagraph()
             } else if t.hasPrefix("# ") {
                 endParagraph()
@@ -145,7 +146,7 @@ public enum Roff {
                         out.append(".PP")
                     }
                 }
-                paragraph.append(t.hasPrefix("> ") ? String(t.dropFirst(2)) : t)
+                paragraph.append(t)
             }
         }
         endParagraph()

@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// What a user gets from `make install` and the Debian package: man pages that `man` renders,
+/// completion scripts that their shells load, and every file in its place.
+@Suite struct InstallE2ETests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs a program found on PATH; stdout and stderr are read through files so neither can block.
+    static func sh(_ program: String, _ args: [String], environment extra: [String: String] = [:],
+                   in dir: URL? = nil) throws -> E2E.Run {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = [program] + args
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in extra { env[k] = v }
+        p.environment = env
+        if let dir { p.currentDirectoryURL = dir }
+        let tmp = E2E.tempDir("sh")
+        defer { try? FileManager.default.removeItem(atPath: tmp) }
+        FileManager.default.createFile(atPath: tmp + "/out", contents: nil)
+        FileManager.default.createFile(atPath: tmp + "/err", contents: nil)
+        p.standardOutput = FileHandle(forWritingAtPath: tmp + "/out")
+        p.standardError = FileHandle(forWritingAtPath: tmp + "/err")
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return E2E.Run(status: p.terminationStatus,
+                       stdout: (try? String(contentsOfFile: tmp + "/out", encoding: .utf8)) ?? "",
+                       stderr: (try? String(contentsOfFile: tmp + "/err", encoding: .utf8)) ?? "")
+    }
+
+    static func files(under dir: String) -> [String] {
+        let e = FileManager.default.enumerator(atPath: dir)
+        var out: [String] = []
+        while let f = e?.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: dir + "/" + f, isDirectory: &isDir), !isDir.boolValue { out.append(f) }
+        }
+        return out.sorted()
+    }
+
+    static func expectedFiles(man: String, zsh: String, manSuffix: String = "") -> [String] {
+        var files = ["\(man)/man7/audio-tools-records.7\(manSuffix)"]
+        for t in ToolCatalog.names {
+            files += ["bin/\(t)", "\(man)/man1/\(t).1\(manSuffix)", "share/bash-completion/completions/\(t)",
+                      "\(zsh)/_\(t)", "share/fish/vendor_completions.d/\(t).fish"]
+        }
+        return files.sorted()
+    }
+
+    @Test func manPagesRenderWithManAndListEveryOption() throws {
+        try #require(E2E.has("man"), "man (man-db) is not installed; `make test-deps` installs it")
+        let dir = E2E.tempDir("man")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for info in ToolCatalog.all {
+            let gen = try E2E.run(info.name, ["--generate-man"])
+            #expect(gen.status == 0 && gen.stderr.isEmpty)
+            let path = dir + "/\(info.name).1"
+            try gen.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+            // --warnings makes groff report anything it can't format; the page must have none.
+            let shown = try Self.sh("man", ["--warnings", "-l", path], environment: ["MANWIDTH": "120", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"])
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stderr.isEmpty, "\(info.name): \(shown.stderr)")
+            let text = shown.stdout
+            #expect(text.contains("\(info.name) - "), "NAME line")
+            for section in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "EXAMPLES", "SEE ALSO"] {
+                #expect(text.contains("\n" + section + "\n"), "\(info.name): \(section)")
+            }
+            for o in info.options + HelpText.common where !o.hidden {
+                #expect(text.contains("--" + o.name), "\(info.name): --\(o.name) missing from the rendered page")
+            }
+            #expect(!text.contains("generate-"))
+            #expect(text.contains("audio-tools-records(7)"))
+        }
+        let records = try E2E.run("lufs-measure", ["--generate-records-man", Self.root.path + "/docs/records.md"])
+        #expect(records.status == 0)
+        let path = dir + "/audio-tools-records.7"
+        try records.stdout.write(toFile: path, atomically: true, encoding: .utf8)
+        let shown = try Self.sh("man", ["--warnings", "-l", path], environment: ["MANWIDTH": "120", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"])
+        #expect(shown.status == 0 && shown.stderr.isEmpty, "\(shown.stderr)")
+        for code in ErrorCode.allCases { #expect(shown.stdout.contains(code.rawValue)) }
+        #expect(shown.stdout.contains("EXIT STATUS"))
+    }
+
+    @Test func recordsPageRefusesAMissingSource() throws {
+        let r = try E2E.run("lufs-measure", ["--generate-records-man", "/nonexistent/records.md"])
+        #expect(r.status == 2 && r.stdout.isEmpty)
+        #expect(r.stderr.contains("“records.md” can't be read"))
+        let bad = try E2E.run("vo-align", ["--generate-completion", "tcsh"])
+        #expect(bad.status == 2 && bad.stderr.contains("'tcsh' is not one of: bash, zsh, fish"))
+    }
+
+    @Test func versionComesFromTheOneConstant() throws {
+        for t in ToolCatalog.names {
+            let r = try E2E.run(t, ["--version"])
+            #expect(r.status == 0 && r.stdout == "\(t) (audio-tools \(AudioToolsVersion.string))\n")
+        }
+    }
+
+    /// Completes `words` (the last one being completed) with the tool's bash script loaded as
+    /// bash-completion would load it, and returns what bash offers.
+    static func bashComplete(_ script: String, _ tool: String, _ words: [String], in dir: String) throws -> [String] {
+        let quoted = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let r = try sh("bash", ["--norc", "--noprofile", "-c", """
+            source '\(script)' || exit 3
+            complete -p \(tool) >/dev/null || exit 4
+            COMP_WORDS=(\(quoted)); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+            \(ShellCompletion.bashFunction(tool)) || exit 5
+            printf '%s\\n' "${COMPREPLY[@]}"
+            """], in: URL(fileURLWithPath: dir))
+        #expect(r.status == 0, "\(r.stderr)")
+        return r.stdout.split(separator: "\n").map(String.init).sorted()
+    }
+
+    @Test func bashCompletesOptionsPresetsAndPaths() throws {
+        let dir = E2E.tempDir("bash")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/takes", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: dir + "/tone.wav", contents: Data())
+        for t in ["lufs-measure", "lufs-normalize", "vo-align"] {
+            let gen = try E2E.run(t, ["--generate-completion", "bash"])
+            #expect(gen.status == 0)
+            try gen.stdout.write(toFile: dir + "/\(t).bash", atomically: true, encoding: .utf8)
+        }
+        let measure = dir + "/lufs-measure.bash", normalize = dir + "/lufs-normalize.bash", align = dir + "/vo-align.bash"
+        #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "--pre"], in: dir) == ["--preset"])
+        #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "--preset", ""], in: dir)
+                == LoudnessPreset.all.map(\.name).sorted())
+        #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "--preset", "pod"], in: dir) == ["podcast"])
+        // --preset=po: bash splits the word at '='.
+        #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "--preset", "=", "so"], in: dir) == ["social"])
+        #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "--layout", "5."], in: dir) == ["5.0", "5.1"])
+        #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "--target", ""], in: dir) == [])
+        #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "-j", "2", "t"], in: dir) == ["takes", "tone.wav"])
+        #expect(try Self.bashComplete(normalize, "lufs-normalize", ["lufs-normalize", "--peak", ""], in: dir) == ["ignore", "limit", "reduce"])
+        #expect(try Self.bashComplete(normalize, "lufs-normalize", ["lufs-normalize", "--format", "fl"], in: dir) == ["flac"])
+        #expect(try Self.bashComplete(normalize, "lufs-normalize", ["lufs-normalize", "--out-dir", "t"], in: dir) == ["takes"])
+        #expect(try Self.bashComplete(align, "vo-align", ["vo-align", "--reference", "t"], in: dir) == ["takes", "tone.wav"])
+        #expect(try Self.bashComplete(align, "vo-align", ["vo-align", "--h"], in: dir) == ["--help"])
+    }
+
+    @Test func fishCompletesPresets() throws {
+        try #require(E2E.has("fish"), "fish is not installed (optional)")
+        let dir = E2E.tempDir("fish")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let gen = try E2E.run("lufs-normalize", ["--generate-completion", "fish"])
+        try gen.stdout.write(toFile: dir + "/lufs-normalize.fish", atomically: true, encoding: .utf8)
+        let r = try Self.sh("fish", ["--no-config", "-c", "source \(dir)/lufs-normalize.fish; complete -C'lufs-normalize --preset '; complete -C'lufs-normalize --fade-c'"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let offered = r.stdout.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+        #expect(offered == LoudnessPreset.all.map(\.name).sorted() + ["--fade-curve"])
+    }
+
+    @Test func zshScriptsParse() throws {
+        try #require(E2E.has("zsh"), "zsh is not installed (optional)")
+        let dir = E2E.tempDir("zsh")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for t in ToolCatalog.names {
+            let gen = try E2E.run(t, ["--generate-completion", "zsh"])
+            try gen.stdout.write(toFile: dir + "/_\(t)", atomically: true, encoding: .utf8)
+            let r = try Self.sh("zsh", ["-n", dir + "/_\(t)"])
+            #expect(r.status == 0 && r.stderr.isEmpty, "\(t): \(r.stderr)")
+        }
+    }
+
+    @Test func makeInstallPutsEverythingUnderThePrefixAndUninstallRemovesIt() throws {
+        try #require(E2E.has("make"), "make is not installed")
+        let prefix = E2E.tempDir("prefix")
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let install = try Self.sh("make", ["-s", "-C", Self.root.path, "install-files", "BIN=\(E2E.binDir.path)", "PREFIX=\(prefix)"])
+        #expect(install.status == 0, "\(install.stderr)")
+        #expect(Self.files(under: prefix) == Self.expectedFiles(man: "share/man", zsh: "share/zsh/site-functions"))
+        #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/lufs-measure"))
+        // What was installed is what the tools generate.
+        let page = try String(contentsOfFile: prefix + "/share/man/man1/vo-align.1", encoding: .utf8)
+        #expect(page == (try E2E.run("vo-align", ["--generate-man"])).stdout)
+        let installed = try E2E.run("lufs-measure", ["--version"], environment: ["PATH": prefix + "/bin"])
+        #expect(installed.status == 0)
+        let uninstall = try Self.sh("make", ["-s", "-C", Self.root.path, "uninstall", "PREFIX=\(prefix)"])
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        #expect(Self.files(under: prefix) == [])
+    }
+
+    @Test func debianPackageTreeHoldsEveryFileAndNamesItsLibraries() throws {
+        try #require(E2E.has("make") && E2E.has("dpkg-query"), "make or dpkg is not installed")
+        let dir = E2E.tempDir("deb")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tree = try Self.sh("make", ["-s", "-C", Self.root.path, "deb-tree", "BIN=\(E2E.binDir.path)",
+                                        "DEB_ROOT=\(dir)/root", "DEB_STRIP="])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        let files = Self.files(under: dir + "/root")
+        var expected = Self.expectedFiles(man: "share/man", zsh: "share/zsh/vendor-completions", manSuffix: ".gz").map { "usr/" + $0 }
+        expected += ["DEBIAN/control", "usr/share/doc/audio-tools/copyright"]
+        #expect(files == expected.sorted())
+        #expect(Self.files(under: dir) == files.map { "root/" + $0 }, "nothing left beside the tree")
+        let control = try String(contentsOfFile: dir + "/root/DEBIAN/control", encoding: .utf8)
+        func field(_ name: String) -> String? {
+            control.split(separator: "\n").first { $0.hasPrefix(name + ": ") }.map { String($0.dropFirst(name.count + 2)) }
+        }
+        #expect(field("Package") == "audio-tools")
+        #expect(field("Version") == AudioToolsVersion.string)
+        #expect(field("Recommends") == "ffmpeg")
+        let depends = (field("Depends") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).split(separator: " ")[0] }
+        // The runtime packages (not the -dev ones) of the libraries the Makefile's LIB_DEPS lists.
+        #expect(depends.contains("libsndfile1"), "\(depends)")
+        #expect(depends.contains("libsamplerate0"), "\(depends)")
+        #expect(depends.contains { $0.hasPrefix("libkissfft-float") }, "\(depends)")
+        #expect(!depends.contains { $0.hasSuffix("-dev") })
+        // The man pages in the package are what the tools generate, compressed.
+        let man = try Self.sh("zcat", [dir + "/root/usr/share/man/man1/lufs-normalize.1.gz"])
+        #expect(man.stdout == (try E2E.run("lufs-normalize", ["--generate-man"])).stdout)
+        // dpkg-deb accepts the tree as a package (uncompressed here, to stay fast).
+        if E2E.has("dpkg-deb") {
+            let deb = try Self.sh("dpkg-deb", ["--root-owner-group", "-Znone", "--build", dir + "/root", dir + "/t.deb"])
+            #expect(deb.status == 0, "\(deb.stderr)")
+            let listed = try Self.sh("dpkg-deb", ["-c", dir + "/t.deb"])
+            #expect(listed.stdout.contains("./usr/bin/lufs-measure"))
+            #expect(listed.stdout.contains("root/root"))
+        }
+    }
+}
