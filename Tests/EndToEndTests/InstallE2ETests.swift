@@ -154,6 +154,30 @@ import Testing
         #expect(offered == LoudnessPreset.all.map(\.name).sorted() + ["--fade-curve"])
     }
 
+    /// Types `line` and Tab into an interactive zsh (in a pseudo-terminal, with the completion
+    /// system loaded from `fpath`) and returns what the terminal shows once it shows `expected`
+    /// (or after 10 s).
+    static func zshComplete(_ line: String, until expected: String, fpath: String) throws -> String {
+        let harness = fpath + "/harness.zsh"
+        try """
+            zmodload zsh/zpty
+            zpty z 'zsh -f -i'
+            zpty -w z "PS1='READY> '; fpath=(\(fpath) \\$fpath); autoload -U compinit; compinit -u -D"
+            zpty -r z chunk '*READY> '
+            zpty -r z chunk '*READY> '
+            zpty -w -n z $1$'\\t'
+            out=''
+            for i in {1..100}; do
+              zpty -r -t z chunk && out+=$chunk
+              [[ $out == *"$2"* ]] && break
+              sleep 0.1
+            done
+            zpty -d z
+            print -r -- $out
+            """.write(toFile: harness, atomically: true, encoding: .utf8)
+        return try sh("timeout", ["30", "zsh", "-f", harness, line, expected]).stdout
+    }
+
     @Test func zshScriptsParse() throws {
         try #require(E2E.has("zsh"), "zsh is not installed (optional)")
         let dir = E2E.tempDir("zsh")
@@ -164,13 +188,21 @@ import Testing
             let r = try Self.sh("zsh", ["-n", dir + "/_\(t)"])
             #expect(r.status == 0 && r.stderr.isEmpty, "\(t): \(r.stderr)")
         }
+        // What the Tab key does in zsh with these scripts on fpath.
+        for (line, completed) in [("lufs-measure --preset pod", "lufs-measure --preset podcast"),
+                                  ("lufs-normalize --fade-c", "lufs-normalize --fade-curve")] {
+            let shown = try Self.zshComplete(line, until: completed, fpath: dir)
+            #expect(shown.contains(completed), "\(shown)")
+        }
     }
 
     @Test func makeInstallPutsEverythingUnderThePrefixAndUninstallRemovesIt() throws {
         try #require(E2E.has("make"), "make is not installed")
         let prefix = E2E.tempDir("prefix")
         defer { try? FileManager.default.removeItem(atPath: prefix) }
-        let install = try Self.sh("make", ["-s", "-C", Self.root.path, "install-files", "BIN=\(E2E.binDir.path)", "PREFIX=\(prefix)"])
+        // The real `make install`, with its build step a no-op (SWIFT=true) and the tools this test
+        // run built.
+        let install = try Self.sh("make", ["-s", "-C", Self.root.path, "install", "SWIFT=true", "BIN=\(E2E.binDir.path)", "PREFIX=\(prefix)"])
         #expect(install.status == 0, "\(install.stderr)")
         #expect(Self.files(under: prefix) == Self.expectedFiles(man: "share/man", zsh: "share/zsh/site-functions"))
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/lufs-measure"))
