@@ -136,6 +136,8 @@ DEB_ROOT       ?= build/deb/root
 DEB_MAINTAINER ?= audio-tools maintainers <audio-tools@example.org>
 DEB_STRIP      ?= strip --strip-unneeded
 DEB_RECOMMENDS := ffmpeg
+# xz: the smallest package (about 75 MB), minutes to compress; gzip or zstd: seconds, about 115 MB.
+DEB_COMPRESS   ?= xz
 
 deb: deps
 	$(call install_missing,$(DEB_DEPS),cmd)
@@ -143,7 +145,7 @@ deb: deps
 	@if readelf -d .build/release/lufs-measure | grep -q 'libswift'; then \
 	  echo "make deb: .build/release/lufs-measure still links the Swift runtime dynamically." >&2; exit 1; fi
 	$(MAKE) --no-print-directory deb-tree BIN=.build/release DEB_ROOT=$(DEB_ROOT)
-	dpkg-deb --root-owner-group --build $(DEB_ROOT) $(DEB_FILE)
+	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(DEB_ROOT) $(DEB_FILE)
 	@echo "$(DEB_FILE): install it with: sudo apt install ./$(DEB_FILE)   (remove: sudo dpkg -r audio-tools)"
 
 # The package's file tree and control file, from the tools in BIN (the recipe `make deb` uses; the
@@ -157,7 +159,13 @@ deb-tree:
 	$(if $(DEB_STRIP),for t in $(TOOLS); do $(DEB_STRIP) $(DEB_ROOT)/usr/bin/$$t; done)
 	gzip -9nf $(DEB_ROOT)/usr/share/man/man1/*.1 $(DEB_ROOT)/usr/share/man/man7/*.7
 	install -d $(DEB_ROOT)/usr/share/doc/audio-tools $(DEB_ROOT)/DEBIAN
-	install -m 644 LICENSE $(DEB_ROOT)/usr/share/doc/audio-tools/copyright
+	@set -e; when=$$(git log -1 --format=%ct 2>/dev/null || date +%s); \
+	printf '%s\n' 'Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/' \
+	  'Upstream-Name: audio-tools' '' 'Files: *' "Copyright: $$(date -u -d @$$when +%Y) the audio-tools authors" 'License: Apache-2.0' \
+	  ' On Debian systems the full text of the Apache License 2.0 is in' \
+	  ' /usr/share/common-licenses/Apache-2.0.' > $(DEB_ROOT)/usr/share/doc/audio-tools/copyright; \
+	printf 'audio-tools ($(VERSION)) unstable; urgency=medium\n\n  * audio-tools $(VERSION).\n\n -- %s  %s\n' \
+	  '$(DEB_MAINTAINER)' "$$(date -u -R -d @$$when)" | gzip -9n > $(DEB_ROOT)/usr/share/doc/audio-tools/changelog.gz
 	@set -e; libpkgs=""; \
 	for pair in $(LIB_DEPS); do \
 	  mod=$${pair%%:*}; libdir=$$(pkg-config --variable=libdir $$mod); \
@@ -168,7 +176,7 @@ deb-tree:
 	    case " $$libpkgs " in *" $$pkg "*) ;; *) libpkgs="$$libpkgs $$pkg";; esac; \
 	  done; \
 	done; \
-	shl=$$(mkdir -p $(DEB_ROOT)/../shlibdeps/debian && cd $(DEB_ROOT)/../shlibdeps && \
+	shl=$$(mkdir -p $(DEB_ROOT).shlibdeps/debian && cd $(DEB_ROOT).shlibdeps && \
 	  printf 'Source: audio-tools\n\nPackage: audio-tools\nArchitecture: any\n' > debian/control && \
 	  dpkg-shlibdeps -O $(foreach t,$(TOOLS),-e$(abspath $(DEB_ROOT))/usr/bin/$(t)) 2>/dev/null | sed -n 's/^shlibs:Depends=//p') || shl=""; \
 	depends="$$shl"; \
@@ -191,7 +199,7 @@ deb-tree:
 	  echo " vo-align (voiceover latency), audio-probe and library-filter. ffmpeg, when"; \
 	  echo " installed, decodes what libsndfile can't (AAC, ALAC, WMA)."; \
 	} > $(DEB_ROOT)/DEBIAN/control
-	rm -rf $(DEB_ROOT)/../shlibdeps
+	rm -rf $(DEB_ROOT).shlibdeps
 	chmod -R u=rwX,go=rX $(DEB_ROOT)
 	@echo "deb-tree: $(DEB_ROOT) ($$(sed -n 's/^Depends: //p' $(DEB_ROOT)/DEBIAN/control))"
 

@@ -225,7 +225,7 @@ import Testing
         #expect(tree.status == 0, "\(tree.stderr)")
         let files = Self.files(under: dir + "/root")
         var expected = Self.expectedFiles(man: "share/man", zsh: "share/zsh/vendor-completions", manSuffix: ".gz").map { "usr/" + $0 }
-        expected += ["DEBIAN/control", "usr/share/doc/audio-tools/copyright"]
+        expected += ["DEBIAN/control", "usr/share/doc/audio-tools/changelog.gz", "usr/share/doc/audio-tools/copyright"]
         #expect(files == expected.sorted())
         #expect(Self.files(under: dir) == files.map { "root/" + $0 }, "nothing left beside the tree")
         let control = try String(contentsOfFile: dir + "/root/DEBIAN/control", encoding: .utf8)
