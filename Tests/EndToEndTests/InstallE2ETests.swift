@@ -120,10 +120,12 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/takes", withIntermediateDirectories: true)
         FileManager.default.createFile(atPath: dir + "/tone.wav", contents: Data())
-        for t in ["lufs-measure", "lufs-normalize", "vo-align"] {
+        for t in ToolCatalog.names {
             let gen = try E2E.run(t, ["--generate-completion", "bash"])
-            #expect(gen.status == 0)
             try gen.stdout.write(toFile: dir + "/\(t).bash", atomically: true, encoding: .utf8)
+            let loaded = try Self.sh("bash", ["--norc", "-c", "source '\(dir)/\(t).bash' && complete -p \(t)"])
+            #expect(loaded.status == 0 && loaded.stderr.isEmpty && loaded.stdout == "complete -F \(ShellCompletion.bashFunction(t)) \(t)\n",
+                    "\(t): \(loaded.stderr)")
         }
         let measure = dir + "/lufs-measure.bash", normalize = dir + "/lufs-normalize.bash", align = dir + "/vo-align.bash"
         #expect(try Self.bashComplete(measure, "lufs-measure", ["lufs-measure", "--pre"], in: dir) == ["--preset"])
@@ -146,8 +148,12 @@ import Testing
         try #require(E2E.has("fish"), "fish is not installed (optional)")
         let dir = E2E.tempDir("fish")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let gen = try E2E.run("lufs-normalize", ["--generate-completion", "fish"])
-        try gen.stdout.write(toFile: dir + "/lufs-normalize.fish", atomically: true, encoding: .utf8)
+        for t in ToolCatalog.names {
+            let script = try E2E.run(t, ["--generate-completion", "fish"])
+            try script.stdout.write(toFile: dir + "/\(t).fish", atomically: true, encoding: .utf8)
+            let parsed = try Self.sh("fish", ["--no-config", "-n", dir + "/\(t).fish"])
+            #expect(parsed.status == 0 && parsed.stderr.isEmpty, "\(t): \(parsed.stderr)")
+        }
         let r = try Self.sh("fish", ["--no-config", "-c", "source \(dir)/lufs-normalize.fish; complete -C'lufs-normalize --preset '; complete -C'lufs-normalize --fade-c'"])
         #expect(r.status == 0, "\(r.stderr)")
         let offered = r.stdout.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
