@@ -51,8 +51,8 @@ import Testing
         return files.sorted()
     }
 
-    @Test func manPagesRenderWithManAndListEveryOption() throws {
-        try #require(E2E.has("man"), "man (man-db) is not installed; `make test-deps` installs it")
+    @Test(.enabled(if: E2E.has("man"), "needs man (man-db; make test-deps installs it)"))
+    func manPagesRenderWithManAndListEveryOption() throws {
         let dir = E2E.tempDir("man")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for info in ToolCatalog.all {
@@ -144,8 +144,8 @@ import Testing
         #expect(try Self.bashComplete(align, "vo-align", ["vo-align", "--h"], in: dir) == ["--help"])
     }
 
-    @Test func fishCompletesPresets() throws {
-        try #require(E2E.has("fish"), "fish is not installed (optional)")
+    @Test(.enabled(if: E2E.has("fish"), "fish is not installed (optional)"))
+    func fishCompletesPresets() throws {
         let dir = E2E.tempDir("fish")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for t in ToolCatalog.names {
@@ -184,8 +184,8 @@ import Testing
         return try sh("timeout", ["30", "zsh", "-f", harness, line, expected]).stdout
     }
 
-    @Test func zshScriptsParse() throws {
-        try #require(E2E.has("zsh"), "zsh is not installed (optional)")
+    @Test(.enabled(if: E2E.has("zsh"), "zsh is not installed (optional)"))
+    func zshCompletesPresetsAndOptions() throws {
         let dir = E2E.tempDir("zsh")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for t in ToolCatalog.names {
@@ -202,8 +202,8 @@ import Testing
         }
     }
 
-    @Test func makeInstallPutsEverythingUnderThePrefixAndUninstallRemovesIt() throws {
-        try #require(E2E.has("make"), "make is not installed")
+    @Test(.enabled(if: E2E.has("make"), "needs make"))
+    func makeInstallPutsEverythingUnderThePrefixAndUninstallRemovesIt() throws {
         let prefix = E2E.tempDir("prefix")
         defer { try? FileManager.default.removeItem(atPath: prefix) }
         // The real `make install`, with its build step a no-op (SWIFT=true) and the tools this test
@@ -222,8 +222,8 @@ import Testing
         #expect(Self.files(under: prefix) == [])
     }
 
-    @Test func debianPackageTreeHoldsEveryFileAndNamesItsLibraries() throws {
-        try #require(E2E.has("make") && E2E.has("dpkg-query"), "make or dpkg is not installed")
+    @Test(.enabled(if: E2E.has("make") && E2E.has("dpkg-query") && E2E.has("pkg-config"), "needs make, pkg-config and dpkg (Debian)"))
+    func debianPackageTreeHoldsEveryFileAndNamesItsLibraries() throws {
         let dir = E2E.tempDir("deb")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let tree = try Self.sh("make", ["-s", "-C", Self.root.path, "deb-tree", "BIN=\(E2E.binDir.path)",
