@@ -155,7 +155,7 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             // through a pointer into storage sized once: this runs for every file a probe reads.
             let prefix = message.count
             let samples = (headFrames + tailFrames) * channels
-            message += [UInt8](repeating: 0, count: samples * 2)  // one memset, not a byte-wise append
+            message.append(contentsOf: repeatElement(0, count: samples * 2))
             message.withUnsafeMutableBytes { raw in
                 let out = (raw.baseAddress! + prefix).assumingMemoryBound(to: UInt16.self)
                 let start = tailFramesSeen > windowFrames ? tailFramesSeen % windowFrames : 0
