@@ -13,7 +13,7 @@ public final class LufsMeasure: RecordTool {
             .value("tolerance", "LU", help: "Gate: how far from --target is still a pass (default: the preset's, else 1)."),
             .value("max-true-peak", "DBTP", help: "Gate: the highest true peak allowed (overrides the preset's)."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
-            .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: mono, stereo, 5.0, 5.1, 7.1, or a list like L,R,C,LFE,Ls,Rs."),
+            .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
@@ -77,23 +77,24 @@ public final class LufsMeasure: RecordTool {
             return r
         }
         let layout: ChannelLayout
+        var layoutNote: String?
         if let l = layoutOverride {
             guard l.roles.count == fmt.channelCount else {
                 throw ToolError(.malformed, "\(ToolError.quoted(path)) has \(fmt.channelCount) channels but --layout names \(l.roles.count).",
                                 suggestion: "Give a --layout with \(fmt.channelCount) channels, or leave it out to use the file's own.")
             }
             layout = l
-        } else if let names = opened.sndfile?.channelNames, !names.contains("?"),
-                  let l = try? ChannelLayout.parse(names.joined(separator: ",")), l.roles.count == fmt.channelCount {
-            layout = l
         } else {
-            layout = ChannelLayout.standard(channelCount: fmt.channelCount)
+            let resolved = ChannelLayout.resolve(speakerNames: opened.speakerNames, channelCount: fmt.channelCount)
+            layout = resolved.layout
+            if resolved.guessed { layoutNote = layout.guessNote }
         }
         let dual = dualMono && fmt.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
         try Decoder.forEachBlock(source) { meter.add($0) }
-        let m = meter.finish()
+        var m = meter.finish()
+        if let n = layoutNote, !dual { m.notes.append(n) }
         var out = record
         out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
                                            gate: gate.map { ($0, gateLabel) })
@@ -123,6 +124,8 @@ public final class LufsMeasure: RecordTool {
             .object([
                 "name": .string(c < layout.roles.count ? layout.roles[c].label : "?"),
                 "weight": .double(c < layout.weights.count ? layout.weights[c] : 1, decimals: 2),
+                "azimuth_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].azimuth : nil, decimals: 1),
+                "elevation_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].elevation : nil, decimals: 1),
                 "sample_peak_dbfs": .optional(dB(m.samplePeaks[c]), decimals: 2),
                 "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
             ])

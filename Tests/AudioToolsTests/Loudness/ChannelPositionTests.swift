@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test func heightLabelsAndOtherSpellings() throws {
-        let l = try ChannelLayout.parse("L,R,C,LFE,Lss,Rss,Lrs,Rrs,Ltf,Rtf,Ltb,Rtb")
+        let l = try ChannelLayout.parse("L,R,C,LFE,Lrs,Rrs,Lss,Rss,Ltf,Rtf,Ltb,Rtb")
         #expect(l == (try ChannelLayout.parse("7.1.4")))
         #expect(try ChannelLayout.parse("FL,FR,FC,LFE,BL,BR,SL,SR,TFL,TFR,TBL,TBR") == l)
         #expect(try ChannelLayout.parse("M+030,M-030,M+000,LFE1,M+135,M-135,M+090,M-090,U+045,U-045,U+135,U-135") == l)
@@ -89,7 +89,7 @@ import Testing
         let file = ChannelLayout.resolve(speakerNames: ["FL", "FR", "FC", "LFE", "BL", "BR", "SL", "SR"], channelCount: 8)
         #expect(!file.guessed && file.layout.weights == [1, 1, 1, 0, 1, 1, 1.41, 1.41])
         // A map with an unknown speaker, or the wrong count, is not used.
-        #expect(ChannelLayout.resolve(speakerNames: ["FL", "?"], channelCount: 2).guessed)
+        #expect(ChannelLayout.resolve(speakerNames: ["FL", "FR", "?"], channelCount: 3).guessed)
         #expect(ChannelLayout.resolve(speakerNames: ["FL", "FR"], channelCount: 3).guessed)
         // Mono and stereo have one reading: never reported as guessed.
         #expect(!ChannelLayout.resolve(speakerNames: nil, channelCount: 2).guessed)
