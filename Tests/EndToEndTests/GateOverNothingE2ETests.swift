@@ -12,7 +12,7 @@ import Testing
         let r = try E2E.run("lufs-measure", ["--preset", "ebu-r128", "--junit", dir + "/loudness.xml", deliverables + "/"])
         #expect(r.status == 1)
         #expect(r.stdout.isEmpty)
-        #expect(r.stderr.contains("no audio files found in “\(deliverables)”"), "\(r.stderr)")
+        #expect(r.stderr.contains("no audio files found in “deliverables”"), "\(r.stderr)")
         let xml = try String(contentsOfFile: dir + "/loudness.xml", encoding: .utf8)
         #expect(xml.contains("errors=\"1\"") && xml.contains("<error message=\"no audio files found in"), "\(xml)")
 
@@ -24,14 +24,14 @@ import Testing
         let both = try E2E.run("lufs-measure", ["--preset", "ebu-r128", good, deliverables])
         #expect(both.status == 1 && both.records.count == 1)
         #expect(both.records.first?["loudness"]?["gate"]?["pass"] == .bool(true))
-        #expect(both.stderr.contains("no audio files found in “\(deliverables)”"))
+        #expect(both.stderr.contains("no audio files found in “deliverables”"))
         let alone = try E2E.run("lufs-measure", ["--preset", "ebu-r128", good])
         #expect(alone.status == 0, "\(alone.stderr)")
 
         // Without a gate an empty folder is only a warning.
         let plain = try E2E.run("lufs-measure", [deliverables])
         #expect(plain.status == 0)
-        #expect(plain.stderr.contains("no audio files found in “\(deliverables)”"))
+        #expect(plain.stderr.contains("no audio files found in “deliverables”"))
     }
 
     @Test func noInputAtAllFailsTheGate() throws {
