@@ -276,6 +276,12 @@ public struct ChannelLayout: Equatable, Sendable {
 
     public var channelCount: Int { roles.count }
 
+    /// The layout's usual name ("stereo", "5.1", "7.1.4", ...) when it is one of the named ones.
+    public var name: String? {
+        if isDualMono { return "dual-mono" }
+        return Self.namedRoles.first { $0.roles == roles }?.names.first
+    }
+
     /// The BS.1770 weight of each channel.
     public var weights: [Double] { isDualMono ? [2.0] : roles.map(\.weight) }
 

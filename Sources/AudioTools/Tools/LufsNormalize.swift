@@ -189,7 +189,7 @@ public final class LufsNormalize: RecordTool {
             let lossless = ["alac", "pcm", "float", "flac"].contains(codec)
             description = SndfileDescription(container: container, codec: codec,
                                              bitDepth: lossless ? facts?.audio?.bitsPerSample : nil,
-                                             isFloat: codec == "float", isLossy: !lossless, channelNames: nil, formatCode: 0)
+                                             isFloat: codec == "float", isLossy: !lossless, channelNames: opened.speakerNames, formatCode: 0)
             if let t = facts?.tags {
                 tags.title = t.title; tags.artist = t.artist; tags.album = t.album; tags.genre = t.genre
                 tags.date = t.year; tags.trackNumber = t.track
