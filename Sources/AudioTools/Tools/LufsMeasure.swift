@@ -24,6 +24,8 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
             "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
+            "lufs-measure --preset ebu-r128-s1 spots/   # adverts: -23 LUFS, short-term at most -18; an empty folder fails",
+            "lufs-measure --layout 7.1.4 bed.wav | jq -c '.loudness.channels[] | [.name, .weight]'",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
         ],
         exitNotes: "the gate")
