@@ -140,4 +140,30 @@ import Testing
         #expect(abs(side - mono - Self.plus141) <= 0.05, "side weighs 1.41: \(side) vs \(mono)")
         #expect(recs[1]?["layout"]?.stringValue == "L,R,C,Cb,Lss,Rss")
     }
+
+    /// A CAF channel layout, read through libsndfile: L R LFE (DVD 4), whose third channel a
+    /// count-based guess would take for a centre.
+    @Test func cafChannelLayoutIsRead() throws {
+        guard E2E.has("ffmpeg") else { return }
+        let dir = E2E.tempDir("cafweights")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let n = Self.noise(seconds: 1)
+        try Self.writeExtensible(dir + "/lfe.wav", mask: 0x0B, channels: 3, index: 2, signal: n)
+        try Self.writeExtensible(dir + "/left.wav", mask: 0x0B, channels: 3, index: 0, signal: n)
+        for name in ["lfe", "left"] {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", dir + "/\(name).wav", "-c:a", "pcm_s24le", dir + "/\(name).caf"]
+            p.standardError = FileHandle.nullDevice
+            try p.run(); p.waitUntilExit()
+            try #require(p.terminationStatus == 0)
+        }
+        let r = try E2E.run("lufs-measure", ["--jobs", "1", dir + "/lfe.caf", dir + "/left.caf"])
+        let recs = r.records.map { $0["loudness"] }
+        #expect(recs.count == 2)
+        #expect(recs[0]?["layout"]?.stringValue == "L,R,LFE")
+        #expect(recs[0]?["integrated_lufs"] == .null)
+        #expect(recs[1]?["integrated_lufs"]?.doubleValue != nil)
+        #expect(!(recs[1]?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []).contains { $0.contains("guessed") })
+    }
 }
