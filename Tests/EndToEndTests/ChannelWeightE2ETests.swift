@@ -166,4 +166,29 @@ import Testing
         #expect(recs[1]?["integrated_lufs"]?.doubleValue != nil)
         #expect(!(recs[1]?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []).contains { $0.contains("guessed") })
     }
+
+    /// lufs-normalize writes the speaker positions it measured by into its output, so the gate
+    /// that checks the written file weighs it alike: a 6.0 file (FL FR FC BC SL SR) must not come
+    /// out claiming 5.1, whose fourth channel is an LFE.
+    @Test func normalizedOutputKeepsItsChannelMap() throws {
+        let dir = E2E.tempDir("normmap")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let n = Self.noise(seconds: 4)
+        try Self.writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
+        try Self.writeExtensible(dir + "/five.wav", mask: 0x3F, channels: 6, index: 4, signal: n)
+        try Self.writeExtensible(dir + "/seven.wav", mask: 0x2D63F, channels: 12, index: 4, signal: n)
+        let m = try E2E.run("lufs-measure", ["--jobs", "1", dir + "/six.wav", dir + "/five.wav", dir + "/seven.wav"])
+        let r = try E2E.run("lufs-normalize", ["--target", "-23", "--out-dir", dir + "/out"], stdin: m.stdout)
+        #expect(r.status == 0, "\(r.stderr) \(r.stdout)")
+        let out = try E2E.run("lufs-measure", ["--jobs", "1", dir + "/out/six.wav", dir + "/out/five.wav", dir + "/out/seven.wav"])
+        let recs = out.records.map { $0["loudness"] }
+        #expect(recs.count == 3)
+        #expect(recs[0]?["layout"]?.stringValue == "L,R,C,Cb,Lss,Rss")
+        #expect(recs[1]?["layout"]?.stringValue == "L,R,C,LFE,Ls,Rs")
+        #expect(recs[2]?["layout"]?.stringValue == "L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb")
+        for (i, l) in recs.enumerated() {
+            #expect(abs((l?["integrated_lufs"]?.doubleValue ?? 0) - -23) <= 0.2, "\(i): \(String(describing: l))")
+            #expect(!(l?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []).contains { $0.contains("guessed") })
+        }
+    }
 }
