@@ -306,6 +306,7 @@ public final class LufsNormalize: RecordTool {
 
         let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
+        sink.setSpeakers(layout.roles)
         let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights)
         let report: NormalizeReport
         do {
