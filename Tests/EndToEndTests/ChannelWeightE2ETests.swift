@@ -191,4 +191,23 @@ import Testing
             #expect(!(l?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []).contains { $0.contains("guessed") })
         }
     }
+
+    /// FLAC (through libsndfile) records no channel positions: writing a 6.0 file there would
+    /// turn its back centre into an LFE for every later measurement, so it is a loss.
+    @Test func positionsAFormatCantRecordAreALoss() throws {
+        let dir = E2E.tempDir("normloss")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let n = Self.noise(seconds: 2)
+        try Self.writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
+        try Self.writeExtensible(dir + "/five.wav", mask: 0x3F, channels: 6, index: 4, signal: n)
+        let r = try E2E.run("lufs-normalize", ["--target", "-23", "--format", "flac", "--out-dir", dir + "/out", dir + "/six.wav", dir + "/five.wav"])
+        #expect(r.status == 1)
+        #expect(r.records.first?["error"]?["code"] == .string("lossy"))
+        #expect(r.records.first?["error"]?["message"]?.stringValue?.contains("L,R,C,Cb,Lss,Rss") == true)
+        #expect(r.records.last?["normalized"]?["losses"]?.arrayValue?.isEmpty == true, "5.1 is FLAC's own order: nothing lost")
+        let allowed = try E2E.run("lufs-normalize", ["--target", "-23", "--format", "flac", "--allow-loss", "--out-dir", dir + "/allowed", dir + "/six.wav"])
+        #expect(allowed.status == 0)
+        let losses = allowed.records.first?["normalized"]?["losses"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(losses.contains { $0.contains("can't be recorded in FLAC") }, "\(losses)")
+    }
 }

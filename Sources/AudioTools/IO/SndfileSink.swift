@@ -248,3 +248,27 @@ extension SndfileSink {
         return codes
     }
 }
+
+extension SndfileSink {
+    /// The sentence for `normalized.losses` when a file written in `formatCode` can't record
+    /// `layout`, so that a later measurement, guessing from the channel count, would weigh its
+    /// channels differently; nil when nothing is lost. WAV, RF64, CAF and AIFF record the
+    /// positions (setSpeakers); FLAC, Ogg and the rest don't through libsndfile.
+    public static func positionLoss(_ layout: ChannelLayout, formatCode: Int32) -> String? {
+        if layout.isDualMono { return nil }
+        let major = Int(formatCode) & SF_FORMAT_TYPEMASK
+        let keepsMap = [SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64, SF_FORMAT_CAF, SF_FORMAT_AIFF].contains(major)
+        if keepsMap, channelMapCodes(layout.roles) != nil { return nil }
+        let guess = ChannelLayout.standard(channelCount: layout.channelCount)
+        if guess.weights == layout.weights { return nil }
+        let container: String
+        switch major {
+        case SF_FORMAT_FLAC: container = "FLAC"
+        case SF_FORMAT_OGG: container = "Ogg"
+        case SF_FORMAT_W64: container = "W64"
+        case SF_FORMAT_MPEG: container = "MP3"
+        default: container = keepsMap ? "this format's channel map" : "this format"
+        }
+        return "the channel positions (\(layout.description)) can't be recorded in \(container), so a later measurement would weigh the channels as \(guess.description) unless given --layout \(layout.description)"
+    }
+}

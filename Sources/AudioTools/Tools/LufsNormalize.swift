@@ -249,6 +249,11 @@ public final class LufsNormalize: RecordTool {
         if out.channelCount < layout.channelCount {
             layout = ChannelLayout(roles: Array(layout.roles.prefix(out.channelCount)))
         }
+        let positionLoss = SndfileSink.positionLoss(layout, formatCode: out.formatCode)
+        if let loss = positionLoss, !allowLoss {
+            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
+                            suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
+        }
         var measured: (integrated: Double?, truePeak: Double?)? = nil
         if let l = loudness, l.objectValue != nil, let lufs = l["integrated_lufs"] {
             if let id = FileIdentity(json: l["file"]) {
@@ -335,7 +340,7 @@ public final class LufsNormalize: RecordTool {
         passes += report.passes
         let m = finalMeter.finish()
 
-        var losses = resolved.losses
+        var losses = resolved.losses + (positionLoss.map { [$0] } ?? [])
         if report.clampedSamples > 0 {
             losses.append("\(report.clampedSamples) samples were over full scale and were clamped when quantising")
         }
