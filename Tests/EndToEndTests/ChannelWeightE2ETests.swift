@@ -72,6 +72,7 @@ import Testing
         for c in Self.cases {
             let l = try #require(byName[c.name], "\(c.name)")
             #expect(l["layout"]?.stringValue == c.layout, "\(c.name)")
+            #expect(l["layout_source"]?.stringValue == "file", "\(c.name)")
             let notes = l["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
             #expect(!notes.contains { $0.contains("guessed") }, "\(c.name): \(notes)")
             if let offset = c.offset {
@@ -102,11 +103,13 @@ import Testing
         #expect(l["layout"]?.stringValue == "L,R,C,LFE,Ls,Rs")
         let notes = l["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
         #expect(notes.contains { $0.contains("guessed from the channel count") }, "\(notes)")
+        #expect(l["layout_source"]?.stringValue == "channel-count")
         // --layout names a height layout; its positions are used and nothing is guessed.
         try E2E.write(dir + "/twelve.wav", rate: Self.rate, channels: Array(repeating: n, count: 12), codec: "pcm_f32")
         let t = try E2E.run("lufs-measure", ["--layout", "7.1.4", dir + "/twelve.wav"])
         let tl = try #require(t.records.first?["loudness"])
         #expect(tl["layout"]?.stringValue == "L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb")
+        #expect(tl["layout_source"]?.stringValue == "option")
         #expect(!(tl["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []).contains { $0.contains("guessed") })
         let bad = try E2E.run("lufs-measure", ["--layout", "L,R,Qz", dir + "/six.wav"])
         #expect(bad.status == 2 && bad.stderr.contains("Qz"))

@@ -256,14 +256,14 @@ public struct ChannelLayout: Equatable, Sendable {
     }
 
     /// The layout to weight a stream with: the file's own speaker map when it names every
-    /// channel, else the usual layout for the channel count (`guessed` true when more than two
-    /// channels make that a guess).
-    public static func resolve(speakerNames: [String]?, channelCount: Int) -> (layout: ChannelLayout, guessed: Bool) {
+    /// channel (`fromFile`), else the usual layout for the channel count (`guessed` true when
+    /// more than two channels make that a guess).
+    public static func resolve(speakerNames: [String]?, channelCount: Int) -> (layout: ChannelLayout, guessed: Bool, fromFile: Bool) {
         if let names = speakerNames, names.count == channelCount, !names.contains("?"),
            let l = try? parse(names.joined(separator: ",")), l.channelCount == channelCount {
-            return (l, false)
+            return (l, false, true)
         }
-        return (standard(channelCount: channelCount), channelCount > 2)
+        return (standard(channelCount: channelCount), channelCount > 2, false)
     }
 
     /// The sentence for a record's notes when `resolve` guessed.

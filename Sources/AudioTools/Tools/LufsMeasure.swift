@@ -88,6 +88,7 @@ public final class LufsMeasure: RecordTool {
         }
         let layout: ChannelLayout
         var layoutNote: String?
+        var layoutSource = "option"
         if let l = layoutOverride {
             guard l.roles.count == fmt.channelCount else {
                 throw ToolError(.malformed, "\(ToolError.quoted(path)) has \(fmt.channelCount) channels but --layout names \(l.roles.count).",
@@ -98,6 +99,7 @@ public final class LufsMeasure: RecordTool {
             let resolved = ChannelLayout.resolve(speakerNames: opened.speakerNames, channelCount: fmt.channelCount)
             layout = resolved.layout
             if resolved.guessed { layoutNote = layout.guessNote }
+            layoutSource = resolved.fromFile ? "file" : "channel-count"
         }
         let dual = dualMono && fmt.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
@@ -106,8 +108,10 @@ public final class LufsMeasure: RecordTool {
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
         var out = record
-        out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
-                                           gate: gate.map { ($0, gateLabel) })
+        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
+                                         gate: gate.map { ($0, gateLabel) })
+        if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
+        out["loudness"] = loudness
         return out
     }
 
