@@ -44,6 +44,9 @@ import Testing
         #expect(l222.weights[0] == 1.41 && l222.weights[1] == 1.41)  // FL/FR at ±60°
         #expect(l222.weights[6] == 1 && l222.weights[10] == 1.41)    // FLc ±30°, SiL ±90°
         #expect(l222.weights[12...].allSatisfy { $0 == 1 || $0 == 0 })
+        #expect(try ChannelLayout.parse("L,R,C,LFE,Lrs,Rrs,Lss,Rss,Ltf,Rtf,Ltb,Rtb").name == "7.1.4")
+        #expect(ChannelLayout.standard(channelCount: 2).name == "stereo" && ChannelLayout.dualMono.name == "dual-mono")
+        #expect(try ChannelLayout.parse("L,R,LFE").name == nil)
         // A name round-trips through its description.
         for name in ["5.1", "7.1", "5.1.2", "5.1.4", "7.1.2", "7.1.4", "9.1.6", "22.2"] {
             let l = try ChannelLayout.parse(name)
