@@ -132,6 +132,7 @@ import Testing
         for layout in spec(LufsMeasure.info, "layout")?.choices ?? [] { #expect((try? ChannelLayout.parse(layout)) != nil, "\(layout)") }
         for depth in spec(LufsNormalize.info, "bit-depth")?.choices ?? [] { #expect(LufsNormalizeFormat.Depth(depth) != nil, "\(depth)") }
         #expect(spec(LufsMeasure.info, "layout")?.choices.contains("5.1") == true)
+        #expect(spec(LufsMeasure.info, "layout")?.choices.contains("stereo") == true)
     }
 
     @Test func generatorOptionsAreHiddenButParsed() throws {
