@@ -32,7 +32,11 @@ public enum ToolMain {
             let parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
             if parsed.flag("help") { writeStdout(HelpText.render(info)); exit(0) }
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
-            if parsed.paths.isEmpty, isatty(0) != 0 { throw UsageError(info.noInputMessage) }
+            if parsed.paths.isEmpty, isatty(0) != 0 {
+                // `--cache-prune` alone is a whole job: nothing to read, only the cache to tidy.
+                if parsed.flag("cache-prune") { CacheOptions.pruneOnly(parsed) }
+                throw UsageError(info.noInputMessage)
+            }
             let tool = try T(options: parsed)
             let jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
             let stderrTTY = isatty(2) != 0

@@ -17,12 +17,13 @@ public final class LufsMeasure: RecordTool {
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
-        ],
+        ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
             "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
+            "lufs-measure --cache ~/.cache/audio-tools.sqlite --preset podcast media/   # measures only what changed since the last run",
         ],
         exitNotes: "the gate")
 
@@ -33,6 +34,9 @@ public final class LufsMeasure: RecordTool {
     let dualMono: Bool
     let decodeOnly: Bool
     let summary: Bool
+    let options: ParsedOptions
+    let cache: ResultCache?
+    let loudnessCache: LoudnessCache?
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -63,10 +67,23 @@ public final class LufsMeasure: RecordTool {
         dualMono = o.flag("dual-mono")
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
+        options = o
+        let opened = try CacheOptions.open(o)
+        cache = opened
+        let layout = layoutOverride, dual = dualMono
+        loudnessCache = opened.map { LoudnessCache(cache: $0, layout: layout, dualMono: dual) }
     }
 
     public func process(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
+        if let hit = cached.entry {
+            var l = hit.loudness
+            if let g = gate { l["gate"] = LufsMeasure.gateJSON(g, label: gateLabel, hit.measurement) }
+            var out = record
+            out["loudness"] = .object(l)
+            return out
+        }
         let opened = try Decoder.open(path)
         let source = opened.source
         let fmt = source.format
@@ -95,8 +112,10 @@ public final class LufsMeasure: RecordTool {
         try Decoder.forEachBlock(source) { meter.add($0) }
         let m = meter.finish()
         var out = record
-        out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
-                                           gate: gate.map { ($0, gateLabel) })
+        let loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
+                                        gate: gate.map { ($0, gateLabel) })
+        out["loudness"] = loudness
+        loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
         return out
     }
 
@@ -127,14 +146,17 @@ public final class LufsMeasure: RecordTool {
                 "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
             ])
         })
-        if let (g, label) = gate {
-            let v = g.evaluate(m)
-            var gj = label.objectValue ?? [:]
-            gj["pass"] = .bool(v.pass)
-            gj["reasons"] = .array(v.reasons.map { .string($0) })
-            o["gate"] = .object(gj)
-        }
+        if let (g, label) = gate { o["gate"] = gateJSON(g, label: label, m) }
         return .object(o)
+    }
+
+    /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
+    static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
+        let v = g.evaluate(m)
+        var gj = label.objectValue ?? [:]
+        gj["pass"] = .bool(v.pass)
+        gj["reasons"] = .array(v.reasons.map { .string($0) })
+        return .object(gj)
     }
 
     static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
@@ -154,6 +176,7 @@ public final class LufsMeasure: RecordTool {
     }
 
     public func finish(stderrIsTerminal: Bool) -> Bool {
+        CacheOptions.finish(cache, options: options)
         if let j = junitPath {
             let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: reportRows.map {
                 JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons)
