@@ -5,7 +5,7 @@ Every figure is the best of several runs of a release build, printed beside the 
 compared with (the decode-only floor, another tool, or --jobs 1) measured in the same run.
 Material is generated into BENCH_DIR on first use and reused afterwards.
 """
-import os, resource, shutil, subprocess, sys, time
+import json, os, resource, shutil, subprocess, sys, time
 
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
@@ -304,6 +304,92 @@ def probe():
         vs = f"   mediainfo {len(subset) / m:6.0f} files/s" if m else ""
         print(f"  {label:28} audio-probe --jobs 2 {len(subset) / t:6.0f} files/s{vs}   ({len(subset)} files)")
 
+
+def run_measured(cmd):
+    """Wall time, CPU time (user + system) and peak resident memory (MiB) of one run of cmd,
+    output discarded. On a loaded machine the CPU time is the steadier figure."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def cache_library(count):
+    """`count` small files of mixed formats (WAV, FLAC, MP3, Ogg Vorbis) in artist/album folders,
+    real copies of 32 seeds (8 half-second clips in four formats; every WAV made unique), with
+    past modification times."""
+    lib = os.path.join(DIR, f"cache-library-{count}")
+    if os.path.exists(os.path.join(lib, ".complete")):
+        return lib
+    if not shutil.which("ffmpeg"):
+        return None
+    print(f"  generating {count:,} files ...", flush=True)
+    t = time.perf_counter()
+    shutil.rmtree(lib, ignore_errors=True)
+    seeds = os.path.join(DIR, "cache-seeds")
+    os.makedirs(seeds, exist_ok=True)
+    clips = []
+    for i in range(8):
+        wav = os.path.join(seeds, f"clip{i}.wav")
+        if not os.path.exists(wav):
+            sh(["sox", "-n", "-r", "8000", "-c", "1", "-b", "16", wav, "synth", "0.5", "sine", str(200 + 60 * i), "gain", "-12"])
+        clips.append(wav)
+        for ext, codec in (("flac", []), ("mp3", ["-b:a", "32k"]), ("ogg", ["-c:a", "libvorbis"])):
+            out = os.path.join(seeds, f"clip{i}.{ext}")
+            if not os.path.exists(out):
+                sh(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav, "-metadata", f"title=Clip {i}",
+                    "-metadata", f"artist=Artist {i % 3}"] + codec + [out])
+            clips.append(out)
+    data = [(os.path.splitext(c)[1], open(c, "rb").read()) for c in clips]
+    base = 1_600_000_000 * 10**9
+    per_album = 100
+    for n in range(count):
+        folder = os.path.join(lib, f"artist{n // (per_album * 10):03d}", f"album{(n // per_album) % 10:02d}")
+        if n % per_album == 0:
+            os.makedirs(folder, exist_ok=True)
+        ext, blob = data[n % len(data)]
+        if ext == ".wav":
+            blob = blob[:-4] + n.to_bytes(4, "little")
+        path = os.path.join(folder, f"{n % per_album:02d}{ext}")
+        with open(path, "wb") as f:   # a real copy: its own inode
+            f.write(blob)
+        os.utime(path, ns=(base + n * 10**9, base + n * 10**9))
+    open(os.path.join(lib, ".complete"), "w").close()
+    print(f"  generated in {time.perf_counter() - t:.1f} s", flush=True)
+    return lib
+
+
+def cache():
+    section("--cache: cold (an empty cache) and warm runs over small files of mixed formats, --jobs 2")
+    lib = cache_library(100_000)
+    if lib is None:
+        print("  ffmpeg is not installed (make test-deps): skipped")
+        return
+    artists = sorted(d for d in os.listdir(lib) if d.startswith("artist"))
+    for count, roots in ((10_000, [os.path.join(lib, a) for a in artists[:10]]), (100_000, [lib])):
+        print(f"  {count:,} files (WAV, FLAC, MP3, Ogg Vorbis; 0.5 s each, in {len(roots) * 10 if count == 10_000 else 1000} album folders)")
+        for name, extra in (("audio-probe", []), ("library-filter", ["--no-summary"]), ("lufs-measure", [])):
+            db = os.path.join(DIR, f"cache-{name}-{count}.sqlite")
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(db + suffix):
+                    os.remove(db + suffix)
+            cmd = [tool(name), "-j", "2", "--cache", db] + extra + roots
+            cold, cold_cpu, cold_mem = run_measured(cmd)
+            warm, warm_cpu, warm_mem = run_measured(cmd)
+            size = os.path.getsize(db) + (os.path.getsize(db + "-wal") if os.path.exists(db + "-wal") else 0)
+            print(f"    {name:15} cold {cold:7.2f} s (cpu {cold_cpu:7.2f} s, {cold_mem:5.1f} MiB)"
+                  f"   warm {warm:6.2f} s (cpu {warm_cpu:6.2f} s, {warm_mem:5.1f} MiB)"
+                  f"   = {cold / warm:5.1f}x faster (cpu {cold_cpu / max(warm_cpu, 1e-3):5.1f}x);"
+                  f"  cache {size / 2**20:5.1f} MiB = {size / count:4.0f} bytes/file")
+        # A WAV copy is unique (its last two samples carry its number), so its id names one file.
+        first = os.path.join(roots[0], "album00", "00.wav")
+        r = subprocess.run([tool("audio-probe"), first], capture_output=True, text=True)
+        song_id = json.loads(r.stdout)["probe"]["content_id"] if r.stdout else None
+        if song_id:
+            db = os.path.join(DIR, f"cache-library-filter-{count}.sqlite")
+            indexed, _, _ = run_measured([tool("library-filter"), "--no-summary", "--cache", db, "--get", song_id] + roots)
+            print(f"    library-filter --get ID from the cache's index, no walk: {indexed:.3f} s")
 
 if __name__ == "__main__":
     for s in SECTIONS:

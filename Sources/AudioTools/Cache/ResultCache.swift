@@ -10,7 +10,8 @@ import Foundation
 /// once on stderr and the run goes on without it, with the same output.
 ///
 /// Several processes may share one file: it is in WAL mode, writers take the lock up front and
-/// wait on a busy timeout. One connection per process, used under a lock by the worker threads.
+/// wait on a busy timeout. Within a process each worker thread borrows a connection of its own from
+/// a small pool, so lookups on several threads don't wait for each other.
 public final class ResultCache {
     /// The file, as the user named it.
     public let path: String
@@ -22,31 +23,74 @@ public final class ResultCache {
     /// file system's timestamp granularity would keep its mtime): it is not stored.
     static let settleNanoseconds: Int64 = 2_000_000_000
 
+    /// Guards the pool and the flags below (never held during an SQLite call).
     private let lock = NSLock()
-    private var db: SQLiteConnection?
-    private var selectStatement: SQLiteStatement?
-    private var storeStatement: SQLiteStatement?
-    private var byIDStatement: SQLiteStatement?
+    private var idle: [Session] = []
+    private var stopped = false
     private var warnedBusy = false
     /// The version string entries are keyed on.
     let version: String
 
-    private init(path: String, db: SQLiteConnection, version: String) throws {
-        self.path = path
-        self.db = db
-        self.version = version
-        selectStatement = try db.prepare("""
+    /// One connection with its prepared statements, used by one thread at a time.
+    final class Session {
+        let db: SQLiteConnection
+        let select: SQLiteStatement
+        let store: SQLiteStatement
+        let byID: SQLiteStatement
+
+        init(_ db: SQLiteConnection) throws {
+            self.db = db
+            select = try db.prepare("""
             SELECT device, inode, size, mtime_ns, version, value, library_id FROM entries
             WHERE path = ?1 AND kind = ?2 AND settings = ?3
             """)
-        storeStatement = try db.prepare("""
+            store = try db.prepare("""
             INSERT OR REPLACE INTO entries (path, kind, settings, device, inode, size, mtime_ns, version, library_id, value, written)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
             """)
-        byIDStatement = try db.prepare("""
+            byID = try db.prepare("""
             SELECT path, device, inode, size, mtime_ns FROM entries
             WHERE library_id = ?1 AND kind = ?2 AND settings = ?3 AND version = ?4 ORDER BY path
             """)
+        }
+    }
+
+    private init(path: String, db: SQLiteConnection, version: String) throws {
+        self.path = path
+        self.version = version
+        idle = [try Session(db)]
+    }
+
+    /// Runs `body` with a connection of this thread's own (one from the pool, or a new one);
+    /// nil once the cache has stopped working. SQLite errors end up in `failed`.
+    private func withSession<R>(_ body: (Session) throws -> R) -> R? {
+        lock.lock()
+        if stopped { lock.unlock(); return nil }
+        var session = idle.popLast()
+        lock.unlock()
+        do {
+            if session == nil {
+                let db = try SQLiteConnection(path: path, create: false)
+                try db.execute("PRAGMA synchronous = NORMAL")
+                session = try Session(db)
+            }
+            let r = try body(session!)
+            lock.lock()
+            if stopped { session!.db.close() } else { idle.append(session!) }
+            lock.unlock()
+            return r
+        } catch let e as SQLiteError {
+            lock.lock()
+            if let session, !stopped, e.kind == .busy { idle.append(session) } else { session?.db.close() }
+            failed(e)
+            lock.unlock()
+            return nil
+        } catch {
+            lock.lock()
+            if let session { idle.append(session) }
+            lock.unlock()
+            return nil
+        }
     }
 
     // MARK: - Opening
@@ -57,25 +101,47 @@ public final class ResultCache {
         open(path: path, version: version, mayMoveAside: true)
     }
 
+    /// How long opening keeps retrying while other processes hold the file (setting it up,
+    /// switching it to WAL, recovering it): the same as the busy timeout of every later statement.
+    static let openDeadlineNanoseconds: Int64 = 15_000_000_000
+
     private static func open(path: String, version: String, mayMoveAside: Bool) -> ResultCache? {
+        let deadline = nowNanoseconds() + openDeadlineNanoseconds
+        var attempt = 0
+        while true {
+            switch attemptOpen(path: path, version: version, mayMoveAside: mayMoveAside, lastTry: nowNanoseconds() >= deadline) {
+            case .opened(let c): return c
+            case .unusable: return nil
+            case .busy:
+                attempt += 1
+                usleep(UInt32(min(100_000, 5_000 * attempt)) + UInt32.random(in: 0..<5_000))
+            }
+        }
+    }
+
+    private enum Attempt { case opened(ResultCache), unusable, busy }
+
+    private static func attemptOpen(path: String, version: String, mayMoveAside: Bool, lastTry: Bool) -> Attempt {
+        func done(_ c: ResultCache?) -> Attempt { c.map { .opened($0) } ?? .unusable }
         let name = ToolError.quoted(path)
         let before = FileStamp.of(path)
         var st = stat()
         if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
             Diagnostics.warn("can't use the cache \(name): it is not a regular file; running without it.")
-            return nil
+            return .unusable
         }
         let db: SQLiteConnection
         do {
             db = try SQLiteConnection(path: path)
         } catch let e as SQLiteError {
+            if e.kind == .busy, !lastTry { return .busy }
             Diagnostics.warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
-            return nil
-        } catch { return nil }
+            return .unusable
+        } catch { return .unusable }
         if db.isReadOnly {
             db.close()
             Diagnostics.warn("can't use the cache \(name): the file is write-protected; running without it.")
-            return nil
+            return .unusable
         }
         do {
             switch try inspect(db) {
@@ -83,17 +149,29 @@ public final class ResultCache {
                 break
             case .foreign:
                 db.close()
-                return mayMoveAside ? moveAside(path, before: before, version: version,
-                                                why: "is an SQLite database of another program") : nil
+                return done(mayMoveAside ? moveAside(path, before: before, version: version,
+                                                     why: "is an SQLite database of another program") : nil)
             case .otherFormat(let v):
                 db.close()
                 let why = v > formatVersion ? "was written by a newer audio-tools (cache format \(v); this one writes \(formatVersion))"
                                             : "has an old cache format (\(v); this one writes \(formatVersion))"
-                return mayMoveAside ? moveAside(path, before: before, version: version, why: why) : nil
+                return done(mayMoveAside ? moveAside(path, before: before, version: version, why: why) : nil)
             }
             // WAL lets readers and one writer work at once; NORMAL syncs only at checkpoints (a
             // crash may lose the newest entries, never corrupt the file: it is only a cache).
-            try db.execute("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;")
+            // Another process holding the file keeps the switch from happening: wait for it.
+            let mode: String? = try {
+                let m = try db.prepare("PRAGMA journal_mode = WAL")
+                defer { m.reset() }
+                return try m.step() ? m.text(0)?.lowercased() : nil
+            }()
+            guard mode == "wal" else {
+                db.close()
+                if !lastTry { return .busy }
+                Diagnostics.warn("can't use the cache \(name): it can't be switched to WAL mode, which sharing it between processes needs (is it on a network file system?); running without it.")
+                return .unusable
+            }
+            try db.execute("PRAGMA synchronous = NORMAL")
             try db.immediateTransaction {
                 // Checked again under the write lock: another process may have set it up meanwhile.
                 switch try inspect(db) {
@@ -113,20 +191,22 @@ public final class ResultCache {
                 case .foreign, .otherFormat: throw SQLiteError(code: 26, message: "the file changed while it was opened")
                 }
             }
-            return try ResultCache(path: path, db: db, version: version)
+            return .opened(try ResultCache(path: path, db: db, version: version))
         } catch let e as SQLiteError {
             db.close()
             switch e.kind {
             case .damaged:
-                return mayMoveAside ? moveAside(path, before: before, version: version,
-                                                why: "is damaged or not an SQLite database (\(e.message))") : nil
+                return done(mayMoveAside ? moveAside(path, before: before, version: version,
+                                                     why: "is damaged or not an SQLite database (\(e.message))") : nil)
+            case .busy where !lastTry:
+                return .busy
             default:
                 Diagnostics.warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
-                return nil
+                return .unusable
             }
         } catch {
             db.close()
-            return nil
+            return .unusable
         }
     }
 
@@ -190,20 +270,15 @@ public final class ResultCache {
     /// The entry for `path` under `kind` and `settings`, when it was computed from the file
     /// `stamp` describes by this version; nil otherwise.
     public func lookup(kind: String, settings: String, path: String, stamp: FileStamp) -> Hit? {
-        lock.lock(); defer { lock.unlock() }
-        guard let s = selectStatement else { return nil }
-        do {
-            return try s.with([.text(path), .text(kind), .text(settings)]) { s -> Hit? in
+        withSession { session in
+            try session.select.with([.text(path), .text(kind), .text(settings)]) { s -> Hit? in
                 guard try s.step() else { return nil }
                 let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
                                        sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
                 guard stored == stamp, s.text(4) == version, let value = s.text(5) else { return nil }
                 return Hit(value: value, libraryID: s.isNull(6) ? nil : s.text(6))
             }
-        } catch let e as SQLiteError {
-            failed(e)
-            return nil
-        } catch { return nil }
+        } ?? nil
     }
 
     /// Stores (or replaces) the entry for `path`, computed from the file `stamp` describes. A file
@@ -211,25 +286,19 @@ public final class ResultCache {
     public func store(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: String) {
         let now = Self.nowNanoseconds()
         guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
-        lock.lock(); defer { lock.unlock() }
-        guard let s = storeStatement else { return }
-        do {
-            try s.with([.text(path), .text(kind), .text(settings),
+        _ = withSession { session in
+            try session.store.with([.text(path), .text(kind), .text(settings),
                         .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
                         .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
                         .text(version), libraryID.map { .text($0) } ?? .null, .text(value),
                         .integer(now / 1_000_000_000)]) { try $0.step() }
-        } catch let e as SQLiteError {
-            failed(e)
-        } catch {}
+        }
     }
 
     /// The paths of entries whose library id is `id`, with the stamps they were computed from.
     public func paths(libraryID id: String, kind: String, settings: String) -> [(path: String, stamp: FileStamp)] {
-        lock.lock(); defer { lock.unlock() }
-        guard let s = byIDStatement else { return [] }
-        do {
-            return try s.with([.text(id), .text(kind), .text(settings), .text(version)]) { s in
+        withSession { session in
+            try session.byID.with([.text(id), .text(kind), .text(settings), .text(version)]) { s in
                 var found: [(String, FileStamp)] = []
                 while try s.step() {
                     guard let p = s.text(0) else { continue }
@@ -238,10 +307,7 @@ public final class ResultCache {
                 }
                 return found
             }
-        } catch let e as SQLiteError {
-            failed(e)
-            return []
-        } catch { return [] }
+        } ?? []
     }
 
     /// What a prune did.
@@ -253,9 +319,8 @@ public final class ResultCache {
     /// Removes the entries that can never be used again: for files that are gone or have changed
     /// since, and those written by another version. Relative paths are judged from the current folder.
     public func prune() -> PruneResult? {
-        lock.lock(); defer { lock.unlock() }
-        guard let db else { return nil }
-        do {
+        withSession { session in
+            let db = session.db
             var doomed: [Int64] = []
             var total = 0
             let s = try db.prepare("SELECT rowid, path, device, inode, size, mtime_ns, version FROM entries")
@@ -272,18 +337,15 @@ public final class ResultCache {
                 }
             }
             return PruneResult(removed: doomed.count, kept: total - doomed.count)
-        } catch let e as SQLiteError {
-            failed(e)
-            return nil
-        } catch { return nil }
+        }
     }
 
     /// Closes the connection (SQLite folds the WAL back into the file when it is the last one).
     public func close() {
         lock.lock(); defer { lock.unlock() }
-        selectStatement = nil; storeStatement = nil; byIDStatement = nil
-        db?.close()
-        db = nil
+        for s in idle { s.db.close() }
+        idle = []
+        stopped = true
     }
 
     /// An error during the run: a lock held too long skips one entry (said once); anything else
@@ -298,9 +360,9 @@ public final class ResultCache {
             }
             return
         }
-        selectStatement = nil; storeStatement = nil; byIDStatement = nil
-        db?.close()
-        db = nil
+        stopped = true
+        for s in idle { s.db.close() }
+        idle = []
         if e.kind == .damaged {
             let aside = Self.asideName(path)
             if rename(path, aside) == 0 {
