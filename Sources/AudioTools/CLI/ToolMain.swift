@@ -124,42 +124,65 @@ public enum ToolMain {
 /// Processes items on `jobs` threads while reading input lazily, and hands results to `emit`
 /// on the calling thread in input order. At most `window` items are read but not yet emitted,
 /// so memory stays bounded however long the input is.
+///
+/// One mutex guards the state and three conditions say what changed, so each thread is woken only
+/// for what it waits on (the reader for room, a worker for an item, the caller for the next result
+/// in order): a result that comes back from a cache in microseconds doesn't pay for waking every
+/// thread. The caller takes every result that is ready in one go.
 public final class OrderedRunner<Item, Output> {
     private let jobs: Int
     private let window: Int
     private let work: (Item) -> Output
-    private let cond = NSCondition()
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let room = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let itemReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let resultReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [(Int, Item)] = []
     private var queueHead = 0
     private var results: [Int: Output] = [:]
     private var inFlight = 0
     private var readCount = 0
     private var inputDone = false
+    /// The sequence number the caller waits for next.
+    private var nextToEmit = 0
 
     public init(jobs: Int, window: Int, work: @escaping (Item) -> Output) {
         self.jobs = max(1, jobs)
         self.window = max(window, self.jobs)
         self.work = work
+        pthread_mutex_init(mutex, nil)
+        for c in [room, itemReady, resultReady] { pthread_cond_init(c, nil) }
     }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        for c in [room, itemReady, resultReady] { pthread_cond_destroy(c); c.deallocate() }
+        mutex.deallocate()
+    }
+
+    private func lock() { pthread_mutex_lock(mutex) }
+    private func unlock() { pthread_mutex_unlock(mutex) }
 
     public func run<S: Sequence>(input: S, emit: (Output) -> Void) where S.Element == Item {
         let reader = Thread { [self] in
             var it = input.makeIterator()
             while true {
-                cond.lock()
-                while inFlight >= window { cond.wait() }
-                cond.unlock()
+                lock()
+                while inFlight >= window { pthread_cond_wait(room, mutex) }
+                unlock()
                 let next = it.next()
-                cond.lock()
+                lock()
                 if let item = next {
                     queue.append((readCount, item))
                     readCount += 1
                     inFlight += 1
+                    pthread_cond_signal(itemReady)
                 } else {
                     inputDone = true
+                    pthread_cond_broadcast(itemReady)
+                    pthread_cond_signal(resultReady)
                 }
-                cond.broadcast()
-                cond.unlock()
+                unlock()
                 if next == nil { return }
             }
         }
@@ -168,36 +191,44 @@ public final class OrderedRunner<Item, Output> {
         for _ in 0..<jobs {
             let t = Thread { [self] in
                 while true {
-                    cond.lock()
-                    while queueHead >= queue.count && !inputDone { cond.wait() }
-                    if queueHead >= queue.count { cond.unlock(); return }
+                    lock()
+                    while queueHead >= queue.count && !inputDone { pthread_cond_wait(itemReady, mutex) }
+                    if queueHead >= queue.count { unlock(); return }
                     let (seq, item) = queue[queueHead]
                     queueHead += 1
                     if queueHead > 64, queueHead * 2 > queue.count {
                         queue.removeFirst(queueHead); queueHead = 0
                     }
-                    cond.unlock()
+                    unlock()
                     let out = work(item)
-                    cond.lock()
+                    lock()
                     results[seq] = out
-                    cond.broadcast()
-                    cond.unlock()
+                    if seq == nextToEmit { pthread_cond_signal(resultReady) }
+                    unlock()
                 }
             }
             t.stackSize = 1 << 23
             t.start()
         }
-        var next = 0
+        var ready: [Output] = []
         while true {
-            cond.lock()
-            while results[next] == nil && !(inputDone && next == readCount) { cond.wait() }
-            if results[next] == nil { cond.unlock(); break }
-            let out = results.removeValue(forKey: next)!
-            inFlight -= 1
-            cond.broadcast()
-            cond.unlock()
-            emit(out)
-            next += 1
+            lock()
+            while results[nextToEmit] == nil && !(inputDone && nextToEmit == readCount) {
+                pthread_cond_wait(resultReady, mutex)
+            }
+            while let out = results.removeValue(forKey: nextToEmit) {
+                ready.append(out)
+                nextToEmit += 1
+            }
+            let finished = ready.isEmpty
+            if !ready.isEmpty {
+                inFlight -= ready.count
+                pthread_cond_signal(room)
+            }
+            unlock()
+            if finished { break }
+            for out in ready { emit(out) }
+            ready.removeAll(keepingCapacity: true)
         }
     }
 }

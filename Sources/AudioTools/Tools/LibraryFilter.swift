@@ -201,7 +201,7 @@ public final class LibraryFilter: RecordTool {
         let startup = ToolMain.start(LibraryFilter.self, arguments: arguments)
         let tool = startup.tool
         let runner = OrderedRunner(jobs: startup.jobs, window: max(4, startup.jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }
-        var listing = Listing(sortFields: Set(tool.sort.keys.map(\.field)))
+        var listing = LibraryListing(sortFields: Set(tool.sort.keys.map(\.field)))
         // `--get` with a cache: the files the index names, when it knows them all, instead of a walk.
         var input = AnySequence(startup.input)
         var fromIndex = false
@@ -270,22 +270,6 @@ public final class LibraryFilter: RecordTool {
     }
 
     /// The common help, with the exit statuses this tool really has (dropping a song isn't a failure).
-
-    /// Everything kept for the listing: in memory only what sorting needs per song (the sort
-    /// fields, path and id); the finished output lines wait in a temporary file.
-    struct Listing {
-        var summary = LibrarySummary()
-        var items: [LibraryItem] = []
-        let lines = LineSpill()
-        let sortFields: Set<LibraryField>
-
-        init(sortFields: Set<LibraryField>) { self.sortFields = sortFields }
-
-        mutating func append(_ item: LibraryItem, line: String) {
-            items.append(item.keeping(sortFields))
-            lines.append(line)
-        }
-    }
 
     /// The error record for an id no file in the input has any more.
     static func goneRecord(id: String, folders: [String]) -> Record {
