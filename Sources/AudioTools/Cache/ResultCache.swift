@@ -27,7 +27,6 @@ public final class ResultCache {
     private let lock = NSLock()
     private var idle: [Session] = []
     private var stopped = false
-    private var warnedBusy = false
     /// The version string entries are keyed on.
     let version: String
 
@@ -81,7 +80,7 @@ public final class ResultCache {
             return r
         } catch let e as SQLiteError {
             lock.lock()
-            if let session, !stopped, e.kind == .busy { idle.append(session) } else { session?.db.close() }
+            session?.db.close()
             failed(e)
             lock.unlock()
             return nil
@@ -348,18 +347,12 @@ public final class ResultCache {
         stopped = true
     }
 
-    /// An error during the run: a lock held too long skips one entry (said once); anything else
-    /// ends the cache's use for this run, and a damaged file is moved aside for the next one.
-    /// Called with the lock held.
+    /// An error during the run ends the cache's use for the rest of it, said once: a lock another
+    /// process held past the busy timeout (waiting again for every file could take hours), or
+    /// anything worse; a damaged file is also moved aside for the next run. Called with the lock held.
     private func failed(_ e: SQLiteError) {
         let name = ToolError.quoted(path)
-        if e.kind == .busy {
-            if !warnedBusy {
-                warnedBusy = true
-                Diagnostics.warn("the cache \(name) was locked by another process for too long; some results were neither read from it nor kept (\(e.message)).")
-            }
-            return
-        }
+        if stopped { return }
         stopped = true
         for s in idle { s.db.close() }
         idle = []
@@ -370,6 +363,10 @@ public final class ResultCache {
                 Diagnostics.warn("the cache \(name) is damaged (\(e.message)): moved it aside to \(ToolError.quoted(aside)); the rest of this run goes without it.")
                 return
             }
+        }
+        if e.kind == .busy {
+            Diagnostics.warn("the cache \(name) was locked by another process for more than 15 s (\(e.message)); the rest of this run goes without it.")
+            return
         }
         Diagnostics.warn("the cache \(name) stopped working (\(e.message)); the rest of this run goes without it.")
     }
