@@ -383,7 +383,7 @@ def cache():
                   f"   = {cold / warm:5.1f}x faster (cpu {cold_cpu / max(warm_cpu, 1e-3):5.1f}x);"
                   f"  cache {size / 2**20:5.1f} MiB = {size / count:4.0f} bytes/file")
         # A WAV copy is unique (its last two samples carry its number), so its id names one file.
-        first = os.path.join(roots[0], "album00", "00.wav")
+        first = os.path.join(lib, "artist000", "album00", "00.wav")
         r = subprocess.run([tool("audio-probe"), first], capture_output=True, text=True)
         song_id = json.loads(r.stdout)["probe"]["content_id"] if r.stdout else None
         if song_id:

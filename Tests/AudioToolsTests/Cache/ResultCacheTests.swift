@@ -183,4 +183,13 @@ import Testing
         let items = [item, LibraryItem(id: "j", path: "q", artist: "A", year: 1960)]
         #expect(sort.sortedIndices(items) == sort.sortedIndices(items.map { $0.keeping(Set(sort.keys.map(\.field))) }))
     }
+
+    @Test func objectKeysStaySortedByTheirUTF8BytesOnTheFastPath() {
+        let keys = ["b", "a", "é", "Z", "ab", "", "a\u{0}", "zz", "\u{1F600}", "e\u{301}", "ä"]
+        let o = JSON.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSON.int(1)) }))
+        let expected = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let written = expected.map { k -> String in var s = ""; JSON.writeString(k, to: &s); return s + ":1" }.joined(separator: ",")
+        #expect(o.serialized() == "{" + written + "}")
+        #expect(JSON.utf8Precedes("a", "ab") && !JSON.utf8Precedes("ab", "a") && !JSON.utf8Precedes("a", "a"))
+    }
 }
