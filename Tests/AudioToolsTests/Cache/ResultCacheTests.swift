@@ -185,7 +185,7 @@ import Testing
     }
 
     @Test func objectKeysStaySortedByTheirUTF8BytesOnTheFastPath() {
-        let keys = ["b", "a", "é", "Z", "ab", "", "a\u{0}", "zz", "\u{1F600}", "e\u{301}", "ä"]
+        let keys = ["b", "a", "é", "Z", "ab", "", "a\u{0}", "zz", "\u{1F600}", "ä"]
         let o = JSON.object(Dictionary(uniqueKeysWithValues: keys.map { ($0, JSON.int(1)) }))
         let expected = keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         let written = expected.map { k -> String in var s = ""; JSON.writeString(k, to: &s); return s + ":1" }.joined(separator: ",")
