@@ -390,6 +390,41 @@ def cache():
             db = os.path.join(DIR, f"cache-library-filter-{count}.sqlite")
             indexed, _, _ = run_measured([tool("library-filter"), "--no-summary", "--cache", db, "--get", song_id] + roots)
             print(f"    library-filter --get ID from the cache's index, no walk: {indexed:.3f} s")
+    cache_songs()
+
+
+def cache_songs():
+    """The same with files of song-like length, where a cold run's cost grows with the audio and a
+    warm run's doesn't (`make bench SECTIONS=cache_songs` runs only this)."""
+    lib = os.path.join(DIR, "cache-songs-500")
+    if not os.path.exists(os.path.join(lib, ".complete")):
+        print("  generating 500 files of 10 s ...", flush=True)
+        shutil.rmtree(lib, ignore_errors=True)
+        os.makedirs(lib)
+        seed = os.path.join(DIR, "cache-song-seed.wav")
+        music(seed, 10, rate=22050, bits=16)
+        blob = open(seed, "rb").read()
+        base = 1_600_000_000 * 10**9
+        for n in range(500):
+            folder = os.path.join(lib, f"album{n // 50:02d}")
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, f"{n % 50:02d}.wav")
+            with open(path, "wb") as f:
+                f.write(blob[:-4] + n.to_bytes(4, "little"))
+            os.utime(path, ns=(base + n * 10**9, base + n * 10**9))
+        open(os.path.join(lib, ".complete"), "w").close()
+    print("  500 WAV files of 10 s (22.05 kHz stereo, 16-bit)")
+    for name in ("audio-probe", "lufs-measure"):
+        db = os.path.join(DIR, f"cache-songs-{name}.sqlite")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.remove(db + suffix)
+        cmd = [tool(name), "-j", "2", "--cache", db, lib]
+        cold, cold_cpu, _ = run_measured(cmd)
+        warm, warm_cpu, _ = run_measured(cmd)
+        print(f"    {name:15} cold {cold:7.2f} s (cpu {cold_cpu:6.2f} s)   warm {warm:6.3f} s (cpu {warm_cpu:6.3f} s)"
+              f"   = {cold / warm:6.1f}x faster (cpu {cold_cpu / max(warm_cpu, 1e-3):6.1f}x)")
+
 
 if __name__ == "__main__":
     for s in SECTIONS:

@@ -187,7 +187,7 @@ public final class ResultCache {
                         CREATE INDEX IF NOT EXISTS entries_by_library_id ON entries (library_id) WHERE library_id IS NOT NULL;
                         """)
                 case .usable: break
-                case .foreign, .otherFormat: throw SQLiteError(code: 26, message: "the file changed while it was opened")
+                case .foreign, .otherFormat: throw SQLiteError(code: 5, message: "the file changed while it was opened")  // busy: look again
                 }
             }
             return .opened(try ResultCache(path: path, db: db, version: version))
