@@ -220,14 +220,14 @@ public final class OrderedRunner<Item, Output> {
                 ready.append(out)
                 nextToEmit += 1
             }
-            let finished = ready.isEmpty
-            if !ready.isEmpty {
-                inFlight -= ready.count
-                pthread_cond_signal(room)
-            }
             unlock()
-            if finished { break }
+            if ready.isEmpty { break }
             for out in ready { emit(out) }
+            // Room is made only once they are written: the window bounds what is read but not yet emitted.
+            lock()
+            inFlight -= ready.count
+            pthread_cond_signal(room)
+            unlock()
             ready.removeAll(keepingCapacity: true)
         }
     }
