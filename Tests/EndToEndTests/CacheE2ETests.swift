@@ -151,7 +151,8 @@ import Testing
             let f = try Self.run("lufs-measure", opts + [file])
             #expect(r.stdout == f.stdout, "\(opts)")
         }
-        for opts in [["--preset", "podcast"], ["--target", "-30", "--tolerance", "0.5"], ["--max-true-peak", "-40"]] {
+        for opts in [["--preset", "podcast"], ["--target", "-30", "--tolerance", "0.5"], ["--max-true-peak", "-40"],
+                     ["--max-short-term", "-30"], ["--max-momentary", "-5"]] {
             let hit = try Self.run("lufs-measure", opts + ["--cache", cache, file])
             let fresh = try Self.run("lufs-measure", opts + [file])
             let h = try #require(hit.records.first?["loudness"]), f = try #require(fresh.records.first?["loudness"])
