@@ -90,7 +90,10 @@ import Testing
         let direct = try E2E.run("library-filter", ["-j", "2", dir])
         #expect(piped.status == 0)
         #expect(piped.stdout == direct.stdout)
-        #expect(piped.stderr.contains(Self.sentence), "\(piped.stderr)")
+        // audio-probe's walk already left out the cover art, playlist, cue sheet and notes, and said so.
+        #expect(piped.stderr.contains("3 of 10 songs usable: 2 protected, 2 cloud-only, 3 broken\n"), "\(piped.stderr)")
+        #expect(probed.stderr.contains("4 files skipped in the walk as not audio (cover art, playlist, cue sheet, document"), "\(probed.stderr)")
+        #expect(direct.stderr.contains(Self.sentence), "\(direct.stderr)")
         // Bare paths are probed; a line that isn't a record is reported and makes the exit status 1.
         let paths = try E2E.run("library-filter", [], stdin: "\(dir)/Debussy/Clair de Lune.wav\n{oops\n\(dir)/bought.m4p\n")
         #expect(paths.status == 1)

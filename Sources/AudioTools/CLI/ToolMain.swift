@@ -12,10 +12,19 @@ public enum ToolMain {
         public let jobs: Int
         public let stderrIsTerminal: Bool
         let progress: Progress
+        /// What the directory walks of this run left out.
+        public let walkTally = WalkTally()
 
-        /// Input records from the path arguments or stdin, with the tool's hidden-file rule.
+        /// Input records from the path arguments or stdin, with the tool's hidden-file and
+        /// non-audio rules.
         public var input: InputRecords {
-            InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) })
+            InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) },
+                         skipNonAudio: tool.walkSkipsNonAudio, tally: walkTally)
+        }
+
+        /// Writes the one stderr line saying what the walks left out, if they left out anything.
+        public func reportWalk() {
+            if let s = walkTally.sentence { Diagnostics.warn(s) }
         }
 
         /// Reports one emitted record on the progress line.
@@ -91,6 +100,7 @@ public enum ToolMain {
             }
         }
         progress.clear()
+        startup.reportWalk()
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
     }

@@ -112,6 +112,9 @@ public final class LibraryFilter: RecordTool {
         LibrarySkipKind.iCloudRealName(fileName: name) != nil
     }
 
+    /// The walk yields cover art and playlists too: they are counted in the summary sentence.
+    public var walkSkipsNonAudio: Bool { false }
+
     /// Records refused upstream (by audio-probe) are songs too: counted, and listed under --all.
     public var processesFailedRecords: Bool { true }
 
@@ -246,6 +249,7 @@ public final class LibraryFilter: RecordTool {
                 sentence += "; \(LibraryText.count(listing.items.count)) \(listing.items.count == 1 ? "matches" : "match") the query"
             }
             Diagnostics.warn(sentence)
+            startup.reportWalk()
         }
         exit(failed ? 1 : 0)
     }
