@@ -1,7 +1,9 @@
 import Foundation
 
 /// Reads lines from a file descriptor in bounded memory: a line longer than `maxLine` bytes is
-/// reported as overlong (its text dropped) instead of growing the buffer without limit.
+/// reported as overlong (its text dropped) instead of growing the buffer without limit. Bytes
+/// that aren't UTF-8 (a bare path from `find` in a Latin-1 library) are kept, escaped as
+/// PathBytes describes, so the path still names its file.
 public final class LineReader {
     public enum Line { case text(String), overlong(Int) }
 
@@ -17,6 +19,12 @@ public final class LineReader {
         self.maxLine = maxLine
     }
 
+    /// A JSON line is UTF-8 text (escapes in it kept as they are); a bare path is a file name's bytes.
+    static func decode(_ line: ArraySlice<UInt8>) -> String {
+        let isJSON = line.first(where: { $0 != 0x20 && $0 != 0x09 }) == 0x7B
+        return PathBytes.string(line, text: isJSON)
+    }
+
     public func next() -> Line? {
         while true {
             if let nl = buffer[start...].firstIndex(of: 0x0A) {
@@ -27,14 +35,14 @@ public final class LineReader {
                     skipping = 0
                     return .overlong(n)
                 }
-                return .text(String(decoding: lineBytes, as: UTF8.self))
+                return .text(Self.decode(lineBytes))
             }
             if eof {
                 guard start < buffer.count || skipping > 0 else { return nil }
                 let rest = buffer[start...]
                 start = buffer.count
                 if skipping > 0 { let n = skipping + rest.count; skipping = 0; return .overlong(n) }
-                return .text(String(decoding: rest, as: UTF8.self))
+                return .text(Self.decode(rest))
             }
             if start > 0 { buffer.removeSubrange(0..<start); start = 0 }
             if buffer.count > maxLine { skipping += buffer.count; buffer.removeAll(keepingCapacity: true) }

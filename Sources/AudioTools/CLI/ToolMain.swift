@@ -33,7 +33,7 @@ public enum ToolMain {
         public func clearProgress() { progress.clear() }
     }
 
-    public static func start<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Startup<T> {
+    public static func start<T: RecordTool>(_ type: T.Type, arguments: [String] = ToolMain.commandLineArguments) -> Startup<T> {
         let info = T.info
         Diagnostics.toolName = info.name
         signal(SIGPIPE, SIG_IGN)
@@ -56,7 +56,7 @@ public enum ToolMain {
     }
 
     /// The standard loop: one output record per input record, in input order.
-    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let info = T.info
         let startup = start(type, arguments: arguments)
         let tool = startup.tool
@@ -103,6 +103,13 @@ public enum ToolMain {
         startup.reportWalk()
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
+    }
+
+    /// The arguments after the program name, read as bytes so a path that isn't UTF-8 keeps
+    /// its bytes (escaped as PathBytes describes); CommandLine.arguments would replace them.
+    public static var commandLineArguments: [String] {
+        let argv = CommandLine.unsafeArgv
+        return (1..<Int(CommandLine.argc)).compactMap { argv[$0].map { PathBytes.string(cString: UnsafePointer($0)) } }
     }
 
     public static func usageFailure(_ info: ToolInfo, _ message: String) -> Never {

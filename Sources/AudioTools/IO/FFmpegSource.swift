@@ -45,12 +45,13 @@ public final class FFmpegSource: AudioSource {
     private func start() throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: FFmpegSource.ffmpegPath!)
-        p.arguments = ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn",
+        let input = try PathBytes.childInput(path)
+        p.arguments = ["-nostdin", "-v", "error", "-i", input.argument, "-map", "0:a:0", "-vn", "-sn", "-dn",
                        "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
+        p.standardInput = input.stdin ?? FileHandle.nullDevice
         try p.run()
         process = p
         pipe = out.fileHandleForReading

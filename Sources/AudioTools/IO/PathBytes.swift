@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// File names are bytes; records are UTF-8 text. A name that isn't valid UTF-8 (an old Latin-1
@@ -10,11 +11,13 @@ import Glibc
 public enum PathBytes {
     static let escapeRange: ClosedRange<UInt32> = 0xEF80...0xEFFF
 
-    /// The text form of a file name's bytes.
-    public static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+    /// The text form of a file name's bytes. With `text`, the bytes are text that may carry
+    /// escapes already (a JSON record line): valid UTF-8 is taken as it is, and only bytes that
+    /// aren't UTF-8 are escaped.
+    public static func string<C: Collection>(_ bytes: C, text: Bool = false) -> String where C.Element == UInt8 {
         let b = Array(bytes)
         // Fast path: valid UTF-8 with no byte that could start an escape character.
-        if !b.contains(0xEE), let s = String(validating: b, as: UTF8.self) { return s }
+        if text || !b.contains(0xEE), let s = String(validating: b, as: UTF8.self) { return s }
         var scalars = String.UnicodeScalarView()
         func escape(_ x: UInt8) { scalars.append(Unicode.Scalar(0xEF00 + UInt32(x))!) }
         var i = 0
@@ -22,7 +25,7 @@ public enum PathBytes {
             let x = b[i]
             if x < 0x80 { scalars.append(Unicode.Scalar(x)); i += 1; continue }
             if let (v, n) = decode(b, at: i) {
-                if escapeRange.contains(v) {
+                if escapeRange.contains(v) && !text {
                     for k in i..<(i + n) { escape(b[k]) }
                 } else {
                     scalars.append(Unicode.Scalar(v)!)
@@ -94,6 +97,16 @@ public enum PathBytes {
         var v = String.UnicodeScalarView()
         for s in path.unicodeScalars { v.append(escapeRange.contains(s.value) ? "\u{FFFD}" : s) }
         return String(v)
+    }
+
+    /// How to name `path` to a child program, whose arguments are UTF-8 text: the path itself,
+    /// or, for a name that isn't UTF-8, `/dev/stdin` with the file opened as the child's standard
+    /// input (a regular file there, so the child can still seek in it).
+    public static func childInput(_ path: String) throws -> (argument: String, stdin: FileHandle?) {
+        guard isEscaped(path) else { return (path, nil) }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileByteSource.openError(path: path, errno: errno) }
+        return ("/dev/stdin", FileHandle(fileDescriptor: fd, closeOnDealloc: true))
     }
 
     // MARK: the system calls tools make on paths

@@ -25,7 +25,7 @@ public enum TemporaryFiles {
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler {
                 lock.lock()
-                for p in paths { unlink(p) }
+                for p in paths { _ = PathBytes.unlink(p) }
                 lock.unlock()
                 signal(sig, SIG_DFL)
                 kill(getpid(), sig)
@@ -63,20 +63,17 @@ public final class SndfileSink: AudioSink {
         self.channelCount = channelCount
         self.overwrite = overwrite
         let name = ToolError.quoted(path)
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
+        if !overwrite, PathBytes.exists(path) {
             throw ToolError(.exists, "\(name) already exists; it was left as it is.",
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
-            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw ToolError(.unreadable, "The folder for \(name) can't be created: \(error.localizedDescription)",
-                                suggestion: "Check that the output folder is on a writable disk.")
-            }
+        let dir = PathBytes.directoryName(path)
+        let e = PathBytes.makeDirectories(dir)
+        if e != 0 {
+            throw ToolError(.unreadable, "The folder for \(name) can't be created: \(String(cString: strerror(e))).",
+                            suggestion: "Check that the output folder is on a writable disk.")
         }
-        temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        temporary = dir + "/." + PathBytes.baseName(path) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
@@ -87,11 +84,11 @@ public final class SndfileSink: AudioSink {
         }
         TemporaryFiles.register(temporary)
         SndfileSource.openLock.lock()
-        let h = sf_open(temporary, Int32(SFM_WRITE), &info)
+        let h = PathBytes.withCString(temporary) { sf_open($0, Int32(SFM_WRITE), &info) }
         let err = h == nil ? String(cString: sf_strerror(nil)) : ""
         SndfileSource.openLock.unlock()
         guard let h else {
-            unlink(temporary); TemporaryFiles.unregister(temporary)
+            _ = PathBytes.unlink(temporary); TemporaryFiles.unregister(temporary)
             throw ToolError(.unreadable, "\(name) can't be written: \(err)",
                             suggestion: "Check that the output folder is writable and the disk has space.")
         }
@@ -138,19 +135,19 @@ public final class SndfileSink: AudioSink {
         defer { TemporaryFiles.unregister(temporary) }
         let name = ToolError.quoted(path)
         guard closeStatus == 0 else {
-            unlink(temporary)
+            _ = PathBytes.unlink(temporary)
             throw ToolError(.unreadable, "\(name) could not be finished (the disk may be full); nothing was left behind.",
                             suggestion: "Free disk space or choose another output folder.")
         }
         if overwrite {
-            guard rename(temporary, path) == 0 else {
-                let e = String(cString: strerror(errno)); unlink(temporary)
+            guard PathBytes.rename(temporary, path) == 0 else {
+                let e = String(cString: strerror(errno)); _ = PathBytes.unlink(temporary)
                 throw ToolError(.unreadable, "\(name) can't be put in place: \(e).", suggestion: "Check that the output folder is writable.")
             }
         } else {
             // link() fails if the destination exists: an exclusive, atomic "create".
-            if link(temporary, path) != 0 {
-                let e = errno; unlink(temporary)
+            if PathBytes.link(temporary, path) != 0 {
+                let e = errno; _ = PathBytes.unlink(temporary)
                 if e == EEXIST {
                     throw ToolError(.exists, "\(name) appeared while it was being written; it was left as it is.",
                                     suggestion: "Pass --overwrite to replace it, or choose another output folder.")
@@ -158,13 +155,13 @@ public final class SndfileSink: AudioSink {
                 throw ToolError(.unreadable, "\(name) can't be put in place: \(String(cString: strerror(e))).",
                                 suggestion: "Check that the output folder is writable.")
             }
-            unlink(temporary)
+            _ = PathBytes.unlink(temporary)
         }
     }
 
     public func abandon() {
         if let h = handle { sf_close(h); handle = nil }
-        unlink(temporary)
+        _ = PathBytes.unlink(temporary)
         TemporaryFiles.unregister(temporary)
     }
 }

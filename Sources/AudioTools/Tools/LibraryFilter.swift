@@ -193,7 +193,7 @@ public final class LibraryFilter: RecordTool {
 
     /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
     /// and paging here, since output is a selection of the input rather than one record per line.
-    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    public static func main(arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let startup = ToolMain.start(LibraryFilter.self, arguments: arguments)
         let tool = startup.tool
         let runner = OrderedRunner(jobs: startup.jobs, window: max(4, startup.jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }

@@ -140,7 +140,7 @@ public final class LufsNormalize: RecordTool {
         }
         for a in o.paths where a != "-" {
             var st = stat()
-            if stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            if PathBytes.stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 for p in DirectoryWalker(root: a) { add(p, base: a) }
             } else {
                 add(a, base: nil)
@@ -164,7 +164,7 @@ public final class LufsNormalize: RecordTool {
         let name = ToolError.quoted(path)
         let outPath = try outputPath(for: path)
         let outName = ToolError.quoted(outPath)
-        if !naming.inPlace, !overwrite, FileManager.default.fileExists(atPath: outPath) {
+        if !naming.inPlace, !overwrite, PathBytes.exists(outPath) {
             throw ToolError(.exists, "\(outName) already exists, so \(name) was not normalised into it; nothing was written.",
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }
