@@ -159,7 +159,10 @@ public enum PathBytes {
             if e != 0 { return e }
         }
         if withCString(path, { sysMkdir($0, 0o777) }) == 0 { return 0 }
-        return errno == EEXIST && isDirectory(path) ? 0 : errno
+        let e = errno
+        // Something that isn't a folder already has the name.
+        if e == EEXIST { return isDirectory(path) ? 0 : ENOTDIR }
+        return e
     }
 
     /// The folder part of `path` ("." for a bare name, "/" for a name at the root).
