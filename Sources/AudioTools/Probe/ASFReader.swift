@@ -1,4 +1,5 @@
-/// ASF (WMA/WMV) header objects: which streams exist, whether Windows Media DRM is present,
+/// ASF (WMA/WMV) header objects: which streams exist, whether Windows Media DRM is present, the
+/// audio's rate, channels and bit rate (Stream Properties), the play duration (File Properties),
 /// and the title/author of the Content Description object.
 enum ProbeASFReader {
     /// GUID text ("F8699E40-5B4D-...") to its on-disk byte order (first three fields little-endian).
@@ -18,6 +19,7 @@ enum ProbeASFReader {
     static let streamProperties = guid("B7DC0791-A9B7-11CF-8EE6-00C00C205365")
     static let audioMedia = guid("F8699E40-5B4D-11CF-A8FD-00805F5C442B")
     static let videoMedia = guid("BC19EFC0-5B4D-11CF-A8FD-00805F5C442B")
+    static let fileProperties = guid("8CABDCA1-A947-11CF-8EE4-00C00C205365")
     static let contentDescription = guid("75B22633-668E-11CF-A6D9-00AA0062CE6C")
     static let drmObjects = [
         guid("2211B3FB-BD23-11D2-B4B7-00A0C955FC6E"),  // Content Encryption (WMDRM v1)
@@ -38,6 +40,7 @@ enum ProbeASFReader {
         var off: UInt64 = 30
         var objects = 0
         var sawStream = false
+        var playSeconds: Double?
         while off + 24 <= end && objects < 10_000 {
             objects += 1
             let oh = try r.read(at: off, count: 24)
@@ -59,11 +62,22 @@ enum ProbeASFReader {
                                                            sampleRate: ProbeBytes.le32(wf, 4).map(Double.init),
                                                            channels: ProbeBytes.le16(wf, 2).map(Int.init),
                                                            bitsPerSample: ProbeBytes.le16(wf, 14).map(Int.init))
+                            // nAvgBytesPerSec: what the encoder states for the stream.
+                            f.audio?.bitRate = ProbeBytes.le32(wf, 8).flatMap { $0 > 0 ? Int($0) * 8 : nil }
                         }
                     }
                     f.hasAudio = true
                 } else if type == videoMedia {
                     f.hasVideo = true
+                }
+            } else if id == fileProperties {
+                // File ID 16, File Size 8, Creation Date 8, Data Packets 8, Play Duration 8 (100 ns),
+                // Send Duration 8, Preroll 8 (ms), Flags 4 (bit 0: broadcast, durations unknown).
+                let p = try r.read(at: off + 24, count: 80)
+                if let play = ProbeBytes.le64(p, 40), let preroll = ProbeBytes.le64(p, 56), let flags = ProbeBytes.le32(p, 64),
+                   flags & 1 == 0, play > 0 {
+                    let s = Double(play) / 10_000_000 - Double(preroll) / 1000
+                    if s > 0 && s.isFinite { playSeconds = s }
                 }
             } else if drmObjects.contains(id) {
                 f.protection = Protection(scheme: "wmdrm")
@@ -77,6 +91,7 @@ enum ProbeASFReader {
             }
             off = next
         }
+        if let s = playSeconds, f.audio != nil, f.audio?.duration == nil { f.audio?.duration = s }
         if sawStream {
             f.hasAudio = f.hasAudio ?? false
             f.hasVideo = f.hasVideo ?? false
