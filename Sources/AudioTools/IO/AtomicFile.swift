@@ -30,7 +30,8 @@ public final class AtomicOutput {
     private var done = false
 
     /// Opens the output for `path`, creating the folders above it when `createFolders`.
-    public init(path: String, overwrite: Bool, createFolders: Bool = true, mode: mode_t = 0o666) throws {
+    /// `unnamed: false` takes the hidden-name way even where O_TMPFILE works (for tests).
+    public init(path: String, overwrite: Bool, createFolders: Bool = true, mode: mode_t = 0o666, unnamed: Bool = true) throws {
         self.path = path
         self.overwrite = overwrite
         let dir = PathBytes.directoryName(path)
@@ -39,12 +40,12 @@ public final class AtomicOutput {
             if e != 0 { throw AtomicOutput.failure(path, e, doing: "its folder can't be created") }
         }
         AtomicOutput.removeAbandonedPartials(in: dir)
-        var fd = PathBytes.open(dir, openUnnamed | O_RDWR | O_CLOEXEC, mode)
+        var fd = unnamed ? PathBytes.open(dir, openUnnamed | O_RDWR | O_CLOEXEC, mode) : -1
         if fd >= 0 {
             isUnnamed = true
             temporary = nil
         } else {
-            let e = errno
+            let e = unnamed ? errno : EOPNOTSUPP
             // ENOENT/ENOTDIR/EACCES/EROFS/ENOSPC are real answers; the rest mean "no O_TMPFILE here".
             if [ENOENT, ENOTDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT].contains(e) {
                 throw AtomicOutput.failure(path, e, doing: nil)

@@ -51,4 +51,26 @@ import Testing
         }
         #expect(ErrorCode(rawValue: "write-failed") == .writeFailed)
     }
+
+    @Test func withoutUnnamedFilesAHiddenPartialIsUsedAndNeverLeft() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let out = try AtomicOutput(path: dir + "/a.txt", overwrite: false, unnamed: false)
+        #expect(!out.isUnnamed)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.count == 1 && names[0].hasPrefix(".a.txt.partial-\(getpid())-"), "\(names)")
+        #expect(AtomicOutput.partialWriter(names[0]) == getpid())
+        try out.write(Array("one\n".utf8))
+        try out.commit()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a.txt"])
+        let again = try AtomicOutput(path: dir + "/a.txt", overwrite: true, unnamed: false)
+        try again.write(Array("two\n".utf8))
+        try again.commit()
+        #expect(try String(contentsOfFile: dir + "/a.txt", encoding: .utf8) == "two\n")
+        let dropped = try AtomicOutput(path: dir + "/b.txt", overwrite: false, unnamed: false)
+        dropped.abandon()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a.txt"])
+        #expect(AtomicOutput.partialWriter(".x.partial-12-notanumber") == nil)
+        #expect(AtomicOutput.partialWriter("x.partial-12-34") == nil)
+    }
 }
