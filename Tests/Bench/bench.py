@@ -9,7 +9,7 @@ import os, resource, shutil, subprocess, sys, time
 
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
-SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align"]
+SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align", "walk"]
 os.makedirs(DIR, exist_ok=True)
 
 
@@ -303,6 +303,27 @@ def probe():
         m = best(["mediainfo", "--Output=JSON"] + subset, runs=1) if shutil.which("mediainfo") else None
         vs = f"   mediainfo {len(subset) / m:6.0f} files/s" if m else ""
         print(f"  {label:28} audio-probe --jobs 2 {len(subset) / t:6.0f} files/s{vs}   ({len(subset)} files)")
+
+
+def walk():
+    section("directory walk: 200 folders x 100 files that aren't audio (cover art, playlists, notes), with folder links")
+    root = os.path.join(DIR, "walk-tree")
+    if not os.path.exists(root):
+        tmp = root + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        for d in range(200):
+            sub = os.path.join(tmp, f"album {d:03}")
+            os.makedirs(sub)
+            for i in range(100):
+                ext = ["jpg", "m3u", "txt", "cue", "pdf"][i % 5]
+                open(os.path.join(sub, f"file {i:03}.{ext}"), "w").close()
+            os.symlink("..", os.path.join(sub, "up"))           # a loop back to the top
+        os.symlink("album 000", os.path.join(tmp, "album link"))  # a folder reached twice
+        os.rename(tmp, root)
+    floor = best(["find", "-L", root, "-maxdepth", "2", "-type", "f"], runs=3)
+    for name in ["audio-probe", "lufs-measure", "library-filter"]:
+        t = best([tool(name), "-j", "1", root], runs=3)
+        print(f"  {name:16} {20000 / t:9.0f} files/s skipped   ({t:.3f} s; find -L -type f {floor:.3f} s, x{t / floor:.1f})")
 
 
 if __name__ == "__main__":

@@ -74,11 +74,19 @@ public final class WalkTally: @unchecked Sendable {
     /// Symbolic links not followed: loops, folders walked already, links to nothing.
     public var linksNotFollowed: Int { lock.lock(); defer { lock.unlock() }; return links }
 
+    /// The files skipped by name, by kind.
+    public var skippedByKind: [LibrarySkipKind: Int] { lock.lock(); defer { lock.unlock() }; return kinds }
+
     /// "4 files skipped in the walk as not audio (cover art, playlist, document); 2 symbolic links
-    /// not followed (loops, folders walked already, or broken)", or nil when nothing was left out.
-    public var sentence: String? {
+    /// not followed (a loop, a folder walked already, or a link to nothing)", or nil when nothing
+    /// was left out. Without `byName`, the files skipped by name are left out of it (for a tool
+    /// that counts them in its own summary).
+    public var sentence: String? { sentence(byName: true) }
+
+    public func sentence(byName: Bool) -> String? {
         lock.lock(); defer { lock.unlock() }
         var parts: [String] = []
+        let kinds = byName ? self.kinds : [:]
         let files = kinds.values.reduce(0, +) + special
         if files > 0 {
             var names = LibrarySkipKind.allCases.compactMap { k in kinds[k].flatMap { $0 > 0 ? k.noun(count: $0) : nil } }

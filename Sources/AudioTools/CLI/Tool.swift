@@ -47,10 +47,6 @@ public protocol RecordTool: AnyObject {
     func finish(stderrIsTerminal: Bool) -> Bool
     /// Whether the directory walk should yield this hidden entry (default: none).
     func includeHidden(name: String) -> Bool
-    /// Whether a directory walk leaves out files plainly not audio by name (cover art, playlists,
-    /// documents), counting them in one stderr line (default: yes; library-filter counts them in
-    /// its own summary instead).
-    var walkSkipsNonAudio: Bool { get }
     /// A record that came in already carrying an error is passed through untouched unless this
     /// returns true (library-filter reports such records in its summary).
     var processesFailedRecords: Bool { get }
@@ -61,7 +57,6 @@ extension RecordTool {
     public func emitted(_ record: Record) {}
     public func finish(stderrIsTerminal: Bool) -> Bool { true }
     public func includeHidden(name: String) -> Bool { false }
-    public var walkSkipsNonAudio: Bool { true }
     public var processesFailedRecords: Bool { false }
 }
 

@@ -15,16 +15,17 @@ public enum ToolMain {
         /// What the directory walks of this run left out.
         public let walkTally = WalkTally()
 
-        /// Input records from the path arguments or stdin, with the tool's hidden-file and
-        /// non-audio rules.
+        /// Input records from the path arguments or stdin, with the tool's hidden-file rule; the
+        /// walks leave out what is plainly not audio, counted in `walkTally`.
         public var input: InputRecords {
             InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) },
-                         skipNonAudio: tool.walkSkipsNonAudio, tally: walkTally)
+                         tally: walkTally)
         }
 
-        /// Writes the one stderr line saying what the walks left out, if they left out anything.
-        public func reportWalk() {
-            if let s = walkTally.sentence { Diagnostics.warn(s) }
+        /// Writes the one stderr line saying what the walks left out, if they left out anything;
+        /// without `byName`, leaving out the files skipped by name (counted elsewhere).
+        public func reportWalk(byName: Bool = true) {
+            if let s = walkTally.sentence(byName: byName) { Diagnostics.warn(s) }
         }
 
         /// Reports one emitted record on the progress line.

@@ -112,9 +112,6 @@ public final class LibraryFilter: RecordTool {
         LibrarySkipKind.iCloudRealName(fileName: name) != nil
     }
 
-    /// The walk yields cover art and playlists too: they are counted in the summary sentence.
-    public var walkSkipsNonAudio: Bool { false }
-
     /// Records refused upstream (by audio-probe) are songs too: counted, and listed under --all.
     public var processesFailedRecords: Bool { true }
 
@@ -223,6 +220,8 @@ public final class LibraryFilter: RecordTool {
             }
         }
         startup.clearProgress()
+        // What the walk skipped by name is counted in the summary sentence, as what came on stdin is.
+        for (kind, n) in startup.walkTally.skippedByKind { listing.summary.skipped[kind, default: 0] += n }
         let order = tool.sort.sortedIndices(listing.items)
         if tool.getIDs.isEmpty {
             let (pageOrder, info) = tool.page.apply(to: order)
@@ -249,7 +248,7 @@ public final class LibraryFilter: RecordTool {
                 sentence += "; \(LibraryText.count(listing.items.count)) \(listing.items.count == 1 ? "matches" : "match") the query"
             }
             Diagnostics.warn(sentence)
-            startup.reportWalk()
+            startup.reportWalk(byName: false)
         }
         exit(failed ? 1 : 0)
     }
