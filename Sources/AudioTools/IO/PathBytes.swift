@@ -99,16 +99,6 @@ public enum PathBytes {
         return String(v)
     }
 
-    /// How to name `path` to a child program, whose arguments are UTF-8 text: the path itself,
-    /// or, for a name that isn't UTF-8, `/dev/stdin` with the file opened as the child's standard
-    /// input (a regular file there, so the child can still seek in it).
-    public static func childInput(_ path: String) throws -> (argument: String, stdin: FileHandle?) {
-        guard isEscaped(path) else { return (path, nil) }
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FileByteSource.openError(path: path, errno: errno) }
-        return ("/dev/stdin", FileHandle(fileDescriptor: fd, closeOnDealloc: true))
-    }
-
     // MARK: the system calls tools make on paths
 
     public static func stat(_ path: String, _ st: inout Glibc.stat) -> Int32 {
