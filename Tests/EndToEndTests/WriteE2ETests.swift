@@ -53,12 +53,17 @@ import Testing
         // A writer that no longer runs (no process has this id), and one that still does (this test).
         let dead = ".old.wav.partial-2147483646-12345"
         let alive = ".busy.wav.partial-\(getpid())-777"
-        for name in [dead, alive, ".not-ours.partial", "keep.txt"] {
+        let fresh = ".new.wav.partial-2147483645-12345"  // no such process, but written to a moment ago
+        for name in [dead, alive, fresh, ".not-ours.partial", "keep.txt"] {
             try Data("x".utf8).write(to: URL(fileURLWithPath: out + "/" + name))
+            if name != fresh {
+                // Unchanged for an hour.
+                try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: out + "/" + name)
+            }
         }
         let r = try E2E.run("lufs-normalize", ["--target", "-16", "--out-dir", out, dir + "/a.wav"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(Self.entries(out) == [".busy.wav.partial-\(getpid())-777", ".not-ours.partial", "a.wav", "keep.txt"])
+        #expect(Self.entries(out) == [".busy.wav.partial-\(getpid())-777", fresh, ".not-ours.partial", "a.wav", "keep.txt"])
     }
 
     @Test func aFailedWriteSaysWhyInTheSystemsWords() throws {

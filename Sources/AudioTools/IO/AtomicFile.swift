@@ -40,12 +40,14 @@ public final class AtomicOutput {
             if e != 0 { throw AtomicOutput.failure(path, e, doing: "its folder can't be created") }
         }
         AtomicOutput.removeAbandonedPartials(in: dir)
-        var fd = unnamed ? PathBytes.open(dir, openUnnamed | O_RDWR | O_CLOEXEC, mode) : -1
+        // An unnamed file is only worth opening when it can be linked later: through /proc.
+        let useUnnamed = unnamed && AtomicOutput.procFDLinks
+        var fd = useUnnamed ? PathBytes.open(dir, openUnnamed | O_RDWR | O_CLOEXEC, mode) : -1
         if fd >= 0 {
             isUnnamed = true
             temporary = nil
         } else {
-            let e = unnamed ? errno : EOPNOTSUPP
+            let e = useUnnamed ? errno : EOPNOTSUPP
             // ENOENT/ENOTDIR/EACCES/EROFS/ENOSPC are real answers; the rest mean "no O_TMPFILE here".
             if [ENOENT, ENOTDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT].contains(e) {
                 throw AtomicOutput.failure(path, e, doing: nil)
@@ -112,6 +114,9 @@ public final class AtomicOutput {
         if let t = temporary { _ = PathBytes.unlink(t); TemporaryFiles.unregister(t) }
     }
 
+    /// Whether /proc/self/fd is there to link an unnamed file by (not in every container).
+    static let procFDLinks: Bool = access("/proc/self/fd", X_OK) == 0
+
     /// Gives the unnamed file a name: through /proc (any user), else AT_EMPTY_PATH (privileged).
     private func linkUnnamed(to name: String) -> Int32 {
         let r = PathBytes.withCString(name) { dst in linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, dst, AT_SYMLINK_FOLLOW) }
@@ -151,8 +156,12 @@ public final class AtomicOutput {
     private static let sweptLock = NSLock()
     nonisolated(unsafe) private static var swept: Set<String> = []
 
-    /// Removes `.NAME.partial-PID-RANDOM` files in `dir` whose writing process no longer runs
-    /// (once per folder per process). Files of running writers and any other names are kept.
+    /// How long a partial file of a writer that isn't running here must have been left unchanged.
+    static let abandonedAfterSeconds = 600
+
+    /// Removes `.NAME.partial-PID-RANDOM` files in `dir` whose writing process no longer runs and
+    /// that nothing has written to for ten minutes (once per folder per process). Files of running
+    /// writers and any other names are kept.
     public static func removeAbandonedPartials(in dir: String) {
         sweptLock.lock()
         let first = swept.insert(dir).inserted
@@ -163,8 +172,14 @@ public final class AtomicOutput {
             let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
                 PathBytes.string(raw.bindMemory(to: UInt8.self).prefix(while: { $0 != 0 }))
             }
-            guard let pid = partialWriter(name), pid != getpid() else { continue }
-            if kill(pid, 0) != 0 && errno == ESRCH { stale.append(name) }
+            guard let pid = partialWriter(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            // A writer on another machine sharing the folder has an id unknown here, but it keeps
+            // its file's modification time fresh: only a file left alone for a while is abandoned.
+            var st = stat()
+            if PathBytes.lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+               time(nil) - st.st_mtim.tv_sec >= abandonedAfterSeconds {
+                stale.append(name)
+            }
         }
         closedir(d)
         for name in stale { _ = PathBytes.unlink(dir + "/" + name) }
