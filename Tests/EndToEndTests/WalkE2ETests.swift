@@ -79,4 +79,18 @@ import Testing
             #expect(r.records.first?["path"]?.stringValue == dir + "/a/b/take.wav")
         }
     }
+
+    @Test func aPipeInAFolderIsSkippedAndNamedIsRefusedWithoutWaiting() throws {
+        let dir = E2E.tempDir("fifo")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try E2E.write(dir + "/take.wav", rate: 48000, channels: [E2E.sine(440, dBFS: -20, seconds: 1, rate: 48000)])
+        #expect(mkfifo(dir + "/capture.wav", 0o644) == 0)
+        let walked = try E2E.run("lufs-measure", [dir])
+        #expect(walked.status == 0, "\(walked.stderr)")
+        #expect(walked.records.count == 1)
+        #expect(walked.stderr.contains("1 file skipped in the walk as not audio (pipe, socket or device"), "\(walked.stderr)")
+        // Named, it is refused at once (nothing opens the pipe, so nothing waits for a writer).
+        let named = try E2E.run("audio-probe", [dir + "/capture.wav"])
+        #expect(named.records.first?["error"]?["code"]?.stringValue == "not-a-file")
+    }
 }
