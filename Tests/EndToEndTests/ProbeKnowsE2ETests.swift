@@ -40,7 +40,8 @@ import Testing
         let dir = E2E.tempDir("wma")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         guard try Self.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=1000:duration=3", "-ac", "2", "-ar", "44100",
-                               "-c:a", "wmav2", "-b:a", "128k", "-metadata", "title=Old Song", dir + "/old.wma"]) else { return }
+                               "-c:a", "wmav2", "-b:a", "128k", "-metadata", "title=Old Song", "-metadata", "album=Old Album",
+                               "-metadata", "genre=Jazz", "-metadata", "date=1987", "-metadata", "track=7", dir + "/old.wma"]) else { return }
         let r = try E2E.run("audio-probe", [dir + "/old.wma"], environment: Self.noFFmpeg)
         let rec = try #require(r.records.first)
         #expect(rec["error"]?["code"]?.stringValue == "unsupported-codec")
@@ -53,6 +54,22 @@ import Testing
         let bps = try #require(p["bit_rate_bps"]?.intValue, "\(p)")
         #expect(abs(bps - 128_000) < 8_000, "\(bps)")
         #expect(p["tags"]?["title"]?.stringValue == "Old Song")
+        // The Extended Content Description's WM/ attributes.
+        #expect(p["tags"]?["album"]?.stringValue == "Old Album", "\(p)")
+        #expect(p["tags"]?["genre"]?.stringValue == "Jazz")
+        #expect(p["tags"]?["year"]?.stringValue == "1987")
+        #expect(p["tags"]?["track"]?.stringValue == "7")
+    }
+
+    @Test func mp3BitRateFromItsFrameHeader() throws {
+        let dir = E2E.tempDir("mp3-rate")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard try Self.ffmpeg(["-f", "lavfi", "-i", "sine=frequency=1000:duration=3", "-c:a", "libmp3lame", "-b:a", "128k",
+                               dir + "/cbr.mp3"]) else { Issue.record("ffmpeg couldn't encode MP3"); return }
+        let r = try E2E.run("audio-probe", [dir + "/cbr.mp3"])
+        let p = try #require(r.records.first?["probe"])
+        let bps = try #require(p["bit_rate_bps"]?.intValue, "\(p)")
+        #expect(abs(bps - 128_000) < 4_000, "\(bps)")
     }
 
     @Test func matroskaTagsAndDurationAreRead() throws {
