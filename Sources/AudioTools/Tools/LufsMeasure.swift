@@ -33,6 +33,7 @@ public final class LufsMeasure: RecordTool {
     let dualMono: Bool
     let decodeOnly: Bool
     let summary: Bool
+    let cores: CoreBudget
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -63,9 +64,14 @@ public final class LufsMeasure: RecordTool {
         dualMono = o.flag("dual-mono")
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
+        cores = CoreBudget(jobs: try o.jobs())
     }
 
     public func process(_ record: Record) throws -> Record {
+        try cores.working { try measure(record) }
+    }
+
+    func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let opened = try Decoder.open(path)
         let source = opened.source
@@ -92,7 +98,12 @@ public final class LufsMeasure: RecordTool {
         let dual = dualMono && fmt.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
-        try Decoder.forEachBlock(source) { meter.add($0) }
+        // A core no other file is using decodes ahead, and splits true peak from K-weighting.
+        if cores.hasSpareCore {
+            try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
+        } else {
+            try Decoder.forEachBlock(source) { meter.add($0) }
+        }
         let m = meter.finish()
         var out = record
         out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
