@@ -93,4 +93,15 @@ import Testing
         let named = try E2E.run("audio-probe", [dir + "/capture.wav"])
         #expect(named.records.first?["error"]?["code"]?.stringValue == "not-a-file")
     }
+
+    @Test func aFolderHoldingOnlyCoverArtIsAFolderWithNoAudio() throws {
+        let dir = E2E.tempDir("only-cover")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Data([0xFF, 0xD8, 0xFF, 0xE0]).write(to: URL(fileURLWithPath: dir + "/cover.jpg"))
+        let r = try E2E.run("lufs-measure", ["--preset", "ebu-r128", dir])
+        #expect(r.status == 1)
+        #expect(r.records.isEmpty, "\(r.stdout)")
+        #expect(r.stderr.contains("1 file skipped in the walk as not audio (cover art"), "\(r.stderr)")
+        #expect(r.stderr.contains("no audio files found"), "\(r.stderr)")
+    }
 }

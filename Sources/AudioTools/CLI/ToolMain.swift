@@ -14,12 +14,14 @@ public enum ToolMain {
         let progress: Progress
         /// What the directory walks of this run left out.
         public let walkTally = WalkTally()
+        /// What the input held, complete once `input` has been read to its end.
+        public let inputReport = InputReport()
 
         /// Input records from the path arguments or stdin, with the tool's hidden-file rule; the
         /// walks leave out what is plainly not audio, counted in `walkTally`.
         public var input: InputRecords {
             InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) },
-                         tally: walkTally)
+                         tally: walkTally, report: inputReport)
         }
 
         /// Writes the one stderr line saying what the walks left out, if they left out anything;
@@ -102,6 +104,7 @@ public enum ToolMain {
         }
         progress.clear()
         startup.reportWalk()
+        tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
     }
