@@ -9,7 +9,7 @@ import json, os, resource, shutil, subprocess, sys, time
 
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
-SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align"]
+SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align", "walk", "cache"]
 os.makedirs(DIR, exist_ok=True)
 
 
@@ -389,7 +389,7 @@ def cache():
     section("--cache: cold (an empty cache) and warm runs over small files of mixed formats, --jobs 2")
     lib = cache_library(100_000)
     if lib is None:
-        print("  ffmpeg is not installed (make test-deps): skipped")
+        missing("ffmpeg (make test-deps installs it)")
         return
     artists = sorted(d for d in os.listdir(lib) if d.startswith("artist"))
     for count, roots in ((10_000, [os.path.join(lib, a) for a in artists[:10]]), (100_000, [lib])):
@@ -449,6 +449,27 @@ def cache_songs():
         warm, warm_cpu, _ = run_measured(cmd)
         print(f"    {name:15} cold {cold:7.2f} s (cpu {cold_cpu:6.2f} s)   warm {warm:6.3f} s (cpu {warm_cpu:6.3f} s)"
               f"   = {cold / warm:6.1f}x faster (cpu {cold_cpu / max(warm_cpu, 1e-3):6.1f}x)")
+
+
+def walk():
+    section("directory walk: 200 folders x 100 files that aren't audio (cover art, playlists, notes), with folder links")
+    root = os.path.join(DIR, "walk-tree")
+    if not os.path.exists(root):
+        tmp = root + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        for d in range(200):
+            sub = os.path.join(tmp, f"album {d:03}")
+            os.makedirs(sub)
+            for i in range(100):
+                ext = ["jpg", "m3u", "txt", "cue", "pdf"][i % 5]
+                open(os.path.join(sub, f"file {i:03}.{ext}"), "w").close()
+            os.symlink("..", os.path.join(sub, "up"))           # a loop back to the top
+        os.symlink("album 000", os.path.join(tmp, "album link"))  # a folder reached twice
+        os.rename(tmp, root)
+    floor = best(["find", "-L", root, "-maxdepth", "2", "-type", "f"], runs=3)
+    for name in ["audio-probe", "lufs-measure", "library-filter"]:
+        t = best([tool(name), "-j", "1", root], runs=3)
+        print(f"  {name:16} {20000 / t:9.0f} files/s skipped   ({t:.3f} s; find -L -type f {floor:.3f} s, x{t / floor:.1f})")
 
 
 if __name__ == "__main__":

@@ -12,13 +12,22 @@ public enum ToolMain {
         public let jobs: Int
         public let stderrIsTerminal: Bool
         let progress: Progress
+        /// What the directory walks of this run left out.
+        public let walkTally = WalkTally()
         /// What the input held, complete once `input` has been read to its end.
         public let inputReport = InputReport()
 
-        /// Input records from the path arguments or stdin, with the tool's hidden-file rule.
+        /// Input records from the path arguments or stdin, with the tool's hidden-file rule; the
+        /// walks leave out what is plainly not audio, counted in `walkTally`.
         public var input: InputRecords {
             InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) },
-                         report: inputReport)
+                         tally: walkTally, report: inputReport)
+        }
+
+        /// Writes the one stderr line saying what the walks left out, if they left out anything;
+        /// without `byName`, leaving out the files skipped by name (counted elsewhere).
+        public func reportWalk(byName: Bool = true) {
+            if let s = walkTally.sentence(byName: byName) { Diagnostics.warn(s) }
         }
 
         /// Reports one emitted record on the progress line.
@@ -27,7 +36,7 @@ public enum ToolMain {
         public func clearProgress() { progress.clear() }
     }
 
-    public static func start<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Startup<T> {
+    public static func start<T: RecordTool>(_ type: T.Type, arguments: [String] = ToolMain.commandLineArguments) -> Startup<T> {
         let info = T.info
         Diagnostics.toolName = info.name
         signal(SIGPIPE, SIG_IGN)
@@ -54,7 +63,7 @@ public enum ToolMain {
     }
 
     /// The standard loop: one output record per input record, in input order.
-    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let info = T.info
         let startup = start(type, arguments: arguments)
         let tool = startup.tool
@@ -98,9 +107,17 @@ public enum ToolMain {
             }
         }
         progress.clear()
+        startup.reportWalk()
         tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
+    }
+
+    /// The arguments after the program name, read as bytes so a path that isn't UTF-8 keeps
+    /// its bytes (escaped as PathBytes describes); CommandLine.arguments would replace them.
+    public static var commandLineArguments: [String] {
+        let argv = CommandLine.unsafeArgv
+        return (1..<Int(CommandLine.argc)).compactMap { argv[$0].map { PathBytes.string(cString: UnsafePointer($0)) } }
     }
 
     public static func usageFailure(_ info: ToolInfo, _ message: String) -> Never {

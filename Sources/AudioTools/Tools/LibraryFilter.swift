@@ -197,7 +197,7 @@ public final class LibraryFilter: RecordTool {
 
     /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
     /// and paging here, since output is a selection of the input rather than one record per line.
-    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    public static func main(arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let startup = ToolMain.start(LibraryFilter.self, arguments: arguments)
         let tool = startup.tool
         let runner = OrderedRunner(jobs: startup.jobs, window: max(4, startup.jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }
@@ -235,6 +235,8 @@ public final class LibraryFilter: RecordTool {
             }
         }
         startup.clearProgress()
+        // What the walk skipped by name is counted in the summary sentence, as what came on stdin is.
+        for (kind, n) in startup.walkTally.skippedByKind { listing.summary.skipped[kind, default: 0] += n }
         let order = tool.sort.sortedIndices(listing.items)
         if tool.getIDs.isEmpty {
             let (pageOrder, info) = tool.page.apply(to: order)
@@ -265,6 +267,7 @@ public final class LibraryFilter: RecordTool {
                 sentence += "; \(LibraryText.count(listing.items.count)) \(listing.items.count == 1 ? "matches" : "match") the query"
             }
             Diagnostics.warn(sentence)
+            startup.reportWalk(byName: false)
         }
         exit(failed ? 1 : 0)
     }

@@ -114,8 +114,7 @@ public final class VoAlign: RecordTool {
     }
 
     static func isDirectory(_ path: String) -> Bool {
-        var d: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &d) && d.boolValue
+        PathBytes.isDirectory(path)
     }
 
     public func process(_ record: Record) throws -> Record {
@@ -375,7 +374,7 @@ public final class VoAlign: RecordTool {
 
     static func sameFile(_ a: String, _ b: String) -> Bool {
         var sa = stat(), sb = stat()
-        guard stat(a, &sa) == 0, stat(b, &sb) == 0 else { return false }
+        guard PathBytes.stat(a, &sa) == 0, PathBytes.stat(b, &sb) == 0 else { return false }
         return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
