@@ -25,13 +25,16 @@ public enum LatencySegments {
     }
 
     /// Groups `points` (sorted by x) into stretches; `tolerance` is the measurement error
-    /// (take frames) within which two windows agree.
-    public static func split(_ points: [Point], tolerance: Double) -> Split {
+    /// (take frames) within which two windows agree. `slopeAllowance` (frames per frame) is the
+    /// drift a lone window may show against the next before a line through them is known.
+    public static func split(_ points: [Point], tolerance: Double, slopeAllowance: Double = 0) -> Split {
         guard !points.isEmpty else { return Split(groups: [], outliers: []) }
         // Runs: each point joins the run before it when it lies on that run's line.
         var runs: [[Int]] = [[0]]
         for i in 1..<points.count {
-            if agrees(points, runs[runs.count - 1], with: points[i], tolerance: tolerance) {
+            let run = runs[runs.count - 1]
+            let allowance = run.count == 1 ? slopeAllowance * abs(points[i].x - points[run[0]].x) : 0
+            if agrees(points, run, with: points[i], tolerance: tolerance + allowance) {
                 runs[runs.count - 1].append(i)
             } else {
                 runs.append([i])

@@ -64,7 +64,7 @@ extension BleedAligner {
         let windows = try starts.map { try measure(take: take, reference: reference, start: $0, frames: w, maxLag: maxLag, warp: nil) }
         let accepted = windows.filter { $0.metrics.verdict == .accepted }
         let points = accepted.map { LatencySegments.Point(x: $0.centre, y: $0.lagSamples) }
-        let split = LatencySegments.split(points, tolerance: tol)
+        let split = LatencySegments.split(points, tolerance: tol, slopeAllowance: 200e-6)
         let groups = split.groups.filter { $0.count >= 2 }
         guard groups.count >= 2 else { return nil }
         let fit = LatencySegments.commonSlopeFit(groups.map { $0.map { points[$0] } })

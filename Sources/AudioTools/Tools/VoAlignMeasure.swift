@@ -187,6 +187,11 @@ extension VoAlign {
     func refusal(_ r: BleedAligner.Refusal, take: String, reference: String, given: VoAlignGiven) -> ToolError {
         let startSeconds: Double
         if case .seconds(let s) = given.start { startSeconds = s } else { startSeconds = 0 }
+        if case .auto = given.start, r.reason == .noBleed {
+            return ToolError(.noBleed,
+                "\(ToolError.quoted(take)) holds no clear trace of \(ToolError.quoted(reference)) anywhere in it (the best place found, searched again closely, shows none): it was probably recorded on headphones, or against another backing.",
+                suggestion: "Give the start (--start-at, or start_seconds in the take's record) and the latency the recorder measured (--latency-ms, or latency_ms in the record).")
+        }
         switch r.reason {
         case .noBleed where startSeconds != 0:
             return ToolError(.noBleed,
