@@ -212,6 +212,8 @@ struct VoAlignE2ETests {
         let drift = a?["drift_ppm"]?.doubleValue ?? .nan
         #expect(abs(drift - 100) < 10, "drift \(drift) ppm")
         #expect(a?["drift_corrected"] == .bool(true))
+        // A steady drift is one stretch, not a staircase of latency changes.
+        #expect(a?["segments"]?.arrayValue?.count == 1)
 
         // The corrected take, measured again, has neither latency nor drift left.
         let again = try E2E.run("vo-align", ["--reference", dir + "/backing.wav", "--max-latency-ms", "100",
