@@ -163,9 +163,10 @@ extension VoAlign {
         }
         if r.rivals.count >= 2 {
             let places = r.rivals.prefix(6).map { Self.clock(Double($0.position - skip) / Double(cr)) }
-            let more = r.rivals.count > 6 ? " and \(r.rivals.count - 6) more\(r.rivals.count >= r.candidates.count ? " (at least)" : "")" : ""
+            let more = r.rivals.count > 6 ? " and \(r.rivals.count - 6) more" : ""
+            let count = r.rivals.count >= s.maxCandidates ? "at least \(r.rivals.count)" : "\(r.rivals.count)"
             throw ToolError(.lowConfidence,
-                "\(name) fits \(r.rivals.count)\(more.isEmpty ? "" : "+") places of \(refName) about equally well: at \(places.joined(separator: ", "))\(more). The backing repeats (a loop?), so where the take belongs can't be told from the sound.",
+                "\(name) fits \(count) places of \(refName) about equally well: at \(places.joined(separator: ", "))\(more). The backing repeats (a loop?), so where the take belongs can't be told from the sound.",
                 suggestion: "Give the start with --start-at (or start_seconds in the take's record), the preview time at which recording began; one of the places above.")
         }
         return Int((Double(best.position - skip) * Double(take.rate) / Double(cr)).rounded())
