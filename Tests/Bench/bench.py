@@ -294,7 +294,13 @@ def align_auto():
             return time.perf_counter() - t, r
 
         if "syncstart" in tools:
-            for extra, what in (([], "its default: first 20 s"), (["-t", str(length)], f"-t {length}: the whole backing")):
+            runs = [([], "its default: first 20 s")]
+            if length <= 600:
+                runs.append((["-t", str(length)], f"-t {length}: the whole backing"))
+            else:
+                print(f"    syncstart -t {length} (the whole backing) NOT RUN: it FFTs both files whole in memory"
+                      f" (complex128, padded), about {length * 48000 * 2 * 16 * 2 / 1e9:.0f} GB here")
+            for extra, what in runs:
                 el, r = timed([tools["syncstart"], "-q", "-s"] + extra + [ref, take])
                 if el is None:
                     print(f"    syncstart ({what}) {r}")

@@ -333,6 +333,9 @@ struct VoAlignE2ETests {
             ["--latency-ms", "20", "--correct-drift", "--out-dir", dir, dir + "/a.wav"],
             ["--reference", dir + "/missing.wav", dir + "/a.wav"],
             ["--latency-ms", "fast", dir + "/a.wav"],
+            ["--latency-ms", "20", "--start-at", "auto", dir + "/a.wav"],  // auto searches the reference
+            ["--latency-ms", "20", "--tolerance-ms", "3", dir + "/a.wav"],  // nothing to check against
+            ["--reference", dir + "/b.wav", "--start-at", "soon", dir + "/a.wav"],
         ]
         for args in cases {
             let r = try E2E.run("vo-align", args)

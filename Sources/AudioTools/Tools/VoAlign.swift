@@ -55,6 +55,9 @@ public final class VoAlign: RecordTool {
 
     public init(options o: ParsedOptions) throws {
         knownLatencyMS = try o.double("latency-ms", in: -10_000...10_000)
+        if let v = o.string("start-at"), v != "auto", Double(v.trimmingCharacters(in: .whitespaces)) == nil {
+            throw UsageError("--start-at: '\(v)' is neither a time in seconds nor auto.")
+        }
         if o.string("start-at") == "auto" { startOption = .auto }
         else { startOption = try o.double("start-at", in: 0...86_400).map { .seconds($0) } }
         toleranceMS = try o.double("tolerance-ms", in: 0...10_000) ?? Self.defaultToleranceMS

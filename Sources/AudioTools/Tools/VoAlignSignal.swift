@@ -233,17 +233,23 @@ final class VoAlignAudioFile {
     /// the coarse stage of `--start-at auto` streams a long backing through this.
     func forEachCoarseBlock(rate target: Int, _ body: ([Float]) throws -> Void) throws {
         let source = try SndfileSource(path: path)
-        let resampler = target == rate ? nil : try Resampler(ratio: Double(target) / Double(rate), channels: 1, quality: .fastest)
+        // Halve the rate cheaply while it stays at least 1.35 × the target (the converter's
+        // work is per input sample), then convert.
+        var halvings: [HalfbandDecimator] = []
+        var from = Double(rate)
+        while from / 2 >= 1.35 * Double(target) { halvings.append(HalfbandDecimator()); from /= 2 }
+        let resampler = from == Double(target) ? nil : try Resampler(ratio: Double(target) / from, channels: 1, quality: .fastest)
         var block = AudioBlock(channelCount: channels, capacity: 0)
         let scale = 1 / Float(channels)
         while true {
             let n = try source.read(into: &block, maxFrames: Decoder.blockFrames * 8)
             var mono = [Float](repeating: 0, count: n)
             for c in 0..<channels { block.channels[c].withUnsafeBufferPointer { s in for i in 0..<n { mono[i] += s[i] * scale } } }
+            for h in halvings.indices { mono = halvings[h].process(mono) }
             if let r = resampler {
-                let out = try r.process(AudioBlock(channels: [mono], frames: n), endOfInput: n == 0)
+                let out = try r.process(AudioBlock(channels: [mono], frames: mono.count), endOfInput: n == 0)
                 if out.frames > 0 { try body(Array(out.channels[0][0..<out.frames])) }
-            } else if n > 0 {
+            } else if !mono.isEmpty {
                 try body(mono)
             }
             if n == 0 { break }
