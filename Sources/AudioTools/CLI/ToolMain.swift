@@ -12,10 +12,13 @@ public enum ToolMain {
         public let jobs: Int
         public let stderrIsTerminal: Bool
         let progress: Progress
+        /// What the input held, complete once `input` has been read to its end.
+        public let inputReport = InputReport()
 
         /// Input records from the path arguments or stdin, with the tool's hidden-file rule.
         public var input: InputRecords {
-            InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) })
+            InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) },
+                         report: inputReport)
         }
 
         /// Reports one emitted record on the progress line.
@@ -34,7 +37,7 @@ public enum ToolMain {
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
             if parsed.paths.isEmpty, isatty(0) != 0 { throw UsageError(info.noInputMessage) }
             let tool = try T(options: parsed)
-            let jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+            let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0
             let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
                                     terminal: stderrTTY, tool: info.name)
@@ -91,6 +94,7 @@ public enum ToolMain {
             }
         }
         progress.clear()
+        tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
     }
