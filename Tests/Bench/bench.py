@@ -9,7 +9,7 @@ import json, os, resource, shutil, subprocess, sys, time
 
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
-SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align", "walk", "cache"]
+SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align", "align_auto", "walk", "cache"]
 os.makedirs(DIR, exist_ok=True)
 
 
@@ -257,6 +257,107 @@ def align():
                   f" found {found:.3f} ms (error {found - truth_ms:+.3f} ms), no confidence")
         except (ValueError, IndexError):
             print(f"  {label:30} failed: {(r.stderr or r.stdout).strip()[-200:]}")
+
+
+def align_auto():
+    """vo-align --start-at auto: a 1-minute take from somewhere in a 10-minute and a 2-hour
+    backing, beside syncstart and audio-offset-finder given the same files."""
+    section("vo-align --start-at auto: a 1-minute take placed in a 10-minute and a 2-hour backing, one job")
+    import json
+    if not shutil.which("espeak-ng"):
+        print("  espeak-ng is not installed (make test-deps): skipped")
+        return
+    latency = 0.1873  # seconds late; the take's first frame holds the backing at start - latency
+    cases = [("10-minute", music(os.path.join(DIR, "align-reference-10min.wav"), 600, rate=44100, bits=16), 600, 240.0),
+             ("2-hour", music(os.path.join(DIR, "music-2h.wav"), 7200, bits=16), 7200, 5000.0)]
+    venv = os.path.join(DIR, "venv")
+    tools = {}
+    for name in ("syncstart", "audio-offset-finder"):
+        exe = os.path.join(venv, "bin", name)
+        if not os.path.exists(exe):
+            try:
+                if not os.path.exists(os.path.join(venv, "bin", "pip")):
+                    sh([sys.executable, "-m", "venv", venv])
+                sh([os.path.join(venv, "bin", "pip"), "install", "-q", name])
+            except (subprocess.CalledProcessError, OSError) as e:
+                print(f"  !!! {name} COULD NOT BE INSTALLED ({e}): it is missing from this comparison !!!")
+        if os.path.exists(exe):
+            tools[name] = exe
+    for label, ref, length, start in cases:
+        take = os.path.join(DIR, f"align-auto-take-{label}.wav")
+        truth_ms = (latency - start) * 1000  # D = L - S
+        if not os.path.exists(take):
+            print(f"  generating {os.path.basename(take)} ...", flush=True)
+            speech, voice, bleed = (os.path.join(DIR, f"align-auto-{n}.wav") for n in ("speech", "voice", "bleed"))
+            sh(["espeak-ng", "-w", speech, "The take was recorded somewhere in the middle of the backing track, "
+                "and nobody wrote down where. The bleed of the backing in the microphone says it exactly."])
+            sh(["sox", speech, "-r", "48000", "-b", "24", voice, "pad", "0.5", "1.0", "repeat", "12", "trim", "0", "60"])
+            sh(["sox", ref, "-b", "24", bleed, "trim", f"{start - latency}", "60", "remix", "-", "rate", "-v", "48000", "gain", "-15"])
+            sh(["sox", "-m", "-v", "1", voice, "-v", "1", bleed, "-b", "24", take])
+            for f in (speech, voice, bleed):
+                os.remove(f)
+        print(f"  {label} backing ({length} s at {subprocess.run(['soxi', '-r', ref], capture_output=True, text=True).stdout.strip()} Hz),"
+              f" take from {start:.0f} s, {latency * 1000:.1f} ms late: truth delay {truth_ms:.3f} ms")
+        def timed(args, limit=900):
+            """Wall time, and the CPU time (user + system) the child used: on a loaded machine
+            the CPU time is the fairer figure, so ratios are taken from it."""
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            try:
+                r = subprocess.run(args, capture_output=True, text=True, timeout=limit)
+            except subprocess.TimeoutExpired:
+                return None, f"gave up after {limit} s"
+            wall = time.perf_counter() - t
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            return (wall, cpu), r
+
+        cmd = [tool("vo-align"), "-j", "1", "--reference", ref, "--start-at", "auto", take]
+        runs = [timed(cmd) for _ in range(2 if length < 1000 else 1)]
+        (wall, ours), r = min(runs, key=lambda x: x[0][1])
+        rec = json.loads(r.stdout.splitlines()[0]) if r.stdout else {}
+        a = rec.get("alignment") or {}
+        head = f"    {'vo-align --start-at auto':34} {ours:8.3f} s CPU ({wall:7.3f} s wall)"
+        if a:
+            print(f"{head}                              found {a['delay_ms']:.3f} ms"
+                  f" (error {a['delay_ms'] - truth_ms:+.3f} ms), confidence {a['confidence']}")
+        else:
+            print(f"{head}   refused: {(rec.get('error') or {}).get('code')}")
+        print(f"    vo-align peak resident memory   {max_rss_mib(cmd):8.1f} MiB")
+
+        if "syncstart" in tools:
+            runs = [([], "its default: first 20 s")]
+            if length <= 600:
+                runs.append((["-t", str(length)], f"-t {length}: the whole backing"))
+            else:
+                print(f"    syncstart -t {length} (the whole backing) NOT RUN: it FFTs both files whole in memory"
+                      f" (complex128, padded), about {length * 48000 * 2 * 16 * 2 / 1e9:.0f} GB here")
+            for extra, what in runs:
+                t, r = timed([tools["syncstart"], "-q", "-s"] + extra + [ref, take])
+                if t is None:
+                    print(f"    syncstart ({what}) {r}")
+                    continue
+                try:
+                    f, sec = r.stdout.strip().splitlines()[-1].rsplit(",", 1)
+                    # syncstart names the file to cut at its start: the take is late by sec when it is the take.
+                    found = float(sec) * 1000 * (1 if os.path.basename(f) == os.path.basename(take) else -1)
+                    print(f"    {'syncstart (' + what + ')':34} {t[1]:8.3f} s CPU ({t[0]:7.3f} s wall) = {t[1] / ours:6.1f}x vo-align's CPU;"
+                          f" found {found:.3f} ms (error {found - truth_ms:+.3f} ms), no confidence")
+                except (ValueError, IndexError):
+                    print(f"    syncstart ({what}) failed: {(r.stderr or r.stdout).strip()[-200:]}")
+        if "audio-offset-finder" in tools:
+            t, r = timed([tools["audio-offset-finder"], "--find-offset-of", take, "--within", ref, "--json"])
+            if t is None:
+                print(f"    audio-offset-finder {r}")
+            else:
+                try:
+                    j = json.loads(r.stdout)
+                    # Its offset: seconds from the backing's start to the take's start, i.e. -D.
+                    found = -float(j["time_offset"]) * 1000
+                    print(f"    {'audio-offset-finder (8 kHz MFCC)':34} {t[1]:8.3f} s CPU ({t[0]:7.3f} s wall) = {t[1] / ours:6.1f}x vo-align's CPU;"
+                          f" found {found:.3f} ms (error {found - truth_ms:+.3f} ms), score {float(j['standard_score']):.1f}")
+                except (ValueError, KeyError, TypeError):
+                    print(f"    audio-offset-finder failed: {(r.stderr or r.stdout).strip()[-200:]}")
 
 
 def probe():

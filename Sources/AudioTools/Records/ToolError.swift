@@ -22,6 +22,7 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case writeFailed = "write-failed"
     case noBleed = "no-bleed"
     case lowConfidence = "low-confidence"
+    case latencyMismatch = "latency-mismatch"
 }
 
 /// A refusal a person can act on: `message` names the file and says why, `suggestion` says what
