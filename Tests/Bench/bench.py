@@ -265,7 +265,7 @@ def align_auto():
     section("vo-align --start-at auto: a 1-minute take placed in a 10-minute and a 2-hour backing, one job")
     import json
     if not shutil.which("espeak-ng"):
-        print("  espeak-ng is not installed (make test-deps): skipped")
+        missing("espeak-ng (make test-deps installs it)")
         return
     latency = 0.1873  # seconds late; the take's first frame holds the backing at start - latency
     cases = [("10-minute", music(os.path.join(DIR, "align-reference-10min.wav"), 600, rate=44100, bits=16), 600, 240.0),
