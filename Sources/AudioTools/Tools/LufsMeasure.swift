@@ -14,6 +14,7 @@ public final class LufsMeasure: RecordTool {
             .value("max-true-peak", "DBTP", help: "Gate: the highest true peak allowed (overrides the preset's)."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: mono, stereo, 5.0, 5.1, 7.1, or a list like L,R,C,LFE,Ls,Rs."),
+            .value("stream", "N", help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
@@ -33,6 +34,8 @@ public final class LufsMeasure: RecordTool {
     let dualMono: Bool
     let decodeOnly: Bool
     let summary: Bool
+    /// `--stream N`: the one audio stream to measure.
+    let stream: Int?
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -63,6 +66,7 @@ public final class LufsMeasure: RecordTool {
         dualMono = o.flag("dual-mono")
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
+        stream = try o.int("stream", in: 0...1023)
     }
 
     public func process(_ record: Record) throws -> Record {
@@ -89,15 +93,19 @@ public final class LufsMeasure: RecordTool {
         } else {
             layout = ChannelLayout.standard(channelCount: fmt.channelCount)
         }
-        let dual = dualMono && fmt.channelCount == 1
-        let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
-        try Decoder.forEachBlock(source) { meter.add($0) }
-        let m = meter.finish()
         var out = record
-        out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
-                                           gate: gate.map { ($0, gateLabel) })
+        out["loudness"] = try measureStreams(path: path, opened: opened, firstLayout: layout)
         return out
+    }
+
+    /// One stream's `loudness` object: `source` measured under `layout` (or dual mono).
+    func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity) throws -> JSON {
+        let dual = dualMono && source.format.channelCount == 1
+        let weighted = dual ? ChannelLayout.dualMono : layout
+        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights)
+        try Decoder.forEachBlock(source) { meter.add($0) }
+        return LufsMeasure.json(meter.finish(), layout: layout, dualMono: dual, identity: identity,
+                                gate: gate.map { ($0, gateLabel) })
     }
 
     /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is

@@ -1,0 +1,29 @@
+import Foundation
+
+extension LufsMeasure {
+    /// The `loudness` of a file: its only stream, the `--stream` one, or its first audio stream
+    /// with every audio stream under `streams` when it has more than one.
+    func measureStreams(path: String, opened: Decoder.Opened, firstLayout: ChannelLayout) throws -> JSON {
+        guard let streams = try MediaAudioStreams.list(path, opened: opened, needed: stream != nil) else {
+            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
+            return try measure(opened.source, layout: firstLayout, identity: opened.identity)
+        }
+        func one(_ k: Int, _ source: AudioSource) throws -> [String: JSON] {
+            let layout = layoutOverride ?? ChannelLayout.standard(channelCount: source.format.channelCount)
+            var o = try measure(source, layout: layout, identity: opened.identity).objectValue ?? [:]
+            for (key, v) in MediaAudioStreams.json(streams[k], ordinal: k) { o[key] = v }
+            return o
+        }
+        if let n = stream {
+            try MediaAudioStreams.check(n, count: streams.count, path: path)
+            let source = n == 0 ? opened.source : try FFmpegSource(path: path, audioStream: n)
+            return .object(try one(n, source))
+        }
+        guard streams.count > 1 else { return try measure(opened.source, layout: firstLayout, identity: opened.identity) }
+        var all: [[String: JSON]] = [try one(0, opened.source)]
+        for k in 1..<streams.count { all.append(try one(k, try FFmpegSource(path: path, audioStream: k))) }
+        var first = all[0]
+        first["streams"] = .array(all.map { .object($0) })
+        return .object(first)
+    }
+}
