@@ -26,6 +26,7 @@ public final class LufsNormalize: RecordTool {
             .value("fade-out", "SECONDS", help: "Fade out over the last SECONDS."),
             .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out."),
             .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
+            .value("stream", "N", help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
         examples: [
@@ -50,6 +51,8 @@ public final class LufsNormalize: RecordTool {
     let fadeOutSeconds: Double
     let fadeCurve: FadeCurve
     let decodeEncodeOnly: Bool
+    /// `--stream N`: the one audio stream of a media file to normalise.
+    let stream: Int?
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -123,6 +126,7 @@ public final class LufsNormalize: RecordTool {
         }
         fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
         decodeEncodeOnly = o.flag("decode-encode-only")
+        stream = try o.int("stream", in: 0...1023)
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]!.ext }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
@@ -175,10 +179,14 @@ public final class LufsNormalize: RecordTool {
         let description: SndfileDescription
         var tags = AudioTags()
         if let d = opened.sndfile {
+            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
             description = d
             tags = (input as? SndfileSource)?.tags ?? AudioTags()
         } else {
-            // Decoded by ffmpeg (MP4, Matroska, ...): readable, but libsndfile can't write it back.
+            // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
+            // container, unless an audio-only --format is asked for.
+            if formatName == nil, !decodeEncodeOnly,
+               let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
             let facts = opened.facts
             let container = facts?.container ?? "its container"
             let codec = facts?.codec ?? "other"
