@@ -30,7 +30,7 @@ public final class MediaMuxer {
             args += ["-i", "pipe:\(3 + piped.firstIndex(of: k)!)"]
         }
         var maps: [String] = [], codecs: [String] = ["-c", "copy"], meta: [String] = []
-        for (out, s) in probe.streams.enumerated() {
+        for (out, s) in probe.deliveredStreams.enumerated() {
             let ordinal = s.type == "audio" ? audio.firstIndex(where: { $0.index == s.index }) : nil
             if let k = ordinal, let e = encodings[k] {
                 maps += ["-map", "\(1 + piped.firstIndex(of: k)!):a:0"]

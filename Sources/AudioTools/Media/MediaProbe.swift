@@ -7,6 +7,8 @@ public struct MediaStream: Equatable, Sendable {
     /// "audio", "video", "subtitle", "data" or "attachment".
     public var type: String
     public var codec: String?
+    /// The container's four-character code for it ("mp4a", "text", "tmcd"), when it has one.
+    public var codecTag: String?
     public var profile: String?
     public var sampleRate: Int?
     public var channels: Int?
@@ -37,6 +39,15 @@ public struct MediaProbe: Equatable, Sendable {
     public var tags: [String: String]
 
     public var audioStreams: [MediaStream] { streams.filter { $0.type == "audio" } }
+
+    /// Whether `s` is the text track an MP4 or MOV keeps its chapters in: ffmpeg lists it as a
+    /// data stream, but it is the chapters (`-map_chapters` writes it again), not a stream to copy.
+    public func isChapterTrack(_ s: MediaStream) -> Bool {
+        formatName.hasPrefix("mov,mp4") && chapterCount > 0 && s.type == "data" && s.codec == "bin_data" && s.codecTag == "text"
+    }
+
+    /// The streams a muxer copies or re-encodes: all but the chapter track.
+    public var deliveredStreams: [MediaStream] { streams.filter { !isChapterTrack($0) } }
 
     /// The ffprobe program on PATH, or nil when not installed.
     public static let ffprobePath: String? = FFmpegSource.findProgram("ffprobe")
@@ -90,7 +101,7 @@ public struct MediaProbe: Equatable, Sendable {
             let bps = int(s["bit_rate"]) ?? st["BPS"].flatMap { Int($0) } ?? st["BPS-eng"].flatMap { Int($0) }
             if st["language"] == nil, let l = st["LANGUAGE"] { st["language"] = l }
             return MediaStream(index: int(s["index"]) ?? 0, type: s["codec_type"]?.stringValue ?? "data",
-                               codec: s["codec_name"]?.stringValue, profile: s["profile"]?.stringValue,
+                               codec: s["codec_name"]?.stringValue, codecTag: s["codec_tag_string"]?.stringValue, profile: s["profile"]?.stringValue,
                                sampleRate: int(s["sample_rate"]), channels: int(s["channels"]),
                                channelLayout: s["channel_layout"]?.stringValue, bitRate: bps,
                                sampleFormat: s["sample_fmt"]?.stringValue, bitsPerRawSample: int(s["bits_per_raw_sample"]),

@@ -93,7 +93,7 @@ extension LufsNormalize {
                                           overwrite: overwrite || naming.inPlace,
                                           settings: .init(ceilingDBTP: ceilingDBTP, maxPasses: Self.maxPasses,
                                                           maxCompensationDB: Self.maxCompensationDB))
-        let copied = probe.streams.count - chosen.count
+        let copied = probe.deliveredStreams.count - chosen.count
         notes.append("Written through ffmpeg as \(muxer): \(chosen.count) audio stream\(chosen.count == 1 ? "" : "s") re-encoded, \(copied) stream\(copied == 1 ? "" : "s") copied unchanged, with the file's metadata\(probe.chapterCount > 0 ? " and \(probe.chapterCount) chapters" : ""). The numbers are measured on the written file, decoded again.")
         if run.encodes > 1 {
             for r in run.streams where r.ceilingLoweredDB > 0 {
@@ -139,7 +139,7 @@ extension LufsNormalize {
         o["preset"] = presetName.map { .string($0) } ?? .null
         o["peak_mode"] = .string(peakMode.rawValue)
         o["encodes"] = .int(run.encodes)
-        o["format"] = .object(["container": .string(muxer), "streams": .int(probe.streams.count)])
+        o["format"] = .object(["container": .string(muxer), "streams": .int(probe.deliveredStreams.count)])
         o["notes"] = .array(notes.map { .string($0) })
         if streamObjects.count > 1 || stream != nil { o["streams"] = .array(streamObjects) }
         var r = record
