@@ -203,4 +203,35 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "\(dir)/out/clip.mov"))
         #expect(NoHangE2ETests.leftovers(dir).isEmpty)
     }
+
+    /// AAC in M4A stays AAC in M4A with its tags and cover; `--format m4a` and `alac` from a WAV.
+    @Test func m4aKeepsTagsAndCoverAndAnyInputBecomesM4A() throws {
+        guard Self.ready else { return }
+        let dir = E2E.tempDir("media-m4a")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let song = "\(dir)/song.m4a", wav = "\(dir)/take.wav"
+        try Self.tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=500:d=3:r=44100,volume=-12dB", "-f", "lavfi", "-i", "color=red:s=32x32:d=1",
+                       "-map", "0", "-map", "1", "-frames:v", "1", "-ac", "2", "-c:a", "aac", "-b:a", "128k", "-c:v", "mjpeg", "-disposition:v", "attached_pic",
+                       "-metadata", "title=Song", "-metadata", "artist=Someone", song])
+        try Self.tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=f=500:d=3:r=44100,volume=-20dB", "-ac", "2", "-c:a", "pcm_s16le",
+                       "-metadata", "title=Take", wav])
+        let n = try Self.normaliseAndCheck(song, dir: dir, lossy: true, extra: ["--allow-loss"])
+        #expect(n?["losses"]?.arrayValue?.first?.stringValue?.hasPrefix("AAC re-encoded at 128 kb/s") == true)
+        let out = try Self.probe("\(dir)/out/song.m4a")
+        #expect(out["format"]?["tags"]?["artist"]?.stringValue == "Someone")
+
+        let refused = try E2E.run("lufs-normalize", ["--preset", "social", "--format", "m4a", "--out-dir", "\(dir)/m4a", wav])
+        #expect(refused.records.first?["error"]?["code"]?.stringValue == "lossy")
+        for (format, codec, lossy) in [("m4a", "aac", true), ("alac", "alac", false)] {
+            let run = try E2E.run("lufs-normalize", ["--preset", "social", "--format", format, "--allow-loss", "--out-dir", "\(dir)/\(format)", wav])
+            #expect(run.status == 0, "\(run.stdout)")
+            let written = "\(dir)/\(format)/take.m4a"
+            let p = try Self.probe(written)
+            #expect(p["streams"]?.arrayValue?.map { $0["codec_name"]?.stringValue } == [codec])
+            #expect(p["format"]?["tags"]?["title"]?.stringValue == "Take")
+            let l = try E2E.run("lufs-measure", [written]).records.first?["loudness"]
+            #expect(abs((l?["integrated_lufs"]?.doubleValue ?? 0) + 14) <= (lossy ? 0.5 : 0.1))
+            #expect((l?["true_peak_dbtp"]?.doubleValue ?? 0) <= -1)
+        }
+    }
 }

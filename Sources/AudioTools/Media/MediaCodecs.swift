@@ -63,6 +63,35 @@ public struct MediaAudioEncoding: Equatable, Sendable {
         }
     }
 
+    /// The `--format` names that write an M4A through ffmpeg.
+    public static let m4aFormats = ["m4a", "alac"]
+
+    /// Bits of precision a stream's samples carry (24 for lossy and float: what a 24-bit
+    /// lossless copy holds without loss of anything audible, and what ALAC stores at most).
+    static func heldBits(_ s: MediaStream) -> Int {
+        if let c = s.codec, c.hasPrefix("pcm_f") { return 32 }
+        if let e = same(as: s), !e.isLossy, let b = e.bitDepth { return b }
+        return 24
+    }
+
+    /// `--format m4a` (AAC, at least the input's bit rate when it is AAC, else 128 kb/s a
+    /// channel) or `--format alac` (the input's depth, 16 or 24 bits) for any stream.
+    public static func m4a(_ format: String, from s: MediaStream) -> MediaAudioEncoding? {
+        guard let rate = s.sampleRate, let ch = s.channels, ch > 0, ch <= 8 else { return nil }
+        let layout = s.channelLayout.flatMap { $0.isEmpty || $0 == "unknown" ? nil : $0 }
+        if format == "alac" {
+            let bits = heldBits(s) <= 16 ? 16 : 24
+            return MediaAudioEncoding(encoder: "alac", displayName: "ALAC", isLossy: false, bitRate: nil,
+                                      sampleFormat: bits <= 16 ? "s16p" : "s32p", bitDepth: bits, sampleRate: rate,
+                                      channels: ch, channelLayout: layout)
+        }
+        guard rate <= 96_000 else { return nil }
+        let floor = min(512_000, 128_000 * ch)
+        let stated = s.codec == "aac" ? s.bitRate.map { ($0 + 999) / 1000 * 1000 } ?? floor : floor
+        return MediaAudioEncoding(encoder: "aac", displayName: "AAC", isLossy: true, bitRate: max(stated, floor / 2),
+                                  sampleFormat: nil, bitDepth: nil, sampleRate: rate, channels: ch, channelLayout: layout)
+    }
+
     /// Bits the pipeline should dither to (fixed point of 16 bits or fewer), else nil.
     public var ditherBits: Int? { !isLossy && (bitDepth ?? 24) <= 16 ? bitDepth : nil }
 }

@@ -18,7 +18,8 @@ public final class MediaMuxer {
     public let encoded: [(ordinal: Int, encoding: MediaAudioEncoding)]
 
     /// The ffmpeg arguments (exposed for tests).
-    public static func arguments(input: String, probe: MediaProbe, encodings: [Int: MediaAudioEncoding],
+    /// `delivered`: the streams the output holds, in order (default: all but a chapter track).
+    public static func arguments(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, encodings: [Int: MediaAudioEncoding],
                                  muxer: String, output: String) -> [String] {
         var args = ["-nostdin", "-v", "error", "-y", "-i", "file:" + input]
         let audio = probe.audioStreams
@@ -30,7 +31,7 @@ public final class MediaMuxer {
             args += ["-i", "pipe:\(3 + piped.firstIndex(of: k)!)"]
         }
         var maps: [String] = [], codecs: [String] = ["-c", "copy"], meta: [String] = []
-        for (out, s) in probe.deliveredStreams.enumerated() {
+        for (out, s) in (delivered ?? probe.deliveredStreams).enumerated() {
             let ordinal = s.type == "audio" ? audio.firstIndex(where: { $0.index == s.index }) : nil
             if let k = ordinal, let e = encodings[k] {
                 maps += ["-map", "\(1 + piped.firstIndex(of: k)!):a:0"]
@@ -51,7 +52,7 @@ public final class MediaMuxer {
         return args
     }
 
-    public init(input: String, probe: MediaProbe, encodings: [Int: MediaAudioEncoding], muxer: String,
+    public init(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, encodings: [Int: MediaAudioEncoding], muxer: String,
                 destination: String, overwrite: Bool) throws {
         self.destination = destination
         self.overwrite = overwrite
@@ -71,7 +72,7 @@ public final class MediaMuxer {
         }
         TemporaryFiles.register(temporary)
         do {
-            child = try ChildProcess(ffmpeg, Self.arguments(input: input, probe: probe, encodings: encodings, muxer: muxer, output: temporary),
+            child = try ChildProcess(ffmpeg, Self.arguments(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer, output: temporary),
                                      stdin: .null, stdout: .null, extraInputs: encoded.count)
         } catch {
             TemporaryFiles.unregister(temporary)

@@ -45,7 +45,7 @@ public enum MediaNormalizer {
         }
     }
 
-    public static func run(input: String, probe: MediaProbe, jobs: [Job], muxer: String, destination: String,
+    public static func run(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, jobs: [Job], muxer: String, destination: String,
                            overwrite: Bool, settings: Settings) throws -> (streams: [StreamResult], encodes: Int) {
         var jobs = jobs.sorted { $0.ordinal < $1.ordinal }
         var passes = [Int](repeating: 0, count: jobs.count)
@@ -65,7 +65,7 @@ public enum MediaNormalizer {
         var encodes = 0
         while true {
             encodes += 1
-            let mux = try MediaMuxer(input: input, probe: probe, encodings: encodings, muxer: muxer,
+            let mux = try MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
                                      destination: destination, overwrite: overwrite)
             let reports = try encode(input: input, jobs: jobs, into: mux)
             if let failure = mux.finishEncoding() {

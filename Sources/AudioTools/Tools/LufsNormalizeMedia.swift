@@ -4,21 +4,46 @@ extension LufsNormalize {
     /// A media file (MP4, MOV, Matroska) written back in its own container: every audio stream
     /// (or the `--stream` one) normalised from its own measurement and re-encoded in its codec,
     /// everything else copied. Nil when the file is not one MediaMuxer writes back.
-    func processMedia(_ record: Record, path: String, outPath: String, opened: Decoder.Opened) throws -> Record? {
+    /// `m4a` ("m4a" or "alac"): an audio-only M4A of the first (or `--stream`) audio stream,
+    /// with the file's tags and cover art, from any input.
+    func processMedia(_ record: Record, path: String, outPath: String, opened: Decoder.Opened, m4a: String? = nil) throws -> Record? {
         let name = ToolError.quoted(path)
         let probe = try MediaProbe.probe(path)
-        guard let muxer = MediaContainer.muxer(formatName: probe.formatName, path: outPath) else { return nil }
+        guard let muxer = m4a != nil ? "ipod" : MediaContainer.muxer(formatName: probe.formatName, path: outPath) else { return nil }
         let audio = probe.audioStreams
         guard !audio.isEmpty else {
             throw ToolError(.noAudio, "\(name) doesn't contain any audio.", suggestion: "Pick a file with a sound track.")
         }
         if let n = stream { try MediaAudioStreams.check(n, count: audio.count, path: path) }
-        let chosen = stream.map { [$0] } ?? Array(audio.indices)
+        let chosen = stream.map { [$0] } ?? (m4a != nil ? [0] : Array(audio.indices))
+        // An M4A holds the chosen audio stream and the cover art; anything else is left out.
+        var delivered = probe.deliveredStreams
+        var losses: [String] = []
+        if m4a != nil {
+            let keep = Set(chosen.map { audio[$0].index })
+            delivered = delivered.filter { keep.contains($0.index) || $0.isCoverArt }
+            let left = probe.deliveredStreams.count - delivered.count
+            if left > 0 { losses.append("\(left) stream\(left == 1 ? "" : "s") left out (\(m4a!) holds one audio stream and cover art)") }
+        }
 
         // What each stream is re-encoded as, and what that loses.
         var encodings: [Int: MediaAudioEncoding] = [:]
-        var losses: [String] = []
         for k in chosen {
+            if let f = m4a {
+                guard let e = MediaAudioEncoding.m4a(f, from: audio[k]) else {
+                    throw ToolError(.unsupportedCodec, "\(name)'s audio (\(audio[k].channels ?? 0) channels at \(audio[k].sampleRate ?? 0) Hz) can't be written as \(f); nothing was written.",
+                                    suggestion: "Choose --format flac or wav.")
+                }
+                encodings[k] = e
+                let source = MediaAudioEncoding.same(as: audio[k])
+                if e.isLossy {
+                    losses.append(source?.isLossy == true ? (source!.displayName == "AAC" ? e.lossWords : "\(source!.displayName) re-encoded as \(e.displayName) at \((e.bitRate ?? 0) / 1000) kb/s")
+                                  : "\(e.displayName) at \((e.bitRate ?? 0) / 1000) kb/s, a lossy codec")
+                } else if let bits = e.bitDepth, MediaAudioEncoding.heldBits(audio[k]) > bits {
+                    losses.append("\(MediaAudioEncoding.heldBits(audio[k]))-bit samples stored as \(bits)-bit \(e.displayName)")
+                }
+                continue
+            }
             guard let e = MediaAudioEncoding.same(as: audio[k]) else {
                 throw ToolError(.unsupportedCodec, "\(name) has \((audio[k].codec ?? "unknown").uppercased()) audio in stream \(k), which this ffmpeg can read but not encode; nothing was written.",
                                 suggestion: audio.count > 1 ? "Normalise the other streams with --stream N, or choose an audio-only --format (flac or wav)." : "Choose an audio-only --format (flac or wav keep everything the decoded audio has).")
@@ -32,7 +57,8 @@ extension LufsNormalize {
         }
         if !losses.isEmpty, !allowLoss {
             let codecs = Set(chosen.compactMap { encodings[$0]!.isLossy ? encodings[$0]!.displayName : nil }).sorted().joined(separator: " and ")
-            throw ToolError(.lossy, "Normalising \(name) means re-encoding its \(codecs) audio, a generation loss (\(losses.joined(separator: "; "))); nothing was written.",
+            let what = m4a != nil ? "Writing \(name) as \(m4a!) would lose information" : "Normalising \(name) means re-encoding its \(codecs) audio, a generation loss"
+            throw ToolError(.lossy, "\(what) (\(losses.joined(separator: "; "))); nothing was written.",
                             suggestion: "Pass --allow-loss to go ahead (the loss is then listed in normalized.losses), or --format flac or wav for a lossless audio-only file.")
         }
 
@@ -89,11 +115,11 @@ extension LufsNormalize {
         if sources.values.contains(where: \.here) {
             notes.append("The record carried no measurement of \(chosen.count > 1 ? "some streams" : "the stream") of this file as it is, so \(chosen.count > 1 ? "they were" : "it was") measured here (one extra pass).")
         }
-        let run = try MediaNormalizer.run(input: path, probe: probe, jobs: jobs, muxer: muxer, destination: outPath,
+        let run = try MediaNormalizer.run(input: path, probe: probe, delivered: delivered, jobs: jobs, muxer: muxer, destination: outPath,
                                           overwrite: overwrite || naming.inPlace,
                                           settings: .init(ceilingDBTP: ceilingDBTP, maxPasses: Self.maxPasses,
                                                           maxCompensationDB: Self.maxCompensationDB))
-        let copied = probe.deliveredStreams.count - chosen.count
+        let copied = delivered.count - chosen.count
         notes.append("Written through ffmpeg as \(muxer): \(chosen.count) audio stream\(chosen.count == 1 ? "" : "s") re-encoded, \(copied) stream\(copied == 1 ? "" : "s") copied unchanged, with the file's metadata\(probe.chapterCount > 0 ? " and \(probe.chapterCount) chapters" : ""). The numbers are measured on the written file, decoded again.")
         if run.encodes > 1 {
             for r in run.streams where r.ceilingLoweredDB > 0 {
@@ -139,7 +165,7 @@ extension LufsNormalize {
         o["preset"] = presetName.map { .string($0) } ?? .null
         o["peak_mode"] = .string(peakMode.rawValue)
         o["encodes"] = .int(run.encodes)
-        o["format"] = .object(["container": .string(muxer), "streams": .int(probe.deliveredStreams.count)])
+        o["format"] = .object(["container": .string(muxer), "streams": .int(delivered.count)])
         o["notes"] = .array(notes.map { .string($0) })
         if streamObjects.count > 1 || stream != nil { o["streams"] = .array(streamObjects) }
         var r = record

@@ -3,7 +3,7 @@ import Testing
 @testable import AudioTools
 
 /// ChildProcess ends its child on every path, promptly, and reports how it ended.
-@Suite struct ChildProcessTests {
+@Suite(.serialized) struct ChildProcessTests {
     @Test func waitReturnsStatusAndStderr() throws {
         let c = try ChildProcess("/bin/sh", ["-c", "echo out; echo oops >&2; exit 3"])
         let out = c.readData(upTo: 100)
