@@ -234,4 +234,32 @@ import Testing
             #expect((l?["true_peak_dbtp"]?.doubleValue ?? 0) <= -1)
         }
     }
+
+    /// SIGTERM while ffmpeg encodes: the tool dies of it, every ffmpeg ends, no temporary file
+    /// is left and nothing is put in place.
+    @Test func aSignalDuringTheEncodeLeavesNothing() throws {
+        guard Self.ready else { return }
+        let dir = E2E.tempDir("media-signal")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let input = "\(dir)/long.mov"
+        // Four minutes at 8 kHz under a tiny picture: cheap to make, long enough to be caught encoding.
+        try Self.tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=blue:s=16x16:r=1:d=240",
+                       "-f", "lavfi", "-i", "sine=d=240:r=8000", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "pcm_s16le", input])
+        let c = try NoHangE2ETests.start("lufs-normalize", ["--preset", "social", "--peak", "reduce", "--out-dir", "\(dir)/out", input])
+        // Wait for the encoder (the ffmpeg reading pipe:3), then signal the tool alone.
+        var encoding = false
+        for _ in 0..<6000 where !encoding {
+            encoding = NoHangE2ETests.processes(mentioning: dir).contains { pid in
+                let d = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
+                return String(decoding: d.map { $0 == 0 ? 32 : $0 }, as: UTF8.self).contains("pipe:3")
+            }
+            if !encoding { usleep(5_000) }
+        }
+        #expect(encoding, "the encoder never started")
+        kill(c.pid, SIGTERM)
+        let status = NoHangE2ETests.finish(c, seconds: 20)
+        #expect(status == 128 + SIGTERM, "\(status.map(String.init) ?? "hung: killed after 20 s")")
+        #expect(NoHangE2ETests.leftovers(dir).isEmpty, "ffmpeg outlived lufs-normalize")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/out")) ?? []).isEmpty)
+    }
 }

@@ -165,7 +165,10 @@ extension LufsNormalize {
         o["preset"] = presetName.map { .string($0) } ?? .null
         o["peak_mode"] = .string(peakMode.rawValue)
         o["encodes"] = .int(run.encodes)
-        o["format"] = .object(["container": .string(muxer), "streams": .int(delivered.count)])
+        let first = encodings[chosen[0]]!
+        o["format"] = .object(["container": .string(muxer), "streams": .int(delivered.count), "codec": .string(first.encoder),
+                               "sample_rate": .int(first.sampleRate), "channels": .int(first.channels),
+                               "bit_depth": first.bitDepth.map { .int($0) } ?? .null])
         o["notes"] = .array(notes.map { .string($0) })
         if streamObjects.count > 1 || stream != nil { o["streams"] = .array(streamObjects) }
         var r = record
