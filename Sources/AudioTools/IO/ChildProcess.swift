@@ -267,10 +267,10 @@ public final class ChildProcess {
         }
     }
 
-    /// How many children are running now (for tests).
-    public static var runningCount: Int {
+    /// Whether `pid` is a running child of ours that signals and exit would kill (for tests).
+    public static func isRegistered(_ pid: pid_t) -> Bool {
         lock.lock(); defer { lock.unlock() }
-        return (0..<slotCount).filter { slots[$0] != 0 }.count
+        return (0..<slotCount).contains { slots[$0] == pid }
     }
 
     nonisolated(unsafe) private static var installed = false

@@ -36,6 +36,7 @@ public final class LufsMeasure: RecordTool {
     let summary: Bool
     /// `--stream N`: the one audio stream to measure.
     let stream: Int?
+    let cores: CoreBudget
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -67,9 +68,14 @@ public final class LufsMeasure: RecordTool {
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
         stream = try o.int("stream", in: 0...1023)
+        cores = CoreBudget(jobs: try o.jobs())
     }
 
     public func process(_ record: Record) throws -> Record {
+        try cores.working { try measure(record) }
+    }
+
+    func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let opened = try Decoder.open(path)
         let source = opened.source
@@ -103,7 +109,12 @@ public final class LufsMeasure: RecordTool {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights)
-        try Decoder.forEachBlock(source) { meter.add($0) }
+        // A core no other file is using decodes ahead, and splits true peak from K-weighting.
+        if cores.hasSpareCore {
+            try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
+        } else {
+            try Decoder.forEachBlock(source) { meter.add($0) }
+        }
         return LufsMeasure.json(meter.finish(), layout: layout, dualMono: dual, identity: identity,
                                 gate: gate.map { ($0, gateLabel) })
     }
