@@ -187,6 +187,10 @@ import Testing
         #expect(try Self.packets(written, "0:a:1") != Self.packets(input, "0:a:1"))
         let l = try E2E.run("lufs-measure", ["--stream", "1", written]).records.first?["loudness"]
         #expect(abs((l?["integrated_lufs"]?.doubleValue ?? 0) + 14) <= 0.1)
+        // A depth or rate the container's audio won't be given is refused, not ignored.
+        let depth = try E2E.run("lufs-normalize", ["--preset", "social", "--bit-depth", "24", "--out-dir", "\(dir)/depth", input])
+        #expect(depth.records.first?["error"]?["code"]?.stringValue == "unsupported-codec")
+        #expect(!FileManager.default.fileExists(atPath: "\(dir)/depth/clip.mov"))
     }
 
     /// A measurement of the file before it changed is refused before ffmpeg writes anything.

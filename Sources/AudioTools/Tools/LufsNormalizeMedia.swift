@@ -15,6 +15,10 @@ extension LufsNormalize {
             throw ToolError(.noAudio, "\(name) doesn't contain any audio.", suggestion: "Pick a file with a sound track.")
         }
         if let n = stream { try MediaAudioStreams.check(n, count: audio.count, path: path) }
+        if m4a == nil, depth != nil || sampleRate != nil {
+            throw ToolError(.unsupportedCodec, "\(name) is written back in its own container with its audio's own sample rate and depth, so --bit-depth and --sample-rate can't apply; nothing was written.",
+                            suggestion: "Leave them out, or choose an audio-only --format (flac or wav) to convert.")
+        }
         let chosen = stream.map { [$0] } ?? (m4a != nil ? [0] : Array(audio.indices))
         // An M4A holds the chosen audio stream and the cover art; anything else is left out.
         var delivered = probe.deliveredStreams
