@@ -17,10 +17,11 @@ public final class LufsMeasure: RecordTool {
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted.",
                    values: .choices(ChannelLayout.names.components(separatedBy: ", "))),
+            .value("stream", "N", help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
-        ],
+        ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
@@ -28,6 +29,7 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure --preset ebu-r128-s1 spots/   # adverts: -23 LUFS, short-term at most -18; an empty folder fails",
             "lufs-measure --layout 7.1.4 bed.wav | jq -c '.loudness.channels[] | [.name, .weight]'",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
+            "lufs-measure --cache ~/.cache/audio-tools.sqlite --preset podcast media/   # measures only what changed since the last run",
         ],
         exitNotes: "the gate")
 
@@ -38,7 +40,12 @@ public final class LufsMeasure: RecordTool {
     let dualMono: Bool
     let decodeOnly: Bool
     let summary: Bool
+    /// `--stream N`: the one audio stream to measure.
+    let stream: Int?
     let cores: CoreBudget
+    let options: ParsedOptions
+    let cache: ResultCache?
+    let loudnessCache: LoudnessCache?
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?, isError: Bool)] = []
     private var anyGateFailed = false
 
@@ -75,7 +82,13 @@ public final class LufsMeasure: RecordTool {
         dualMono = o.flag("dual-mono")
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
+        stream = try o.int("stream", in: 0...1023)
         cores = CoreBudget(jobs: try o.jobs())
+        options = o
+        let opened = try CacheOptions.open(o)
+        cache = opened
+        let layout = layoutOverride, dual = dualMono
+        loudnessCache = opened.map { LoudnessCache(cache: $0, layout: layout, dualMono: dual) }
     }
 
     public func process(_ record: Record) throws -> Record {
@@ -84,6 +97,15 @@ public final class LufsMeasure: RecordTool {
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil
+            ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
+        if let hit = cached.entry {
+            var l = hit.loudness
+            if let g = gate { l["gate"] = LufsMeasure.gateJSON(g, label: gateLabel, hit.measurement) }
+            var out = record
+            out["loudness"] = .object(l)
+            return out
+        }
         let opened = try Decoder.open(path)
         let source = opened.source
         let fmt = source.format
@@ -108,9 +130,27 @@ public final class LufsMeasure: RecordTool {
             if resolved.guessed { layoutNote = layout.guessNote }
             layoutSource = resolved.fromFile ? "file" : "channel-count"
         }
-        let dual = dualMono && fmt.channelCount == 1
+        var out = record
+        var firstMeasurement: LoudnessMeasurement?
+        let loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
+                                          firstNote: layoutNote, firstSource: layoutSource,
+                                          keepFirst: { firstMeasurement = $0 })
+        out["loudness"] = loudness
+        // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
+        if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
+            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
+        }
+        return out
+    }
+
+    /// One stream's `loudness` object: `source` measured under `layout` (or dual mono).
+    /// `keep` is handed the measurement itself (the cache keeps it, to evaluate gates on a hit).
+    func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
+                 note layoutNote: String?, layoutSource: String,
+                 keep: ((LoudnessMeasurement) -> Void)? = nil) throws -> JSON {
+        let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
+        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights)
         // A core no other file is using decodes ahead, and splits true peak from K-weighting.
         if cores.hasSpareCore {
             try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
@@ -119,12 +159,11 @@ public final class LufsMeasure: RecordTool {
         }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
-        var out = record
-        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
-                                         gate: gate.map { ($0, gateLabel) })
+        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: identity,
+                                        gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
-        out["loudness"] = loudness
-        return out
+        keep?(m)
+        return loudness
     }
 
     /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is
@@ -156,14 +195,17 @@ public final class LufsMeasure: RecordTool {
                 "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
             ])
         })
-        if let (g, label) = gate {
-            let v = g.evaluate(m)
-            var gj = label.objectValue ?? [:]
-            gj["pass"] = .bool(v.pass)
-            gj["reasons"] = .array(v.reasons.map { .string($0) })
-            o["gate"] = .object(gj)
-        }
+        if let (g, label) = gate { o["gate"] = gateJSON(g, label: label, m) }
         return .object(o)
+    }
+
+    /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
+    static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
+        let v = g.evaluate(m)
+        var gj = label.objectValue ?? [:]
+        gj["pass"] = .bool(v.pass)
+        gj["reasons"] = .array(v.reasons.map { .string($0) })
+        return .object(gj)
     }
 
     static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
@@ -199,6 +241,7 @@ public final class LufsMeasure: RecordTool {
     }
 
     public func finish(stderrIsTerminal: Bool) -> Bool {
+        CacheOptions.finish(cache, options: options)
         if let j = junitPath {
             let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: reportRows.map {
                 JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons, isError: $0.isError)

@@ -7,7 +7,7 @@ public final class LufsNormalize: RecordTool {
     public static let info = ToolInfo(
         name: "lufs-normalize", key: "normalized",
         abstract: "Normalise loudness to a target (LUFS) under a true-peak ceiling (dBTP), from the measurement lufs-measure already took.",
-        discussion: "A record that carries `loudness` (lufs-measure's output) is normalised from that measurement, after checking that the file has not changed since; a bare path is measured here first (one extra pass, said in normalized.notes). The gain is linear; when it would push the true peak over the ceiling, --peak limit (the default) runs a look-ahead true-peak limiter that touches only the peaks and adds gain back so the loudness still lands on target. The output keeps the input's format, sample rate, channels, bit depth and tags unless asked otherwise; anything that would be lost is refused (lossy) unless --allow-loss, which lists it in normalized.losses. Outputs are written to a temporary file and renamed into place when complete; an existing file is never replaced without --overwrite, and the input never without --in-place. normalized.integrated_lufs and true_peak_dbtp are measured on the samples actually written.",
+        discussion: "A record that carries `loudness` (lufs-measure's output) is normalised from that measurement, after checking that the file has not changed since; a bare path is measured here first (one extra pass, said in normalized.notes). The gain is linear; when it would push the true peak over the ceiling, --peak limit (the default) runs a look-ahead true-peak limiter that touches only the peaks and adds gain back so the loudness still lands on target. The output keeps the input's format, sample rate, channels, bit depth and tags unless asked otherwise; anything that would be lost is refused (lossy) unless --allow-loss, which lists it in normalized.losses. Outputs are written unnamed (O_TMPFILE) and linked into place when complete, so even kill -9 leaves nothing behind; a failed write is write-failed with the system's reason; an existing file is never replaced without --overwrite, and the input never without --in-place. normalized.integrated_lufs and true_peak_dbtp are measured on the samples actually written.",
         options: [
             .value("preset", "NAME", help: "Target and ceiling from a documented preset: \(LoudnessPreset.names) (the same table as lufs-measure's gate).", values: .choices(LoudnessPreset.all.map(\.name))),
             .value("target", "LUFS", help: "Integrated loudness to reach (overrides the preset's)."),
@@ -18,7 +18,7 @@ public final class LufsNormalize: RecordTool {
             .value("relative-to", "DIR", help: "For paths read from standard input: keep their folders below DIR inside --out-dir (default: the file name only)."),
             .flag("in-place", help: "Replace each input with its normalised version (written completely to a temporary file first, then renamed over it)."),
             .flag("overwrite", help: "Replace output files that already exist."),
-            .value("format", "FORMAT", help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3 (default: the input's).", values: .choices(LufsNormalizeFormat.formats.keys.sorted())),
+            .value("format", "FORMAT", help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3, m4a (AAC in M4A, lossy), alac (Apple Lossless in M4A) (default: the input's; a video file keeps its container).", values: .choices(LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats)),
             .value("bit-depth", "BITS", help: "Output sample format: 8, 16, 24, 32 or float (default: the input's). 16 bits or fewer get TPDF dither.", values: .choices(["8", "16", "24", "32", "float"])),
             .value("sample-rate", "HZ", help: "Convert to this rate (libsamplerate, best quality) before normalising (default: the input's)."),
             .flag("allow-loss", help: "Go ahead when the output would lose something (lossy codec, fewer bits, channels or tags, a lower rate) and list it in normalized.losses."),
@@ -26,6 +26,7 @@ public final class LufsNormalize: RecordTool {
             .value("fade-out", "SECONDS", help: "Fade out over the last SECONDS."),
             .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out.", values: .choices(["linear", "exponential"])),
             .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
+            .value("stream", "N", help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
         examples: [
@@ -50,6 +51,8 @@ public final class LufsNormalize: RecordTool {
     let fadeOutSeconds: Double
     let fadeCurve: FadeCurve
     let decodeEncodeOnly: Bool
+    /// `--stream N`: the one audio stream of a media file to normalise.
+    let stream: Int?
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -92,7 +95,7 @@ public final class LufsNormalize: RecordTool {
         if let t = template, !t.contains("{stem}") {
             throw UsageError("--output-template: '\(t)' has no {stem}, so every input would get the same name.")
         }
-        formatName = try o.choice("format", LufsNormalizeFormat.formats.keys.sorted())
+        formatName = try o.choice("format", LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats)
         if inPlace, formatName != nil {
             throw UsageError("--in-place keeps each file's name, so it can't change its --format; use --out-dir or --output-template.")
         }
@@ -123,7 +126,8 @@ public final class LufsNormalize: RecordTool {
         }
         fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
         decodeEncodeOnly = o.flag("decode-encode-only")
-        let ext = formatName.map { LufsNormalizeFormat.formats[$0]!.ext }
+        stream = try o.int("stream", in: 0...1023)
+        let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
         self.naming = naming
@@ -140,7 +144,7 @@ public final class LufsNormalize: RecordTool {
         }
         for a in o.paths where a != "-" {
             var st = stat()
-            if stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            if PathBytes.stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 for p in DirectoryWalker(root: a) { add(p, base: a) }
             } else {
                 add(a, base: nil)
@@ -164,21 +168,31 @@ public final class LufsNormalize: RecordTool {
         let name = ToolError.quoted(path)
         let outPath = try outputPath(for: path)
         let outName = ToolError.quoted(outPath)
-        if !naming.inPlace, !overwrite, FileManager.default.fileExists(atPath: outPath) {
+        if !naming.inPlace, !overwrite, PathBytes.exists(outPath) {
             throw ToolError(.exists, "\(outName) already exists, so \(name) was not normalised into it; nothing was written.",
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }
 
         let opened = try Decoder.open(path)
+        if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
+            if depth != nil || sampleRate != nil {
+                throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
+            }
+            return try processMedia(record, path: path, outPath: outPath, opened: opened, m4a: f)!
+        }
         let input = opened.source
         let inFormat = input.format
         let description: SndfileDescription
         var tags = AudioTags()
         if let d = opened.sndfile {
+            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
             description = d
             tags = (input as? SndfileSource)?.tags ?? AudioTags()
         } else {
-            // Decoded by ffmpeg (MP4, Matroska, ...): readable, but libsndfile can't write it back.
+            // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
+            // container, unless an audio-only --format is asked for.
+            if formatName == nil, !decodeEncodeOnly,
+               let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
             let facts = opened.facts
             let container = facts?.container ?? "its container"
             let codec = facts?.codec ?? "other"
