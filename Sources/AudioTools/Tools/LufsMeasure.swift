@@ -16,12 +16,15 @@ public final class LufsMeasure: RecordTool {
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: mono, stereo, 5.0, 5.1, 7.1, or a list like L,R,C,LFE,Ls,Rs."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
+            .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
+            .flag("timeline", help: "Add loudness.timeline to each record: momentary and short-term loudness every 100 ms and true peak per 100 ms (null where undefined), the series behind the report's pictures."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
         ],
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
             "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
+            "lufs-measure --preset ebu-r128 --report out/loudness media/   # then open out/loudness/index.html",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
         ],
         exitNotes: "the gate")
@@ -33,6 +36,8 @@ public final class LufsMeasure: RecordTool {
     let dualMono: Bool
     let decodeOnly: Bool
     let summary: Bool
+    let report: LoudnessReportWriter?
+    let timeline: Bool
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -63,6 +68,10 @@ public final class LufsMeasure: RecordTool {
         dualMono = o.flag("dual-mono")
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
+        timeline = o.flag("timeline")
+        if decodeOnly, o.has("report") || timeline { throw UsageError("--decode-only measures nothing, so there is no --report or --timeline to give.") }
+        let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
+        report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
     }
 
     public func process(_ record: Record) throws -> Record {
@@ -91,12 +100,15 @@ public final class LufsMeasure: RecordTool {
         }
         let dual = dualMono && fmt.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
+        let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
         try Decoder.forEachBlock(source) { meter.add($0) }
         let m = meter.finish()
         var out = record
-        out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
-                                           gate: gate.map { ($0, gateLabel) })
+        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
+                                        gate: gate.map { ($0, gateLabel) })
+        if timeline, let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
+        out["loudness"] = loudness
+        report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: meter.timeline, gate: gate), for: path)
         return out
     }
 
@@ -140,6 +152,7 @@ public final class LufsMeasure: RecordTool {
     static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
 
     public func emitted(_ record: Record) {
+        report?.emitted(record)
         guard gate != nil || summary || junitPath != nil || isatty(2) != 0 else { return }
         let name = record.path ?? "(input)"
         if let e = record.fields["error"], e != .null {
@@ -164,7 +177,8 @@ public final class LufsMeasure: RecordTool {
             }
         }
         if (stderrIsTerminal || summary), !reportRows.isEmpty, !decodeOnly { Diagnostics.write(summaryTable()) }
-        return !anyGateFailed
+        let reportWritten = report?.finish() ?? true
+        return !anyGateFailed && reportWritten
     }
 
     /// A readable table of what was measured: one row per file, failures with their reasons.

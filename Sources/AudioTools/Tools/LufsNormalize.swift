@@ -26,6 +26,7 @@ public final class LufsNormalize: RecordTool {
             .value("fade-out", "SECONDS", help: "Fade out over the last SECONDS."),
             .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out."),
             .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
+            .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): each output's loudness and true peak over time drawn over its source's, before and after, and index.html. Costs one extra pass over a source whose measurement came in the record."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
         examples: [
@@ -50,6 +51,9 @@ public final class LufsNormalize: RecordTool {
     let fadeOutSeconds: Double
     let fadeCurve: FadeCurve
     let decodeEncodeOnly: Bool
+    let reportWriter: LoudnessReportWriter?
+    /// The tolerance the report's verdict allows around the target (the preset's, else 1 LU).
+    let reportToleranceLU: Double
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -123,6 +127,10 @@ public final class LufsNormalize: RecordTool {
         }
         fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
         decodeEncodeOnly = o.flag("decode-encode-only")
+        if decodeEncodeOnly, o.has("report") { throw UsageError("--decode-encode-only normalises nothing, so there is no --report to draw.") }
+        reportToleranceLU = preset?.toleranceLU ?? 1
+        let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
+        reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]!.ext }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
@@ -272,13 +280,19 @@ public final class LufsNormalize: RecordTool {
             notes.append("The record's measurement is of the input as it is; the converted stream (\(out.sampleRate) Hz, \(out.channelCount) channel\(out.channelCount == 1 ? "" : "s")) was measured again here.")
         }
         var measuredHere = false
-        if measured == nil || converted {
-            let meter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights)
+        var sourceTimeline: LoudnessTimeline? = nil
+        if measured == nil || converted || reportWriter != nil {
+            let meter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
             try Decoder.forEachBlock(source) { meter.add($0) }
             try source.seek(toFrame: 0)
             let m = meter.finish()
-            measured = (m.integratedLUFS, m.truePeakDBTP)
-            measuredHere = true
+            sourceTimeline = meter.timeline
+            if measured == nil || converted {
+                measured = (m.integratedLUFS, m.truePeakDBTP)
+                measuredHere = true
+            } else {
+                notes.append("The source was read once more to draw it in the report (--report).")
+            }
             passes += 1
         }
         let sourceLUFS = measured!.integrated
@@ -306,7 +320,7 @@ public final class LufsNormalize: RecordTool {
 
         let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
-        let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights)
+        let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
         let report: NormalizeReport
         do {
             if compensate {
@@ -396,10 +410,18 @@ public final class LufsNormalize: RecordTool {
                 "velocity": .double(fadeCurve.velocity),
             ])
         }
+        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: finalMeter.timeline, source: sourceTimeline,
+                                 sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured!.truePeak,
+                                 targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
+                                 gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
+                                 maxReductionDB: report.maxReductionDB), for: path)
         var r = record
         r["normalized"] = .object(o)
         return r
     }
+
+    public func emitted(_ record: Record) { reportWriter?.emitted(record) }
+    public func finish(stderrIsTerminal: Bool) -> Bool { reportWriter?.finish() ?? true }
 
     /// The output path for `path`, refusing inputs that would write over another's output or an
     /// input, or (for standard input) an output an earlier record has claimed.
