@@ -16,7 +16,7 @@ LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-floa
 TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng chromium:chromium
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv
 
-.PHONY: all deps test-deps bench-deps build test bench demo install uninstall fuzz clean help
+.PHONY: all deps test-deps bench-deps build test bench demo docs-report install uninstall fuzz clean help
 
 all: build
 
@@ -24,6 +24,7 @@ help:
 	@echo "make demo      build and run the pipeline on the clips in Fixtures/"
 	@echo "make test      install what is missing, build, run the whole test suite"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
+	@echo "make docs-report  redraw the report picture in docs/ from the sample clips"
 	@echo "make install   PREFIX=/usr/local: copy the five tools to PREFIX/bin"
 	@echo "make fuzz      run the parser fuzzers for a while (FUZZ_SECONDS=60)"
 
@@ -78,6 +79,15 @@ demo: build
 	@echo
 	@echo "== lufs-measure --preset podcast $(DEMO_OUT)/audio  (the written files, gated)"
 	@$(BIN)/lufs-measure --preset podcast --summary $(DEMO_OUT)/audio > $(DEMO_OUT)/check.jsonl
+
+# The report picture shown in docs/lufs-measure.md, drawn from a sample clip so that it stays true.
+# The clip fails the EBU R 128 gate (that is what the picture shows), so the exit status 1 is expected.
+DOCS_REPORT ?= build/docs-report
+docs-report: build
+	@rm -rf $(DOCS_REPORT)
+	@$(BIN)/lufs-measure --preset ebu-r128 --no-progress --report $(DOCS_REPORT) Fixtures/clips/voiceover.wav > /dev/null; \
+	  test $$? -le 1 && test -f $(DOCS_REPORT)/voiceover.wav.svg
+	cp $(DOCS_REPORT)/voiceover.wav.svg docs/lufs-measure-report.svg
 
 test: test-deps
 	$(SWIFT) build --build-tests

@@ -140,7 +140,8 @@ public enum LoudnessPicture {
                 s.raw("<g id=\"off-target\" stroke=\"\(Color.over)\" fill=\"\(Color.over)\">")
                 s.raw("<line x1=\"\(f(xa))\" y1=\"\(f(y0))\" x2=\"\(f(xa))\" y2=\"\(f(y1 - dir * 6))\" stroke-width=\"2\"/>")
                 s.raw("<path d=\"M\(f(xa - 5)) \(f(y1 - dir * 7))h10l-5 \(f(dir * 7))z\" stroke=\"none\"/></g>\n")
-                s.text(xa - 6, (y0 + y1) / 2 + 4, ReportText.signed(i - target) + " LU", size: 12, fill: Color.over, anchor: "end", weight: "bold")
+                s.text(xa - 6, (y0 + y1) / 2 + 4, ReportText.signed(i - target) + " LU", size: 12, fill: Color.over, anchor: "end",
+                       weight: "bold", halo: true)
             }
         }
 
@@ -269,15 +270,15 @@ public enum LoudnessPicture {
                 s.line(x, y - 4, x + 22, y - 4, stroke: color, width: width, dash: dash)
             }
             s.text(x + 28, y, text, size: 12, fill: Color.muted)
-            x += 28 + Double(text.count) * 6.8 + 22
+            x += 28 + Double(text.count) * 6.7 + 18
         }
-        if item.source != nil { key(Color.before, "source (before)", width: 1.6) }
+        if item.source != nil { key(Color.before, "before", width: 1.6) }
         key(Color.momentary, "momentary (400 ms)", width: 1.2)
         key(Color.shortTerm, "short-term (3 s)", width: 2.2)
         if item.integratedLUFS != nil { key(Color.integrated, "integrated", width: 1.4) }
         if item.targetLUFS != nil { key(Color.target, "target", width: 1.5, dash: "6 4") }
         if item.timeline?.rangeLowLUFS != nil { key(Color.range, "loudness range", band: 0.3) }
-        if item.ceilingDBTP != nil { key(Color.over, "over the ceiling", band: 0.35) }
+        if !item.overs.isEmpty { key(Color.over, "over the ceiling", band: 0.35) }
     }
 
     static func emptyMessage(_ t: LoudnessTimeline) -> (loudness: String?, peak: String?) {
@@ -523,8 +524,9 @@ struct SVGBuilder {
     }
 
     mutating func text(_ x: Double, _ y: Double, _ s: String, size: Double, fill: String, anchor: String? = nil,
-                       weight: String? = nil, transform: String? = nil) {
+                       weight: String? = nil, transform: String? = nil, halo: Bool = false) {
         out += "<text x=\"\(f(x))\" y=\"\(f(y))\" font-size=\"\(f(size))\" fill=\"\(fill)\""
+        if halo { out += " stroke=\"#ffffff\" stroke-width=\"4\" stroke-linejoin=\"round\" paint-order=\"stroke\"" }
         if let anchor { out += " text-anchor=\"\(anchor)\"" }
         if let weight { out += " font-weight=\"\(weight)\"" }
         if let transform { out += " transform=\"\(transform)\"" }
