@@ -95,8 +95,7 @@ import FoundationXML
         let dir = E2E.tempDir("report-norm")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let rate = 48000
-        let x = E2E.sine(1000, dBFS: -30, seconds: 5, rate: rate)
-        try E2E.write(dir + "/quiet.wav", rate: rate, channels: [x, x])
+        try E2E.write(dir + "/quiet.wav", rate: rate, channels: [E2E.sine(1000, dBFS: -30, seconds: 4, rate: rate)])
         // Measured upstream: the report reads the source once more to draw it.
         let measured = try E2E.run("lufs-measure", [dir + "/quiet.wav"])
         let r = try E2E.run("lufs-normalize", ["--target", "-16", "--out-dir", dir + "/out", "--report", dir + "/report"],
@@ -111,6 +110,16 @@ import FoundationXML
         let html = try String(contentsOfFile: dir + "/report/index.html", encoding: .utf8)
         #expect(html.contains("1 of 1 file passed"))
         #expect(html.contains("→"), "before → after")
+
+        // With the timeline in the record, the source is drawn from it: no extra pass.
+        let withTimeline = try E2E.run("lufs-measure", ["--timeline", dir + "/quiet.wav"])
+        let again = try E2E.run("lufs-normalize", ["--target", "-16", "--overwrite", "--out-dir", dir + "/out", "--report", dir + "/report2"],
+                                stdin: withTimeline.stdout)
+        let n = try #require(again.records.first?["normalized"])
+        #expect(n["passes"]?.intValue == (rec["normalized"]?["passes"]?.intValue).map { $0 - 1 }, "one pass fewer")
+        #expect(n["notes"]?.arrayValue?.contains { $0.stringValue?.contains("--report") == true } == false)
+        let svg2 = try String(contentsOfFile: dir + "/report2/quiet.wav.svg", encoding: .utf8)
+        #expect(svg2.contains("id=\"source-short-term\""))
     }
 
     @Test func aReportPathThatIsAFileIsRefused() throws {

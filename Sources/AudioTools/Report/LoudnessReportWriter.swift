@@ -114,6 +114,27 @@ public final class LoudnessReportWriter {
 }
 
 extension LoudnessTimeline {
+    /// The timeline in a record's `loudness` (lufs-measure --timeline), nil when it has none or
+    /// it does not hold together (arrays of different lengths, or not as long as the file).
+    public init?(loudness l: JSON?) {
+        guard let t = l?["timeline"], let frames = l?["frames"]?.intValue, let rate = t["sample_rate"]?.intValue,
+              let hop = t["hop_frames"]?.intValue, hop > 0, rate > 0,
+              let m = t["momentary_lufs"]?.arrayValue, let s = t["short_term_lufs"]?.arrayValue,
+              let p = t["true_peak_dbtp"]?.arrayValue,
+              m.count == s.count, s.count == p.count, p.count == (frames + hop - 1) / hop else { return nil }
+        func values(_ a: [JSON]) -> [Double?]? {
+            var out: [Double?] = []
+            out.reserveCapacity(a.count)
+            for v in a {
+                if v == .null { out.append(nil) } else if let d = v.doubleValue { out.append(d) } else { return nil }
+            }
+            return out
+        }
+        guard let mv = values(m), let sv = values(s), let pv = values(p) else { return nil }
+        self.init(sampleRate: rate, hopFrames: hop, frames: frames, momentaryLUFS: mv, shortTermLUFS: sv, truePeakDBTP: pv,
+                  rangeLowLUFS: t["range_low_lufs"]?.doubleValue, rangeHighLUFS: t["range_high_lufs"]?.doubleValue)
+    }
+
     /// The record's `loudness.timeline`: the series behind the picture, values to 0.01, null where
     /// undefined (see LoudnessTimeline).
     public var json: JSON {

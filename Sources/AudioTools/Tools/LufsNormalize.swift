@@ -280,8 +280,9 @@ public final class LufsNormalize: RecordTool {
             notes.append("The record's measurement is of the input as it is; the converted stream (\(out.sampleRate) Hz, \(out.channelCount) channel\(out.channelCount == 1 ? "" : "s")) was measured again here.")
         }
         var measuredHere = false
-        var sourceTimeline: LoudnessTimeline? = nil
-        if measured == nil || converted || reportWriter != nil {
+        // The report draws the source from the record's timeline when it has one (lufs-measure --timeline).
+        var sourceTimeline = reportWriter == nil || converted ? nil : LoudnessTimeline(loudness: loudness).flatMap { $0.sampleRate == out.sampleRate ? $0 : nil }
+        if measured == nil || converted || (reportWriter != nil && sourceTimeline == nil) {
             let meter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
             try Decoder.forEachBlock(source) { meter.add($0) }
             try source.seek(toFrame: 0)
