@@ -77,7 +77,7 @@ public enum LoudnessReportIndex {
             guard let p = r.picture else { continue }
             let height = LoudnessPicture.height(r.item)
             h += "<section id=\"f\(n + 1)\"><h2><span class=\"n\">\(n + 1)</span> \(e(r.item.name))</h2>"
-            h += "<a href=\"\(e(pathEscaped(p)))\"><img src=\"\(e(pathEscaped(p)))\" width=\"\(LoudnessPicture.width)\" height=\"\(height)\" alt=\"Loudness of \(e(r.item.name)) over time: \(r.item.verdict.word)\"></a></section>\n"
+            h += "<a href=\"\(e(pathEscaped(p)))\"><img loading=\"lazy\" src=\"\(e(pathEscaped(p)))\" width=\"\(LoudnessPicture.width)\" height=\"\(height)\" alt=\"Loudness of \(e(r.item.name)) over time: \(r.item.verdict.word)\"></a></section>\n"
         }
         h += "</body>\n</html>\n"
         return h
