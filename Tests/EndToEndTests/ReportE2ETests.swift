@@ -45,7 +45,7 @@ import FoundationXML
         #expect(html.contains("0 of 4 files passed (3 failed the gate, 1 could not be measured)"))
         let order = ["speech.wav", "short.wav", "silent.wav", "notes.mp3"].map { html.range(of: dir + "/" + $0)!.lowerBound }
         #expect(order == order.sorted(), "rows in input order")
-        #expect(html.contains("is a text file, not audio") || html.contains("not audio"), "the error message is in its row")
+        #expect(html.contains("not audio"), "the error message is in its row")
         #expect(html.contains("true peak") && html.contains("above the -1 dBTP ceiling"))
         for banned in ["http:", "https:", "<script", "@import", "<link", "url("] {
             #expect(!html.contains(banned), "the page needs no network: \(banned)")

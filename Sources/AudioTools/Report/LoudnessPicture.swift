@@ -122,7 +122,17 @@ public enum LoudnessPicture {
         let overs = item.overs
         if !overs.isEmpty {
             s.raw("<g id=\"overs\">\n")
+            // Overs closer than 3 px are drawn as one, so a long file over the ceiling all the
+            // time stays a small picture (the caption still counts every stretch).
+            var groups: [(start: Double, end: Double, peakDBTP: Double)] = []
             for o in overs {
+                if let last = groups.last, x(o.start) - x(last.end) < 3 {
+                    groups[groups.count - 1] = (last.start, o.end, max(last.peakDBTP, o.peakDBTP))
+                } else {
+                    groups.append(o)
+                }
+            }
+            for o in groups {
                 let xa = x(o.start), xb = max(x(o.end), xa + 2)
                 s.raw("<rect class=\"over\" x=\"\(f(xa))\" y=\"\(f(lane.top))\" width=\"\(f(xb - xa))\" height=\"\(f(peakLane.bottom - lane.top))\" fill=\"\(Color.over)\" fill-opacity=\"0.16\" data-start-seconds=\"\(String(format: "%.1f", o.start))\" data-end-seconds=\"\(String(format: "%.1f", o.end))\" data-peak-dbtp=\"\(String(format: "%.2f", o.peakDBTP))\"/>\n")
                 let cx = (xa + xb) / 2
@@ -372,10 +382,10 @@ public enum LoudnessPicture {
         return YScale(top: top, bottom: bottom, pixelTop: lay.peakTop, pixelBottom: lay.peakTop + peakHeight, ticks: ticks)
     }
 
-    /// Tick times: a round step (0.1 s to hours) giving about 6 to 12 ticks.
+    /// Tick times: a round step (0.1 s to hours) giving about 4 to 11 ticks.
     static func timeTicks(_ duration: Double) -> [Double] {
         let steps: [Double] = [0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800]
-        let step = steps.first { duration / $0 <= 12 } ?? 28800
+        let step = steps.first { duration / $0 <= 10 } ?? 28800
         var out: [Double] = []
         var k = 0
         while Double(k) * step <= duration + 1e-9 { out.append(Double(k) * step); k += 1 }
