@@ -34,7 +34,7 @@ public enum ToolMain {
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
             if parsed.paths.isEmpty, isatty(0) != 0 { throw UsageError(info.noInputMessage) }
             let tool = try T(options: parsed)
-            let jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+            let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0
             let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
                                     terminal: stderrTTY, tool: info.name)

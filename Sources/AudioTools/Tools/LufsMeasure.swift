@@ -38,6 +38,7 @@ public final class LufsMeasure: RecordTool {
     let summary: Bool
     let report: LoudnessReportWriter?
     let timeline: Bool
+    let cores: CoreBudget
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -72,9 +73,14 @@ public final class LufsMeasure: RecordTool {
         if decodeOnly, o.has("report") || timeline { throw UsageError("--decode-only measures nothing, so there is no --report or --timeline to give.") }
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
         report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
+        cores = CoreBudget(jobs: try o.jobs())
     }
 
     public func process(_ record: Record) throws -> Record {
+        try cores.working { try measure(record) }
+    }
+
+    func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let opened = try Decoder.open(path)
         let source = opened.source
@@ -101,7 +107,12 @@ public final class LufsMeasure: RecordTool {
         let dual = dualMono && fmt.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
-        try Decoder.forEachBlock(source) { meter.add($0) }
+        // A core no other file is using decodes ahead, and splits true peak from K-weighting.
+        if cores.hasSpareCore {
+            try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
+        } else {
+            try Decoder.forEachBlock(source) { meter.add($0) }
+        }
         let m = meter.finish()
         var out = record
         var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,

@@ -115,6 +115,14 @@ final class SVGProbe: NSObject, XMLParserDelegate {
         let (m1, t1) = Self.meter(x, rate: 44100, blockSize: 4096)
         let (_, t2) = Self.meter(x, rate: 44100, blockSize: 333)
         #expect(t1 == t2)
+        // True peak on a second thread (an idle --jobs core) fills the same timeline.
+        let split = LoudnessMeter(sampleRate: 44100, weights: [1, 1], collectsTimeline: true)
+        for start in stride(from: 0, to: x[0].count, by: 4096) {
+            let end = min(start + 4096, x[0].count)
+            split.add(AudioBlock(channels: x.map { Array($0[start..<end]) }, frames: end - start), onTwoCores: true)
+        }
+        _ = split.finish()
+        #expect(split.timeline == t1)
         #expect(m1 == S.measure(x, rate: 44100), "collecting a timeline changes nothing in the measurement")
         // 3.05 s: 31 entries, the last a partial hop with a peak but no loudness window.
         #expect(t1.count == 31)
