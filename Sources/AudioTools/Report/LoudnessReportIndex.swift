@@ -66,7 +66,12 @@ public enum LoudnessReportIndex {
             h += "<tr class=\"\(it.verdict.cssClass)\"><td class=\"n\">\(n + 1)</td><td class=\"file\">\(name)</td><td>\(verdict)</td>"
             h += num(it.integratedLUFS, before: it.sourceIntegratedLUFS, hasBefore: normalised)
             h += num(it.loudnessRangeLU)
-            h += num(it.truePeakDBTP, before: it.sourceTruePeakDBTP, hasBefore: normalised)
+            var peak = num(it.truePeakDBTP, before: it.sourceTruePeakDBTP, hasBefore: normalised)
+            let overs = it.overs.count
+            if overs > 0 {
+                peak = String(peak.dropLast(5)) + "<div class=\"reason\">\(overs) over\(overs == 1 ? "" : "s")</div></td>"
+            }
+            h += peak
             h += num(it.momentaryMaxLUFS) + num(it.shortTermMaxLUFS) + "</tr>\n"
         }
         h += "</tbody>\n</table>\n"
@@ -109,6 +114,7 @@ public enum LoudnessReportIndex {
     .badge.pass { background: #1f8a45; } .badge.fail, .badge.error { background: #d62839; } .badge.measured { background: #5c6570; }
     tr.fail td, tr.error td { background: #fff5f5; }
     .reason { color: #c0202f; font-size: 12px; margin-top: 3px; max-width: 360px; text-align: left; }
+    td > .reason { text-align: inherit; }
     a { color: #1d4f9c; }
     section { margin: 22px 0; }
     section h2 { font-size: 15px; margin: 0 0 6px; overflow-wrap: anywhere; }

@@ -289,6 +289,12 @@ final class SVGProbe: NSObject, XMLParserDelegate {
         let a = html.range(of: "a &lt;x&gt;.wav")!.lowerBound
         #expect(b < notes && notes < a, "input order")
         #expect(html.contains("is a text file, not audio"))
+        #expect(!html.contains(" over</div>"), "no overs in these rows")
+        var hot = rows
+        hot[0].item = Self.item([S.tones([.init(seconds: 2, dBFS: -20), .init(seconds: 0.2, dBFS: -0.1), .init(seconds: 2, dBFS: -20)], rate: 48000)],
+                                gate: gate, name: "b.wav")
+        #expect(LoudnessReportIndex.html(title: "lufs-measure", gate: "g", rows: hot).contains("<div class=\"reason\">1 over</div></td>"),
+                "the true-peak cell counts the overs")
         #expect(html.contains("src=\"a%20_x_.wav.svg\""))
         for banned in ["http:", "https:", "<script", "@import", "//", "<link"] {
             #expect(!html.contains(banned), "no \(banned) in the page")
