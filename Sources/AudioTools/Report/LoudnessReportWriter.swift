@@ -109,6 +109,8 @@ public final class LoudnessReportWriter {
             parts.append("\(LoudnessGate.compact(t)) ±\(LoudnessGate.compact(gate.toleranceLU ?? 0)) LUFS")
         }
         if let c = gate.maxTruePeakDBTP { parts.append("true peak ≤ \(LoudnessGate.compact(c)) dBTP") }
+        if let st = gate.maxShortTermLUFS { parts.append("short-term ≤ \(LoudnessGate.compact(st)) LUFS") }
+        if let mo = gate.maxMomentaryLUFS { parts.append("momentary ≤ \(LoudnessGate.compact(mo)) LUFS") }
         return (preset.map { $0 + ": " } ?? "") + parts.joined(separator: ", ")
     }
 }
