@@ -11,9 +11,14 @@ BENCH_DIR  ?= .build/bench
 
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev
-# command => Debian package, for what the tests use to make and decode material (chromium:
-# the report tests render the pages in a headless browser).
-TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng chromium:chromium
+# SQLite keeps the --cache of audio-probe, library-filter and lufs-measure.
+LIB_DEPS   += sqlite3:libsqlite3-dev
+# command => Debian package, for what the tests use to make and decode material.
+TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng
+# GNU parallel: the test that shards audio-probe with --pipe --keep-order.
+TEST_DEPS  += parallel:parallel
+# Chromium: the report tests render the pages in a headless browser.
+TEST_DEPS  += chromium:chromium
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv
 
 .PHONY: all deps test-deps bench-deps build test bench demo docs-report install uninstall fuzz clean help

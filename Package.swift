@@ -15,9 +15,11 @@ let package = Package(
                        providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CKissFFT", pkgConfig: "kissfft-float",
                        providers: [.apt(["libkissfft-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
+                       providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "AudioTools",
-            dependencies: ["CSndfile", "CSamplerate", "CKissFFT"],
+            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),

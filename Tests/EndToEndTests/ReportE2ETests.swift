@@ -89,6 +89,17 @@ import FoundationXML
         }
         let html = try String(contentsOfFile: dir + "/r1/index.html", encoding: .utf8)
         #expect(html.contains("3 of 4 files measured (1 could not be measured)"))
+
+        // The cache keeps measurements, not series: a cached file still gets its timeline and
+        // picture, and a later run without --timeline gets no timeline from the cache.
+        let cache = dir + "/cache.sqlite"
+        let first = try E2E.run("lufs-measure", ["--cache", cache] + inputs)
+        #expect(first.stdout == plain.stdout)
+        let series = try E2E.run("lufs-measure", ["--cache", cache, "--timeline", "--report", dir + "/rc"] + inputs)
+        #expect(series.records.first?["loudness"]?["timeline"]?["momentary_lufs"]?.arrayValue?.count == 60)
+        #expect(FileManager.default.fileExists(atPath: dir + "/rc/speech.wav.svg"))
+        let after = try E2E.run("lufs-measure", ["--cache", cache] + inputs)
+        #expect(after.stdout == plain.stdout, "no timeline leaks into the cached records")
     }
 
     @Test func normalizeDrawsEachOutputOverItsSource() throws {

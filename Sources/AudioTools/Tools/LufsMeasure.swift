@@ -21,7 +21,7 @@ public final class LufsMeasure: RecordTool {
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
             .flag("timeline", help: "Add loudness.timeline to each record: momentary and short-term loudness every 100 ms and true peak per 100 ms (null where undefined), the series behind the report's pictures."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
-        ],
+        ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
@@ -30,6 +30,7 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure --preset ebu-r128-s1 spots/   # adverts: -23 LUFS, short-term at most -18; an empty folder fails",
             "lufs-measure --layout 7.1.4 bed.wav | jq -c '.loudness.channels[] | [.name, .weight]'",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
+            "lufs-measure --cache ~/.cache/audio-tools.sqlite --preset podcast media/   # measures only what changed since the last run",
         ],
         exitNotes: "the gate")
 
@@ -43,6 +44,9 @@ public final class LufsMeasure: RecordTool {
     let report: LoudnessReportWriter?
     let timeline: Bool
     let cores: CoreBudget
+    let options: ParsedOptions
+    let cache: ResultCache?
+    let loudnessCache: LoudnessCache?
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?, isError: Bool)] = []
     private var anyGateFailed = false
 
@@ -84,6 +88,11 @@ public final class LufsMeasure: RecordTool {
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
         report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
         cores = CoreBudget(jobs: try o.jobs())
+        options = o
+        let opened = try CacheOptions.open(o)
+        cache = opened
+        let layout = layoutOverride, dual = dualMono
+        loudnessCache = opened.map { LoudnessCache(cache: $0, layout: layout, dualMono: dual) }
     }
 
     public func process(_ record: Record) throws -> Record {
@@ -92,6 +101,15 @@ public final class LufsMeasure: RecordTool {
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
+        // The cache keeps measurements, not series: --timeline and --report measure afresh.
+        if let hit = cached.entry, !timeline, report == nil {
+            var l = hit.loudness
+            if let g = gate { l["gate"] = LufsMeasure.gateJSON(g, label: gateLabel, hit.measurement) }
+            var out = record
+            out["loudness"] = .object(l)
+            return out
+        }
         let opened = try Decoder.open(path)
         let source = opened.source
         let fmt = source.format
@@ -130,11 +148,9 @@ public final class LufsMeasure: RecordTool {
         var out = record
         var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
                                         gate: gate.map { ($0, gateLabel) })
-        if case .object(var o) = loudness {
-            o["layout_source"] = .string(layoutSource)
-            if timeline, let t = meter.timeline { o["timeline"] = t.json }
-            loudness = .object(o)
-        }
+        if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
+        loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
+        if timeline, let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         out["loudness"] = loudness
         report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: meter.timeline, gate: gate), for: path)
         return out
@@ -169,14 +185,17 @@ public final class LufsMeasure: RecordTool {
                 "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
             ])
         })
-        if let (g, label) = gate {
-            let v = g.evaluate(m)
-            var gj = label.objectValue ?? [:]
-            gj["pass"] = .bool(v.pass)
-            gj["reasons"] = .array(v.reasons.map { .string($0) })
-            o["gate"] = .object(gj)
-        }
+        if let (g, label) = gate { o["gate"] = gateJSON(g, label: label, m) }
         return .object(o)
+    }
+
+    /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
+    static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
+        let v = g.evaluate(m)
+        var gj = label.objectValue ?? [:]
+        gj["pass"] = .bool(v.pass)
+        gj["reasons"] = .array(v.reasons.map { .string($0) })
+        return .object(gj)
     }
 
     static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
@@ -213,6 +232,7 @@ public final class LufsMeasure: RecordTool {
     }
 
     public func finish(stderrIsTerminal: Bool) -> Bool {
+        CacheOptions.finish(cache, options: options)
         if let j = junitPath {
             let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: reportRows.map {
                 JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons, isError: $0.isError)
