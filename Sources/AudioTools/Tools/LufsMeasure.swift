@@ -16,6 +16,7 @@ public final class LufsMeasure: RecordTool {
             .value("max-momentary", "LUFS", help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted."),
+            .value("stream", "N", help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
@@ -43,6 +44,8 @@ public final class LufsMeasure: RecordTool {
     let summary: Bool
     let report: LoudnessReportWriter?
     let timeline: Bool
+    /// `--stream N`: the one audio stream to measure.
+    let stream: Int?
     let cores: CoreBudget
     let options: ParsedOptions
     let cache: ResultCache?
@@ -87,6 +90,7 @@ public final class LufsMeasure: RecordTool {
         if decodeOnly, o.has("report") || timeline { throw UsageError("--decode-only measures nothing, so there is no --report or --timeline to give.") }
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
         report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
+        stream = try o.int("stream", in: 0...1023)
         cores = CoreBudget(jobs: try o.jobs())
         options = o
         let opened = try CacheOptions.open(o)
@@ -101,7 +105,8 @@ public final class LufsMeasure: RecordTool {
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
-        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil
+            ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
             var l = hit.loudness
@@ -134,9 +139,35 @@ public final class LufsMeasure: RecordTool {
             if resolved.guessed { layoutNote = layout.guessNote }
             layoutSource = resolved.fromFile ? "file" : "channel-count"
         }
-        let dual = dualMono && fmt.channelCount == 1
+        var out = record
+        var firstMeasurement: LoudnessMeasurement?
+        var loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
+                                          firstNote: layoutNote, firstSource: layoutSource,
+                                          keepFirst: { firstMeasurement = $0 })
+        // The series ride in the JSON from the stream measurement; the report draws them, and
+        // they stay in the record only with --timeline (never in the cache).
+        var plain = loudness
+        if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
+        if let m = firstMeasurement {
+            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate), for: path)
+        }
+        if !timeline { loudness = plain }
+        out["loudness"] = loudness
+        // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
+        if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
+            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
+        }
+        return out
+    }
+
+    /// One stream's `loudness` object: `source` measured under `layout` (or dual mono).
+    /// `keep` is handed the measurement itself (the cache keeps it, to evaluate gates on a hit).
+    func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
+                 note layoutNote: String?, layoutSource: String,
+                 keep: ((LoudnessMeasurement) -> Void)? = nil) throws -> JSON {
+        let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
+        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
         // A core no other file is using decodes ahead, and splits true peak from K-weighting.
         if cores.hasSpareCore {
             try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
@@ -145,15 +176,12 @@ public final class LufsMeasure: RecordTool {
         }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
-        var out = record
-        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
+        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: identity,
                                         gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
-        loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
-        if timeline, let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
-        out["loudness"] = loudness
-        report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: meter.timeline, gate: gate), for: path)
-        return out
+        if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
+        keep?(m)
+        return loudness
     }
 
     /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is

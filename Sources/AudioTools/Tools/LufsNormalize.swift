@@ -18,7 +18,7 @@ public final class LufsNormalize: RecordTool {
             .value("relative-to", "DIR", help: "For paths read from standard input: keep their folders below DIR inside --out-dir (default: the file name only)."),
             .flag("in-place", help: "Replace each input with its normalised version (written completely to a temporary file first, then renamed over it)."),
             .flag("overwrite", help: "Replace output files that already exist."),
-            .value("format", "FORMAT", help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3 (default: the input's)."),
+            .value("format", "FORMAT", help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3, m4a (AAC in M4A, lossy), alac (Apple Lossless in M4A) (default: the input's; a video file keeps its container)."),
             .value("bit-depth", "BITS", help: "Output sample format: 8, 16, 24, 32 or float (default: the input's). 16 bits or fewer get TPDF dither."),
             .value("sample-rate", "HZ", help: "Convert to this rate (libsamplerate, best quality) before normalising (default: the input's)."),
             .flag("allow-loss", help: "Go ahead when the output would lose something (lossy codec, fewer bits, channels or tags, a lower rate) and list it in normalized.losses."),
@@ -27,6 +27,7 @@ public final class LufsNormalize: RecordTool {
             .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out."),
             .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): each output's loudness and true peak over time drawn over its source's, before and after, and index.html. Costs one extra pass over a source whose measurement came in the record."),
+            .value("stream", "N", help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
         examples: [
@@ -54,6 +55,8 @@ public final class LufsNormalize: RecordTool {
     let reportWriter: LoudnessReportWriter?
     /// The tolerance the report's verdict allows around the target (the preset's, else 1 LU).
     let reportToleranceLU: Double
+    /// `--stream N`: the one audio stream of a media file to normalise.
+    let stream: Int?
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -96,7 +99,7 @@ public final class LufsNormalize: RecordTool {
         if let t = template, !t.contains("{stem}") {
             throw UsageError("--output-template: '\(t)' has no {stem}, so every input would get the same name.")
         }
-        formatName = try o.choice("format", LufsNormalizeFormat.formats.keys.sorted())
+        formatName = try o.choice("format", LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats)
         if inPlace, formatName != nil {
             throw UsageError("--in-place keeps each file's name, so it can't change its --format; use --out-dir or --output-template.")
         }
@@ -131,7 +134,8 @@ public final class LufsNormalize: RecordTool {
         reportToleranceLU = preset?.toleranceLU ?? 1
         let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
         reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
-        let ext = formatName.map { LufsNormalizeFormat.formats[$0]!.ext }
+        stream = try o.int("stream", in: 0...1023)
+        let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
         self.naming = naming
@@ -178,15 +182,25 @@ public final class LufsNormalize: RecordTool {
         }
 
         let opened = try Decoder.open(path)
+        if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
+            if depth != nil || sampleRate != nil {
+                throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
+            }
+            return try processMedia(record, path: path, outPath: outPath, opened: opened, m4a: f)!
+        }
         let input = opened.source
         let inFormat = input.format
         let description: SndfileDescription
         var tags = AudioTags()
         if let d = opened.sndfile {
+            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
             description = d
             tags = (input as? SndfileSource)?.tags ?? AudioTags()
         } else {
-            // Decoded by ffmpeg (MP4, Matroska, ...): readable, but libsndfile can't write it back.
+            // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
+            // container, unless an audio-only --format is asked for.
+            if formatName == nil, !decodeEncodeOnly,
+               let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
             let facts = opened.facts
             let container = facts?.container ?? "its container"
             let codec = facts?.codec ?? "other"
