@@ -26,11 +26,13 @@ LIB_DEPS   += sqlite3:libsqlite3-dev
 TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db
 # GNU parallel: the test that shards audio-probe with --pipe --keep-order.
 TEST_DEPS  += parallel:parallel
+# Chromium: the report tests render the pages in a headless browser.
+TEST_DEPS  += chromium:chromium
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: all deps test-deps bench-deps build test bench demo install install-files uninstall deb deb-tree fuzz clean help
+.PHONY: all deps test-deps bench-deps build test bench demo docs-report install install-files uninstall deb deb-tree fuzz clean help
 
 all: build
 
@@ -38,6 +40,7 @@ help:
 	@echo "make demo      build and run the pipeline on the clips in Fixtures/"
 	@echo "make test      install what is missing, build, run the whole test suite"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
+	@echo "make docs-report  redraw the report picture in docs/ from the sample clips"
 	@echo "make install   PREFIX=/usr/local: the five tools, their man pages and bash/zsh/fish completions"
 	@echo "make uninstall PREFIX=/usr/local: remove all of it again"
 	@echo "make deb       a Debian package in build/ (static Swift runtime): sudo apt install ./build/audio-tools_*.deb"
@@ -94,6 +97,15 @@ demo: build
 	@echo
 	@echo "== lufs-measure --preset podcast $(DEMO_OUT)/audio  (the written files, gated)"
 	@$(BIN)/lufs-measure --preset podcast --summary $(DEMO_OUT)/audio > $(DEMO_OUT)/check.jsonl
+
+# The report picture shown in docs/lufs-measure.md, drawn from a sample clip so that it stays true.
+# The clip fails the EBU R 128 gate (that is what the picture shows), so the exit status 1 is expected.
+DOCS_REPORT ?= build/docs-report
+docs-report: build
+	@rm -rf $(DOCS_REPORT)
+	@$(BIN)/lufs-measure --preset ebu-r128 --no-progress --report $(DOCS_REPORT) Fixtures/clips/voiceover.wav > /dev/null; \
+	  test $$? -le 1 && test -f $(DOCS_REPORT)/voiceover.wav.svg
+	cp $(DOCS_REPORT)/voiceover.wav.svg docs/lufs-measure-report.svg
 
 test: test-deps
 	$(SWIFT) build --build-tests

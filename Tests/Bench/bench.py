@@ -9,7 +9,7 @@ import json, os, resource, shutil, subprocess, sys, time
 
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
-SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "video", "align", "align_auto", "walk", "cache"]
+SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "video", "align", "align_auto", "walk", "cache", "report"]
 os.makedirs(DIR, exist_ok=True)
 
 
@@ -634,6 +634,26 @@ def walk():
     for name in ["audio-probe", "lufs-measure", "library-filter"]:
         t = best([tool(name), "-j", "1", root], runs=3)
         print(f"  {name:16} {20000 / t:9.0f} files/s skipped   ({t:.3f} s; find -L -type f {floor:.3f} s, x{t / floor:.1f})")
+
+
+def report():
+    section("lufs-measure --timeline / --report: what the series and the pictures cost, one job")
+    f = music(os.path.join(DIR, "music-10min.wav"), 600)
+    plain = best([tool("lufs-measure"), "-j", "1", f])
+    timeline = best([tool("lufs-measure"), "-j", "1", "--timeline", f])
+    out = os.path.join(DIR, "report")
+    shutil.rmtree(out, ignore_errors=True)
+    drawn = best([tool("lufs-measure"), "-j", "1", "--report", out, f])
+    print(f"  measurement                    {plain:7.3f} s")
+    print(f"  with --timeline                {timeline:7.3f} s   = {timeline / plain:5.2f}x the measurement")
+    print(f"  with --report                  {drawn:7.3f} s   = {drawn / plain:5.2f}x the measurement")
+    long = music(os.path.join(DIR, "music-2h.wav"), 7200, bits=16)
+    shutil.rmtree(out, ignore_errors=True)
+    rss = max_rss_mib([tool("lufs-measure"), "-j", "1", "--report", out, long])
+    svg = os.path.getsize(os.path.join(out, "music-2h.wav.svg")) / 1024
+    rec = subprocess.run([tool("lufs-measure"), "-j", "1", "--timeline", long], capture_output=True).stdout
+    print(f"  2-hour file: picture {svg:6.0f} KiB, record with --timeline {len(rec) / 1024:6.0f} KiB,"
+          f" peak memory with --report {rss:6.1f} MiB")
 
 
 if __name__ == "__main__":

@@ -111,8 +111,13 @@ public final class LoudnessMeter {
 
     /// Whether true peak is measured (it can be left out when only loudness is wanted).
     public let measuresTruePeak: Bool
+    /// Filled as hops complete when the meter collects a timeline; nil otherwise (no cost then).
+    private let timelineCollector: LoudnessTimelineCollector?
+    /// Momentary and short-term loudness every 100 ms and true peak per 100 ms, after `finish`,
+    /// when the meter was created with `collectsTimeline`.
+    public private(set) var timeline: LoudnessTimeline?
 
-    public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true) {
+    public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true, collectsTimeline: Bool = false) {
         precondition(!weights.isEmpty, "at least one channel")
         self.sampleRate = sampleRate
         self.weights = weights
@@ -134,6 +139,9 @@ public final class LoudnessMeter {
         hopRing = [Double](repeating: 0, count: Self.shortTermHops)
         peakMeters = weights.map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: measuresTruePeak) }
         subRemaining = 0
+        timelineCollector = collectsTimeline
+            ? LoudnessTimelineCollector(sampleRate: sampleRate, hop: hop, channelCount: weights.count, truePeak: measuresTruePeak)
+            : nil
         subRemaining = subBlockLength(0)
     }
 
@@ -181,6 +189,7 @@ public final class LoudnessMeter {
         for c in 0..<weights.count {
             block.channels[c].withUnsafeBufferPointer { peakMeters[c].add(UnsafeBufferPointer(rebasing: $0[0..<frames])) }
         }
+        timelineCollector?.add(block)
     }
 
     /// K-weighting, the sliding windows and the gating blocks.
@@ -269,6 +278,9 @@ public final class LoudnessMeter {
             if hopCount >= Self.shortTermHops {
                 shortTermBlocks.append(shortTermSum / Double(Self.shortTermHops * hop))
             }
+            timelineCollector?.hopCompleted(
+                momentary: hopCount >= Self.momentaryHops ? momentarySum / Double(Self.momentaryHops * hop) : -1,
+                shortTerm: hopCount >= Self.shortTermHops ? shortTermSum / Double(Self.shortTermHops * hop) : -1)
         }
         if subCount >= momentarySubs, momentarySum > momentaryMax { momentaryMax = momentarySum }
         if subCount >= ringSize, shortTermSum > shortTermMax { shortTermMax = shortTermSum }
@@ -294,6 +306,7 @@ public final class LoudnessMeter {
     public func finish() -> LoudnessMeasurement {
         if let r = result { return r }
         for m in peakMeters { m.finish() }
+        timeline = timelineCollector?.finish(frames: framesSeen)
         var notes: [String] = []
         let seconds = Double(framesSeen) / Double(sampleRate)
         let durationText = String(format: "%.3f s", seconds)

@@ -20,12 +20,15 @@ public final class LufsMeasure: RecordTool {
             .value("stream", "N", help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
+            .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
+            .flag("timeline", help: "Add loudness.timeline to each record: momentary and short-term loudness every 100 ms and true peak per 100 ms (null where undefined), the series behind the report's pictures."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
         ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
             "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
+            "lufs-measure --preset ebu-r128 --report out/loudness media/   # then open out/loudness/index.html",
             "lufs-measure --preset ebu-r128-s1 spots/   # adverts: -23 LUFS, short-term at most -18; an empty folder fails",
             "lufs-measure --layout 7.1.4 bed.wav | jq -c '.loudness.channels[] | [.name, .weight]'",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
@@ -40,6 +43,8 @@ public final class LufsMeasure: RecordTool {
     let dualMono: Bool
     let decodeOnly: Bool
     let summary: Bool
+    let report: LoudnessReportWriter?
+    let timeline: Bool
     /// `--stream N`: the one audio stream to measure.
     let stream: Int?
     let cores: CoreBudget
@@ -82,6 +87,10 @@ public final class LufsMeasure: RecordTool {
         dualMono = o.flag("dual-mono")
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
+        timeline = o.flag("timeline")
+        if decodeOnly, o.has("report") || timeline { throw UsageError("--decode-only measures nothing, so there is no --report or --timeline to give.") }
+        let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
+        report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
         stream = try o.int("stream", in: 0...1023)
         cores = CoreBudget(jobs: try o.jobs())
         options = o
@@ -99,7 +108,8 @@ public final class LufsMeasure: RecordTool {
         guard let path = record.path else { return record }
         let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil
             ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
-        if let hit = cached.entry {
+        // The cache keeps measurements, not series: --timeline and --report measure afresh.
+        if let hit = cached.entry, !timeline, report == nil {
             var l = hit.loudness
             if let g = gate { l["gate"] = LufsMeasure.gateJSON(g, label: gateLabel, hit.measurement) }
             var out = record
@@ -132,13 +142,21 @@ public final class LufsMeasure: RecordTool {
         }
         var out = record
         var firstMeasurement: LoudnessMeasurement?
-        let loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
+        var loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
                                           firstNote: layoutNote, firstSource: layoutSource,
                                           keepFirst: { firstMeasurement = $0 })
+        // The series ride in the JSON from the stream measurement; the report draws them, and
+        // they stay in the record only with --timeline (never in the cache).
+        var plain = loudness
+        if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
+        if let m = firstMeasurement {
+            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate), for: path)
+        }
+        if !timeline { loudness = plain }
         out["loudness"] = loudness
         // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
         if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
-            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
+            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
         }
         return out
     }
@@ -150,7 +168,7 @@ public final class LufsMeasure: RecordTool {
                  keep: ((LoudnessMeasurement) -> Void)? = nil) throws -> JSON {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights)
+        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
         // A core no other file is using decodes ahead, and splits true peak from K-weighting.
         if cores.hasSpareCore {
             try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
@@ -162,6 +180,7 @@ public final class LufsMeasure: RecordTool {
         var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: identity,
                                         gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
+        if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         keep?(m)
         return loudness
     }
@@ -211,6 +230,7 @@ public final class LufsMeasure: RecordTool {
     static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
 
     public func emitted(_ record: Record) {
+        report?.emitted(record)
         guard gate != nil || summary || junitPath != nil || isatty(2) != 0 else { return }
         let name = record.path ?? "(input)"
         if let e = record.fields["error"], e != .null {
@@ -252,7 +272,8 @@ public final class LufsMeasure: RecordTool {
             }
         }
         if (stderrIsTerminal || summary), !reportRows.isEmpty, !decodeOnly { Diagnostics.write(summaryTable()) }
-        return !anyGateFailed
+        let reportWritten = report?.finish() ?? true
+        return !anyGateFailed && reportWritten
     }
 
     /// A readable table of what was measured: one row per file, failures with their reasons.

@@ -26,6 +26,7 @@ public final class LufsNormalize: RecordTool {
             .value("fade-out", "SECONDS", help: "Fade out over the last SECONDS."),
             .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out.", values: .choices(["linear", "exponential"])),
             .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
+            .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): each output's loudness and true peak over time drawn over its source's, before and after, and index.html. Costs one extra pass over a source whose measurement came in the record."),
             .value("stream", "N", help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
@@ -51,6 +52,9 @@ public final class LufsNormalize: RecordTool {
     let fadeOutSeconds: Double
     let fadeCurve: FadeCurve
     let decodeEncodeOnly: Bool
+    let reportWriter: LoudnessReportWriter?
+    /// The tolerance the report's verdict allows around the target (the preset's, else 1 LU).
+    let reportToleranceLU: Double
     /// `--stream N`: the one audio stream of a media file to normalise.
     let stream: Int?
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
@@ -126,6 +130,10 @@ public final class LufsNormalize: RecordTool {
         }
         fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
         decodeEncodeOnly = o.flag("decode-encode-only")
+        if decodeEncodeOnly, o.has("report") { throw UsageError("--decode-encode-only normalises nothing, so there is no --report to draw.") }
+        reportToleranceLU = preset?.toleranceLU ?? 1
+        let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
+        reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
         stream = try o.int("stream", in: 0...1023)
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
@@ -291,13 +299,20 @@ public final class LufsNormalize: RecordTool {
             notes.append("The record's measurement is of the input as it is; the converted stream (\(out.sampleRate) Hz, \(out.channelCount) channel\(out.channelCount == 1 ? "" : "s")) was measured again here.")
         }
         var measuredHere = false
-        if measured == nil || converted {
-            let meter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights)
+        // The report draws the source from the record's timeline when it has one (lufs-measure --timeline).
+        var sourceTimeline = reportWriter == nil || converted ? nil : LoudnessTimeline(loudness: loudness).flatMap { $0.sampleRate == out.sampleRate ? $0 : nil }
+        if measured == nil || converted || (reportWriter != nil && sourceTimeline == nil) {
+            let meter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
             try Decoder.forEachBlock(source) { meter.add($0) }
             try source.seek(toFrame: 0)
             let m = meter.finish()
-            measured = (m.integratedLUFS, m.truePeakDBTP)
-            measuredHere = true
+            sourceTimeline = meter.timeline
+            if measured == nil || converted {
+                measured = (m.integratedLUFS, m.truePeakDBTP)
+                measuredHere = true
+            } else {
+                notes.append("The source was read once more to draw it in the report (--report).")
+            }
             passes += 1
         }
         let sourceLUFS = measured!.integrated
@@ -326,7 +341,7 @@ public final class LufsNormalize: RecordTool {
         let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
         sink.setSpeakers(layout.roles)
-        let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights)
+        let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
         let report: NormalizeReport
         do {
             if compensate {
@@ -416,10 +431,18 @@ public final class LufsNormalize: RecordTool {
                 "velocity": .double(fadeCurve.velocity),
             ])
         }
+        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: finalMeter.timeline, source: sourceTimeline,
+                                 sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured!.truePeak,
+                                 targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
+                                 gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
+                                 maxReductionDB: report.maxReductionDB), for: path)
         var r = record
         r["normalized"] = .object(o)
         return r
     }
+
+    public func emitted(_ record: Record) { reportWriter?.emitted(record) }
+    public func finish(stderrIsTerminal: Bool) -> Bool { reportWriter?.finish() ?? true }
 
     /// The output path for `path`, refusing inputs that would write over another's output or an
     /// input, or (for standard input) an output an earlier record has claimed.
