@@ -10,7 +10,7 @@ SUDO       := $(if $(filter 0,$(shell id -u)),,sudo)
 BENCH_DIR  ?= .build/bench
 
 # pkg-config module => Debian package, for the libraries the package links.
-LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev
+LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
 # command => Debian package, for what the tests use to make and decode material.
 TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv

@@ -15,9 +15,11 @@ let package = Package(
                        providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CKissFFT", pkgConfig: "kissfft-float",
                        providers: [.apt(["libkissfft-dev"])]),
+        // A small C++ target over TagLib (Debian libtag1-dev) with a C interface: tags in, tags out.
+        .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("stdc++")]),
         .target(
             name: "AudioTools",
-            dependencies: ["CSndfile", "CSamplerate", "CKissFFT"],
+            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CTagLib"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),

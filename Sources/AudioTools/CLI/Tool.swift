@@ -50,6 +50,24 @@ public protocol RecordTool: AnyObject {
     /// A record that came in already carrying an error is passed through untouched unless this
     /// returns true (library-filter reports such records in its summary).
     var processesFailedRecords: Bool { get }
+    /// A stage between `process` and standard output, for a run whose records depend on other
+    /// records (default: none, each record is written as soon as its turn comes).
+    var stage: RecordStage? { get }
+}
+
+/// Holds processed records back until what they depend on is known (lufs-measure --album writes
+/// an album's records when its last track is measured). ToolMain shows the stage every input
+/// record as it is read (`admit`: the reader thread, input order, failed records included) and
+/// again once processed (`accept`: the writing thread, input order); the stage returns the
+/// records now ready, in input order, and ToolMain writes exactly those. Records it holds do not
+/// count against the read-ahead window, so the input keeps flowing while they wait.
+public protocol RecordStage: AnyObject {
+    func admit(_ record: Record)
+    func accept(_ record: Record) -> [Record]
+    /// Every input record has been admitted (some may still be processing).
+    func inputEnded() -> [Record]
+    /// After the last `accept`: whatever is still held, in input order.
+    func drain() -> [Record]
 }
 
 extension RecordTool {
@@ -58,6 +76,7 @@ extension RecordTool {
     public func finish(stderrIsTerminal: Bool) -> Bool { true }
     public func includeHidden(name: String) -> Bool { false }
     public var processesFailedRecords: Bool { false }
+    public var stage: RecordStage? { nil }
 }
 
 /// Diagnostics on stderr, prefixed with the tool's name (stdout carries records only).

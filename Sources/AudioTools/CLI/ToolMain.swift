@@ -56,7 +56,9 @@ public enum ToolMain {
         let stderrTTY = startup.stderrIsTerminal
         var failed = false
         // The reader thread runs `prepare` on each record in input order.
+        let stage = tool.stage
         let input = startup.input.lazy.map { (record: Record) -> Record in
+            stage?.admit(record)
             if record.hasError && !tool.processesFailedRecords { return record }
             do {
                 try tool.prepare(record)
@@ -81,7 +83,7 @@ public enum ToolMain {
                     suggestion: "Check that the file is a complete, readable audio file."), tool: info.name)
             }
         }
-        runner.run(input: input) { out in
+        func write(_ out: Record) {
             if out.hasError { failed = true }
             tool.emitted(out)
             progress.step(failed: out.hasError, path: out.path)
@@ -90,6 +92,12 @@ public enum ToolMain {
                 exit(1)  // stdout closed: end quietly
             }
         }
+        runner.run(input: input, emit: { out in
+            if let stage { stage.accept(out).forEach(write) } else { write(out) }
+        }, inputEnded: {
+            stage?.inputEnded().forEach(write)
+        })
+        stage?.drain().forEach(write)
         progress.clear()
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
@@ -138,7 +146,9 @@ public final class OrderedRunner<Item, Output> {
         self.work = work
     }
 
-    public func run<S: Sequence>(input: S, emit: (Output) -> Void) where S.Element == Item {
+    /// `inputEnded` is called once on the calling thread, between two `emit`s, soon after the
+    /// last input item has been read.
+    public func run<S: Sequence>(input: S, emit: (Output) -> Void, inputEnded: () -> Void = {}) where S.Element == Item {
         let reader = Thread { [self] in
             var it = input.makeIterator()
             while true {
@@ -184,9 +194,16 @@ public final class OrderedRunner<Item, Output> {
             t.start()
         }
         var next = 0
+        var endReported = false
         while true {
             cond.lock()
-            while results[next] == nil && !(inputDone && next == readCount) { cond.wait() }
+            while results[next] == nil && !(inputDone && next == readCount) && !(inputDone && !endReported) { cond.wait() }
+            if inputDone && !endReported {
+                endReported = true
+                cond.unlock()
+                inputEnded()
+                continue
+            }
             if results[next] == nil { cond.unlock(); break }
             let out = results.removeValue(forKey: next)!
             inFlight -= 1

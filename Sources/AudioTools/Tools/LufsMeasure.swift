@@ -16,6 +16,8 @@ public final class LufsMeasure: RecordTool {
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: mono, stereo, 5.0, 5.1, 7.1, or a list like L,R,C,LFE,Ls,Rs."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
+            .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured."),
+            .value("album-by", "tag|folder", help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only)."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
         ],
         examples: [
@@ -23,6 +25,7 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
             "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
+            "lufs-measure --album music/ | jq -c '{path, album: .loudness.album.integrated_lufs}'",
         ],
         exitNotes: "the gate")
 
@@ -33,6 +36,9 @@ public final class LufsMeasure: RecordTool {
     let dualMono: Bool
     let decodeOnly: Bool
     let summary: Bool
+    /// The album stage (with --album).
+    let albums: AlbumStage?
+    public var stage: RecordStage? { albums }
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -63,6 +69,19 @@ public final class LufsMeasure: RecordTool {
         dualMono = o.flag("dual-mono")
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
+        let by = try o.choice("album-by", AlbumKey.Grouping.allCases.map(\.rawValue))
+        if by != nil, !o.flag("album") { throw UsageError("--album-by needs --album.") }
+        if o.flag("album") {
+            if decodeOnly { throw UsageError("--album measures loudness, so it can't be combined with --decode-only.") }
+            let grouping = AlbumKey.Grouping(rawValue: by ?? "tag")!
+            albums = AlbumStage(keyOf: { r in
+                guard let p = r.path else { return nil }
+                let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)
+                return AlbumKey.of(path: p, albumArtist: t.albumArtist, album: t.album, grouping: grouping)
+            })
+        } else {
+            albums = nil
+        }
     }
 
     public func process(_ record: Record) throws -> Record {
@@ -94,6 +113,8 @@ public final class LufsMeasure: RecordTool {
         let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
         try Decoder.forEachBlock(source) { meter.add($0) }
         let m = meter.finish()
+        albums?.deposit(path: path, track: AlbumStage.Track(blocks: meter.blocks, samplePeak: m.samplePeaks.max() ?? 0,
+                                                            truePeak: m.truePeaks.max()))
         var out = record
         out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
                                            gate: gate.map { ($0, gateLabel) })
