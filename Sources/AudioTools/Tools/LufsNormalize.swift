@@ -26,6 +26,9 @@ public final class LufsNormalize: RecordTool {
             .value("fade-out", "SECONDS", help: "Fade out over the last SECONDS."),
             .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out."),
             .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
+            .flag("album", help: "One gain for each album, from loudness.album (lufs-measure --album): tracks keep their relative levels; the limiter touches only the peaks of tracks that need it, with no per-track compensation."),
+            .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given."),
+            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
         examples: [
@@ -34,6 +37,8 @@ public final class LufsNormalize: RecordTool {
             "lufs-normalize --preset ebu-r128 --output-template '{dir}/{stem}.r128.{ext}' show.wav",
             "lufs-normalize --preset podcast --format flac --bit-depth 16 --allow-loss --out-dir release/ episode.wav",
             "lufs-normalize --target -14 --fade-out 3 --fade-curve exponential --in-place song.wav",
+            "lufs-measure --album album/ | lufs-normalize --album --target -16 --out-dir out/",
+            "lufs-measure --album music/ | lufs-normalize --album --write-tags   # ReplayGain 2.0 tags, audio untouched",
         ])
 
     public let targetLUFS: Double
@@ -50,6 +55,10 @@ public final class LufsNormalize: RecordTool {
     let fadeOutSeconds: Double
     let fadeCurve: FadeCurve
     let decodeEncodeOnly: Bool
+    /// One gain per album, from loudness.album.
+    let album: Bool
+    /// With --write-tags: the tag writer that handles every record instead.
+    let tagger: LufsNormalizeTags?
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -72,7 +81,10 @@ public final class LufsNormalize: RecordTool {
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
-        guard let target = try o.double("target", in: -70 ... -1) ?? preset?.targetLUFS else {
+        let writeTags = o.flag("write-tags")
+        album = o.flag("album")
+        guard let target = try o.double("target", in: -70 ... -1) ?? preset?.targetLUFS
+                ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
         }
         targetLUFS = target
@@ -86,7 +98,9 @@ public final class LufsNormalize: RecordTool {
         if inPlace, outDir != nil || template != nil {
             throw UsageError("--in-place replaces the inputs, so it can't be combined with --out-dir or --output-template.")
         }
-        if !inPlace, outDir == nil, template == nil {
+        tagger = writeTags ? try LufsNormalizeTags(options: o, referenceLUFS: target, album: album) : nil
+        if o.flag("dry-run"), !writeTags { throw UsageError("--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).") }
+        if !writeTags, !inPlace, outDir == nil, template == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
         }
         if let t = template, !t.contains("{stem}") {
@@ -138,7 +152,7 @@ public final class LufsNormalize: RecordTool {
             planned[p] = out
             byOutput[LufsNormalizeNaming.absolute(out), default: []].append(p)
         }
-        for a in o.paths where a != "-" {
+        for a in o.paths where a != "-" && !writeTags {
             var st = stat()
             if stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 for p in DirectoryWalker(root: a) { add(p, base: a) }
@@ -160,6 +174,7 @@ public final class LufsNormalize: RecordTool {
     // MARK: processing
 
     public func process(_ record: Record) throws -> Record {
+        if let tagger { return try tagger.process(record) }
         guard let path = record.path else { return record }
         let name = ToolError.quoted(path)
         let outPath = try outputPath(for: path)
@@ -281,8 +296,11 @@ public final class LufsNormalize: RecordTool {
             measuredHere = true
             passes += 1
         }
-        let sourceLUFS = measured!.integrated
-        var sourcePeak = measured!.truePeak ?? -200
+        let albumValues = album ? try LufsNormalizeTags.albumValues(record, path: path) : nil
+        let sourceLUFS = albumValues.map { $0.lufs } ?? measured!.integrated
+        // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
+        // works per track, from the track's own peak.
+        var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured!.truePeak) ?? -200
         if peakMode == .reduce { sourcePeak += Self.roundingAllowanceDB }
 
         let gain: NormalizeGainPlan
@@ -296,7 +314,10 @@ public final class LufsNormalize: RecordTool {
         let hasFades = fadeIn > 0 || fadeOut > 0
         // Compensation passes when limiting or fades take loudness away (not for reduce, whose
         // gain is already as high as the ceiling allows).
-        let compensate = (peakMode == .limit && (gain.limiterNeeded || hasFades)) || (peakMode == .ignore && hasFades)
+        let compensate = !album && ((peakMode == .limit && (gain.limiterNeeded || hasFades)) || (peakMode == .ignore && hasFades))
+        if let a = albumValues {
+            notes.append("Album gain: \(String(format: "%.2f", gain.gainDB)) dB for every track of “\(a.key)” (\(a.tracks) tracks, \(a.lufs.map { String(format: "%.2f", $0) } ?? "no") LUFS as one programme), so the tracks keep their relative levels; no track gets its own compensation gain.")
+        }
         let limit = peakMode == .limit
             && (compensate || gain.predictedTruePeakDBTP > ceilingDBTP - Self.limiterMargin - 0.05)
         let dither: Int? = (!out.isFloat && !out.isLossy && (out.bitDepth ?? 24) <= 16) ? out.bitDepth : nil
@@ -432,7 +453,7 @@ public final class LufsNormalize: RecordTool {
     /// Claims each stdin record's output path in input order (ToolMain calls this serially), so
     /// of two records that would write the same file the earlier one always wins.
     public func prepare(_ record: Record) throws {
-        guard let path = record.path, planned[path] == nil else { return }
+        guard tagger == nil, let path = record.path, planned[path] == nil else { return }
         let out = try outputPath(for: path)
         let absOut = LufsNormalizeNaming.absolute(out)
         claimLock.lock()
