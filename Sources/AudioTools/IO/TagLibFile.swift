@@ -83,8 +83,11 @@ public enum FileReplacement {
         let name = ToolError.quoted(path)
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
-        if access(path, W_OK) != 0 || access(dir, W_OK) != 0 {
-            throw ToolError(.readOnly, "\(name) is read-only (\(access(path, W_OK) != 0 ? "the file" : "its folder") can't be written), so its tags were not changed.",
+        var mode = stat()
+        // A file with no owner write permission is read-only on purpose, even to root.
+        let fileLocked = access(path, W_OK) != 0 || (stat(path, &mode) == 0 && mode.st_mode & S_IWUSR == 0)
+        if fileLocked || access(dir, W_OK) != 0 {
+            throw ToolError(.readOnly, "\(name) is read-only (\(fileLocked ? "the file" : "its folder") can't be written), so its tags were not changed.",
                             suggestion: "Give yourself write permission on the file and its folder (chmod u+w), or leave it out of the batch.")
         }
         let src = open(path, O_RDONLY | O_CLOEXEC)

@@ -375,7 +375,7 @@ public final class LufsNormalize: RecordTool {
         } else if peakMode == .ignore, let tp = m.truePeakDBTP, tp > ceilingDBTP {
             notes.append("--peak ignore let the true peak reach \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling (the floating-point file holds it).")
         }
-        if peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
+        if !album, peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
             notes.append("The output is \(String(format: "%.2f", abs(lufs - targetLUFS))) LU \(lufs < targetLUFS ? "under" : "over") the target: reaching it would take more than \(Int(Self.maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first.")
         }
         if m.integratedLUFS == nil { notes.append("The output has no measurable integrated loudness (under the −70 LUFS gate or shorter than 0.4 s).") }
