@@ -12,8 +12,11 @@ BENCH_DIR  ?= .build/bench
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
 # command => Debian package, for what the tests use to make and decode material.
-TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng
-BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv
+TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng cc:gcc
+BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
+# pkg-config module => Debian package, for the references the tests compile against (libebur128
+# checks album loudness).
+TEST_LIB_DEPS := libebur128:libebur128-dev
 
 .PHONY: all deps test-deps bench-deps build test bench demo install uninstall fuzz clean help
 
@@ -54,10 +57,10 @@ deps:
 
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS),cmd)
+	$(call install_missing,$(TEST_LIB_DEPS),lib)
 
 bench-deps: test-deps
 	$(call install_missing,$(BENCH_DEPS),cmd)
-	$(call install_missing,libebur128:libebur128-dev,lib)
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)
