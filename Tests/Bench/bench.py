@@ -336,9 +336,15 @@ def albums():
         shutil.copytree(src, work)
         return [os.path.join(work, t) for t in tracks]
 
+    cpu = {}
+
     def timed(cmd):
+        """Wall time of one run; its CPU time (user + system, children included) goes in cpu[]."""
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         r = subprocess.run(cmd, capture_output=True, text=True)
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[" ".join(cmd)] = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
         return time.perf_counter() - t, r
 
     pipeline = ["sh", "-c", f"{tool('lufs-measure')} --album -j 2 {work} | {tool('lufs-normalize')} --album --write-tags -j 2"]
@@ -347,10 +353,12 @@ def albums():
         fresh()
         t, r = timed(pipeline)
         ours.append(t)
+    ours_cpu = cpu[" ".join(pipeline)]
     rewritten = sum(1 for l in r.stdout.splitlines() if json.loads(l).get("normalized", {}).get("rewritten"))
     album = json.loads(r.stdout.splitlines()[0]).get("loudness", {}).get("album", {})
     print(f"  lufs-measure --album | lufs-normalize --album --write-tags (-j 2)   {min(ours):7.3f} s"
-          f"   {rewritten} of {len(tracks)} files tagged; album {album.get('integrated_lufs')} LUFS, {album.get('true_peak_dbtp')} dBTP")
+          f"   {rewritten} of {len(tracks)} files tagged; album {album.get('integrated_lufs')} LUFS, {album.get('true_peak_dbtp')} dBTP;"
+          f" CPU {ours_cpu:.1f} s")
     again, r2 = timed(pipeline)
     untouched = sum(1 for l in r2.stdout.splitlines() if json.loads(l).get("normalized", {}).get("rewritten") is False)
     print(f"  the same again over the tagged album (re-measures, rewrites nothing) {again:7.3f} s   {untouched} of {len(tracks)} files left as they were")
@@ -365,10 +373,14 @@ def albums():
         opus = [f for f in files if f.endswith(".opus")]
         rest = [f for f in files if not f.endswith(".opus")]
         t1, _ = timed(["loudgain", "-a", "-k", "-s", "e"] + rest)
+        c1 = cpu[" ".join(["loudgain", "-a", "-k", "-s", "e"] + rest)]
         t2, _ = timed(["loudgain", "-a", "-k", "-s", "e"] + opus)
+        c2 = cpu[" ".join(["loudgain", "-a", "-k", "-s", "e"] + opus)]
         lg = t1 + t2
         print(f"  loudgain -a -k -s e, as two albums (10 non-Opus, 2 Opus)          {lg:7.3f} s"
-              f"   = {lg / min(ours):4.1f}x the time of ours (one thread; its album gain can't span the Opus tracks)")
+              f"   = {lg / min(ours):4.1f}x the time of ours (one thread; its album gain can't span the Opus tracks);"
+              f" CPU {c1 + c2:.1f} s = {(c1 + c2) / ours_cpu:4.1f}x ours")
+        print(f"  (machine load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: wall times are stretched by other work, CPU times much less)")
     else:
         print("  loudgain is not installed (make bench-deps installs the Debian package): no comparison")
     if shutil.which("rsgain"):
