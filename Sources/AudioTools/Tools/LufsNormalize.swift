@@ -83,6 +83,7 @@ public final class LufsNormalize: RecordTool {
         let preset = try o.loudnessPreset()
         let writeTags = o.flag("write-tags")
         album = o.flag("album")
+        if o.flag("dry-run"), !writeTags { throw UsageError("--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).") }
         guard let target = try o.double("target", in: -70 ... -1) ?? preset?.targetLUFS
                 ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
@@ -99,7 +100,6 @@ public final class LufsNormalize: RecordTool {
             throw UsageError("--in-place replaces the inputs, so it can't be combined with --out-dir or --output-template.")
         }
         tagger = writeTags ? try LufsNormalizeTags(options: o, referenceLUFS: target, album: album) : nil
-        if o.flag("dry-run"), !writeTags { throw UsageError("--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).") }
         if !writeTags, !inPlace, outDir == nil, template == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
         }
