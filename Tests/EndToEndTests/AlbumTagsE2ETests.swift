@@ -232,6 +232,28 @@ import Testing
         #expect(noAlbum.records.first?["error"]?["code"]?.stringValue == "bad-input")
     }
 
+    @Test func wavAndAiffGetID3v2FramesAndKeepTheirAudio() throws {
+        guard Self.needFFmpeg() else { return }
+        let dir = E2E.tempDir("album-riff")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A WAV without a RIFF INFO list (ffmpeg reads its ID3v2 chunk only then), an AIFF with a title.
+        let wav = dir + "/a.wav", aiff = dir + "/b.aiff"
+        try E2E.write(wav, rate: 48000, channels: [E2E.sine(300, dBFS: -20, seconds: 2, rate: 48000)])
+        try Self.track(aiff, source: "sine=f=300", seconds: 2, codec: ["-write_id3v2", "1"], title: "Kept")
+        let digests = try [wav, aiff].map(Self.audioDigest)
+        let run = try E2E.run("lufs-normalize", ["--write-tags", "--target", "-16", wav, aiff])
+        #expect(run.status == 0)
+        for (k, f) in [wav, aiff].enumerated() {
+            let r = try #require(run.records.first { $0["path"]?.stringValue == f }?["normalized"])
+            #expect(r["tag_store"]?.stringValue == "ID3v2 TXXX frames")
+            let t = try Self.tags(f)
+            #expect(t["REPLAYGAIN_TRACK_GAIN"] == r["tags"]?["REPLAYGAIN_TRACK_GAIN"]?.stringValue)
+            #expect(t["REPLAYGAIN_REFERENCE_LOUDNESS"] == "-16.00 LUFS")
+            #expect(try Self.audioDigest(f) == digests[k])
+        }
+        #expect(try Self.tags(aiff)["TITLE"] == "Kept")
+    }
+
     @Test func albumNormalisationKeepsTheTracksRelativeLevels() throws {
         let dir = E2E.tempDir("album-norm")
         defer { try? FileManager.default.removeItem(atPath: dir) }
