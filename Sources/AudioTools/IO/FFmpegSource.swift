@@ -3,14 +3,12 @@ import Foundation
 /// Decodes what libsndfile can't (AAC and ALAC in MP4, WMA, audio in Matroska) by running the
 /// `ffmpeg` program, when it is installed, as one subprocess that streams a float WAV on its
 /// stdout: the WAV header tells the rate and channels, so no separate ffprobe run is needed.
+/// The subprocess is a ChildProcess: it is killed and reaped when the source is released, on
+/// every path (a refusal after the header, an error, a signal).
 public final class FFmpegSource: AudioSource {
     public let path: String
     public private(set) var format: AudioFormat
-    private var process: Process?
-    private var pipe: FileHandle?
-    private var stderrPipe: Pipe?
-    private var stderrText = Data()
-    private var stderrReader: Thread?
+    private var child: ChildProcess?
     private var pending = Data()
     private var framesRead = 0
 
@@ -43,29 +41,17 @@ public final class FFmpegSource: AudioSource {
     deinit { stop() }
 
     private func start() throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: FFmpegSource.ffmpegPath!)
-        p.arguments = ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn",
-                       "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        process = p
-        pipe = out.fileHandleForReading
-        stderrPipe = err
-        stderrText = Data()
-        // Drain stderr on the side so a chatty decoder can never block on a full pipe.
-        let reader = Thread { [weak self, err] in
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            self?.stderrText = data
+        let args = ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn",
+                    "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
+        do {
+            child = try ChildProcess(FFmpegSource.ffmpegPath!, args)
+        } catch {
+            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) needs ffmpeg to be decoded, and \(error).",
+                            suggestion: "Check that ffmpeg is installed and runs (ffmpeg -version).")
         }
-        reader.start()
-        stderrReader = reader
         pending = Data()
         framesRead = 0
-        try readHeader()
+        do { try readHeader() } catch { stop(); throw error }
     }
 
     /// Reads the RIFF/WAVE header ffmpeg writes ahead of the samples (sizes unknown on a pipe).
@@ -73,8 +59,8 @@ public final class FFmpegSource: AudioSource {
         let name = ToolError.quoted(path)
         func fill(_ n: Int) -> Bool {
             while pending.count < n {
-                guard let h = pipe else { return false }
-                let chunk = h.readData(ofLength: max(4096, n - pending.count))
+                guard let c = child else { return false }
+                let chunk = c.readData(upTo: max(4096, n - pending.count))
                 if chunk.isEmpty { return false }
                 pending.append(chunk)
             }
@@ -108,9 +94,7 @@ public final class FFmpegSource: AudioSource {
 
     /// Why ffmpeg produced no header: no audio stream, or a file it can't read.
     private func startFailure(_ name: String) -> ToolError {
-        process?.waitUntilExit()
-        while let r = stderrReader, !r.isFinished { usleep(500) }
-        let err = String(decoding: stderrText, as: UTF8.self)
+        let err = child?.wait().stderr ?? ""
         if err.contains("matches no streams") || err.contains("does not contain any stream") {
             return ToolError(.noAudio, "\(name) doesn't contain any audio.",
                              suggestion: "Pick a music or voice file — a video file won't work here.")
@@ -120,19 +104,18 @@ public final class FFmpegSource: AudioSource {
                          suggestion: "The file is damaged; export or download it again.")
     }
 
+    /// Ends the decoder whatever it is doing (it may be blocked writing samples nobody will read).
     private func stop() {
-        if let p = process, p.isRunning { p.terminate(); p.waitUntilExit() }
-        try? pipe?.close()
-        process = nil
-        pipe = nil
+        child?.end()
+        child = nil
     }
 
     public func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {
-        guard let h = pipe else { return 0 }
+        guard let c = child else { return 0 }
         let ch = format.channelCount
         let want = maxFrames * ch * 4
         while pending.count < want {
-            let chunk = h.readData(ofLength: want - pending.count)
+            let chunk = c.readData(upTo: want - pending.count)
             if chunk.isEmpty { break }
             pending.append(chunk)
         }
@@ -166,11 +149,10 @@ public final class FFmpegSource: AudioSource {
     /// At the end of the stream: ffmpeg's status and messages tell a complete decode from a
     /// damaged or cut-off one.
     private func finishDecoding() throws {
-        process?.waitUntilExit()
-        while let r = stderrReader, !r.isFinished { usleep(500) }
-        let status = process?.terminationStatus ?? 0
-        let err = String(decoding: stderrText, as: UTF8.self)
-        pipe = nil
+        guard let c = child else { return }
+        let end = c.wait()
+        child = nil
+        let status = end.status, err = end.stderr
         if status != 0 || !err.isEmpty {
             let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(status)"
             let lower = err.lowercased()
@@ -179,13 +161,16 @@ public final class FFmpegSource: AudioSource {
                 "\(ToolError.quoted(path)) \(cut ? "is cut off" : "is damaged") after \(framesRead) frames (\(first)).",
                 suggestion: "Download or export the file again; a complete copy will work.")
         }
-        // Containers state their length in their own timescale; allow a tenth of a second for
-        // encoder priming and padding before calling a short decode cut off.
-        if let promised = format.frameCount, framesRead + format.sampleRate / 10 < promised {
+        if let promised = format.frameCount, framesRead + FFmpegSource.paddingAllowance(rate: format.sampleRate) < promised {
             throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: it promises \(promised) frames but only \(framesRead) decode.",
                             suggestion: "Download or export the file again; a complete copy will work.")
         }
     }
+
+    /// How many frames short of the container's stated length a complete decode may be:
+    /// containers count encoder priming and padding (AAC's 1024 + up to 1024 frames) in their
+    /// length, so a tenth of a second is allowed before a short decode is called cut off.
+    public static func paddingAllowance(rate: Int) -> Int { rate / 10 }
 
     /// Restarts the decoder and skips to `frame` exactly (decoding what it skips).
     public func seek(toFrame frame: Int) throws {

@@ -215,7 +215,8 @@ public enum AudioProbeInspector {
             throw ToolError(.truncated, "\(ToolError.quoted(path)) has a header but no audio after it.",
                             suggestion: "Pick a complete copy — the download or copy may not have finished.")
         }
-        if let promised = format.frameCount, position < promised {
+        let allowance = source is FFmpegSource ? FFmpegSource.paddingAllowance(rate: format.sampleRate) : 0
+        if let promised = format.frameCount, position + allowance < promised {
             throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: its header promises \(promised) frames but only \(position) are there.",
                             suggestion: "Pick a complete copy — the download or copy may not have finished.")
         }
