@@ -3,8 +3,8 @@ import Foundation
 /// lufs-measure --album's stage between measuring and writing: it groups tracks into albums as
 /// they are read, collects each measured track's gating blocks and peaks, and holds records
 /// until their album is complete, then adds `loudness.album` to each and lets them go, in input
-/// order. An album is complete when the input has ended (no more of its tracks can come) and
-/// all its tracks are measured; tracks are measured in parallel meanwhile, whatever the
+/// order. An album is complete when the whole input has been read (ToolMain reads it ahead, so
+/// this is early: no more of its tracks can come) and all its tracks are measured; tracks are measured in parallel meanwhile, whatever the
 /// folders. The album's values depend only on which tracks it has and their input order, never
 /// on timing, so the output is the same whatever --jobs is.
 public final class AlbumStage: RecordStage {
@@ -82,9 +82,13 @@ public final class AlbumStage: RecordStage {
         return release()
     }
 
-    public func inputEnded() -> [Record] {
+    public func admitEnded() {
         lock.lock(); defer { lock.unlock() }
         inputDone = true
+    }
+
+    public func ready() -> [Record] {
+        lock.lock(); defer { lock.unlock() }
         return release()
     }
 

@@ -56,16 +56,20 @@ public protocol RecordTool: AnyObject {
 }
 
 /// Holds processed records back until what they depend on is known (lufs-measure --album writes
-/// an album's records when its last track is measured). ToolMain shows the stage every input
-/// record as it is read (`admit`: the reader thread, input order, failed records included) and
-/// again once processed (`accept`: the writing thread, input order); the stage returns the
-/// records now ready, in input order, and ToolMain writes exactly those. Records it holds do not
-/// count against the read-ahead window, so the input keeps flowing while they wait.
+/// an album's records when its last track is measured). With a stage, ToolMain reads the whole
+/// input ahead on a thread of its own and shows the stage every record there (`admit`, input
+/// order, failed records included; then `admitEnded`), while decoding stays within the usual
+/// window. Each processed record is handed over again (`accept`: the writing thread, input
+/// order); the stage returns the records now ready, in input order, and ToolMain writes exactly
+/// those. Records it holds do not count against the window, so the work keeps flowing.
 public protocol RecordStage: AnyObject {
     func admit(_ record: Record)
-    func accept(_ record: Record) -> [Record]
     /// Every input record has been admitted (some may still be processing).
-    func inputEnded() -> [Record]
+    func admitEnded()
+    func accept(_ record: Record) -> [Record]
+    /// The writing thread asks for what is ready without handing a record over (after the
+    /// runner's input has ended).
+    func ready() -> [Record]
     /// After the last `accept`: whatever is still held, in input order.
     func drain() -> [Record]
 }

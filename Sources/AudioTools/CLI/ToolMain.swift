@@ -56,9 +56,14 @@ public enum ToolMain {
         let stderrTTY = startup.stderrIsTerminal
         var failed = false
         // The reader thread runs `prepare` on each record in input order.
+        // With a stage, the whole input is read ahead on its own thread and admitted to the stage
+        // (records are small; the stage must know every record to know when a group is complete),
+        // while the runner still decodes at most its window ahead.
         let stage = tool.stage
-        let input = startup.input.lazy.map { (record: Record) -> Record in
-            stage?.admit(record)
+        let records: AnySequence<Record> = stage.map { st in
+            AnySequence(ReadAhead(startup.input, each: { st.admit($0) }, end: { st.admitEnded() }))
+        } ?? AnySequence(startup.input)
+        let input = records.lazy.map { (record: Record) -> Record in
             if record.hasError && !tool.processesFailedRecords { return record }
             do {
                 try tool.prepare(record)
@@ -95,7 +100,7 @@ public enum ToolMain {
         runner.run(input: input, emit: { out in
             if let stage { stage.accept(out).forEach(write) } else { write(out) }
         }, inputEnded: {
-            stage?.inputEnded().forEach(write)
+            stage?.ready().forEach(write)
         })
         stage?.drain().forEach(write)
         progress.clear()
@@ -212,6 +217,39 @@ public final class OrderedRunner<Item, Output> {
             emit(out)
             next += 1
         }
+    }
+}
+
+/// Reads a sequence to its end on its own thread as fast as it yields, calling `each` on every
+/// element there (in order) and `end` after the last; iterating hands the elements over in order,
+/// waiting when the reader is behind. The thread ends when the input does.
+final class ReadAhead<Base: Sequence>: Sequence, IteratorProtocol {
+    private let cond = NSCondition()
+    private var buffer: [Base.Element] = []
+    private var head = 0
+    private var done = false
+
+    init(_ base: Base, each: @escaping (Base.Element) -> Void, end: @escaping () -> Void) {
+        let t = Thread { [self] in
+            for element in base {
+                each(element)
+                cond.lock(); buffer.append(element); cond.signal(); cond.unlock()
+            }
+            end()
+            cond.lock(); done = true; cond.broadcast(); cond.unlock()
+        }
+        t.stackSize = 1 << 22
+        t.start()
+    }
+
+    func next() -> Base.Element? {
+        cond.lock(); defer { cond.unlock() }
+        while head >= buffer.count && !done { cond.wait() }
+        guard head < buffer.count else { return nil }
+        let e = buffer[head]
+        head += 1
+        if head > 1024, head * 2 > buffer.count { buffer.removeFirst(head); head = 0 }
+        return e
     }
 }
 

@@ -73,7 +73,8 @@ import Testing
         #expect(s.accept(Self.measured("a/1")).isEmpty)
         s.deposit(path: "a/2", track: Self.track(-20, peak: 0.25))
         #expect(s.accept(Self.measured("a/2")).isEmpty)
-        #expect(s.inputEnded().isEmpty)  // a/3 is still being measured
+        s.admitEnded()
+        #expect(s.ready().isEmpty)  // a/3 is still being measured
         s.deposit(path: "b/1", track: Self.track(-30, peak: 0.1))
         #expect(s.accept(Self.measured("b/1")).isEmpty)  // done, but behind album a in the input
         s.deposit(path: "a/3", track: Self.track(-20, peak: 0.125))
@@ -125,5 +126,20 @@ import Testing
         #expect(events.filter { $0 != "end" } == (0..<12).map(String.init))
         let end = events.firstIndex(of: "end")!
         #expect(end <= 12 && end >= 12 - 4)  // read-ahead is at most the window
+    }
+}
+
+@Suite struct ReadAheadTests {
+    @Test func readsEverythingAheadInOrderAndSaysWhenItEnds() {
+        final class Log: @unchecked Sendable { let lock = NSLock(); var seen: [Int] = []; var ended = false }
+        let log = Log()
+        let r = ReadAhead(0..<5000, each: { i in log.lock.lock(); log.seen.append(i); log.lock.unlock() },
+                          end: { log.lock.lock(); log.ended = true; log.lock.unlock() })
+        var got: [Int] = []
+        while let i = r.next() { got.append(i) }
+        #expect(got == Array(0..<5000))
+        log.lock.lock(); defer { log.lock.unlock() }
+        #expect(log.seen == Array(0..<5000))
+        #expect(log.ended)
     }
 }
