@@ -284,5 +284,15 @@ import Testing
         #expect(hot["notes"]?.arrayValue?.contains { $0.stringValue?.contains("limiter reduced") == true } == true)
         #expect(norm.records[1]["normalized"]?["limiter"]?["applied"]?.boolValue == false)
         #expect((hot["true_peak_dbtp"]?.doubleValue ?? 0) <= -1)
+
+        // --peak reduce: one lower gain for the whole album, set by its loudest peak.
+        let reduced = try E2E.run("lufs-normalize", ["--album", "--target", "-13.5", "--peak", "reduce", "--out-dir", dir + "/reduced", "-"],
+                                  stdin: measured.stdout)
+        let reducedGains = Set(reduced.records.compactMap { $0["normalized"]?["gain_db"]?.doubleValue })
+        #expect(reducedGains.count == 1)
+        #expect((reducedGains.first ?? 99) < (gains.first ?? 0))
+        #expect(reduced.records.allSatisfy { $0["normalized"]?["limiter"]?["applied"]?.boolValue == false })
+        #expect(reduced.records.allSatisfy { ($0["normalized"]?["true_peak_dbtp"]?.doubleValue ?? 0) <= -1 })
+        #expect(reduced.records.last?["normalized"]?["notes"]?.arrayValue?.contains { $0.stringValue?.contains("the album is") == true } == true)
     }
 }

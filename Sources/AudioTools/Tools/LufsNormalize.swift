@@ -256,6 +256,8 @@ public final class LufsNormalize: RecordTool {
                             suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate.")
         }
 
+        // With --album: the album's measurement, refused before any work when the record has none.
+        let albumValues = album ? try LufsNormalizeTags.albumValues(record, path: path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
         var passes = 0
@@ -296,7 +298,6 @@ public final class LufsNormalize: RecordTool {
             measuredHere = true
             passes += 1
         }
-        let albumValues = album ? try LufsNormalizeTags.albumValues(record, path: path) : nil
         let sourceLUFS = albumValues.map { $0.lufs } ?? measured!.integrated
         // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
         // works per track, from the track's own peak.
@@ -369,9 +370,10 @@ public final class LufsNormalize: RecordTool {
         }
         var shortfall: Double? = nil
         if peakMode == .reduce, gain.shortfallLU > 0 {
-            let s = m.integratedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU
+            // An album track is not meant to reach the target itself: the album is what falls short.
+            let s = albumValues != nil ? gain.shortfallLU : (m.integratedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU)
             shortfall = s
-            notes.append("The gain was lowered by \(String(format: "%.2f", gain.shortfallLU)) dB to keep the true peak under the ceiling: the file is \(String(format: "%.2f", s)) LU under the \(LoudnessGate.compact(targetLUFS)) LUFS target.")
+            notes.append("The gain was lowered by \(String(format: "%.2f", gain.shortfallLU)) dB to keep the true peak under the ceiling: the \(albumValues != nil ? "album" : "file") is \(String(format: "%.2f", s)) LU under the \(LoudnessGate.compact(targetLUFS)) LUFS target.")
         } else if peakMode == .ignore, let tp = m.truePeakDBTP, tp > ceilingDBTP {
             notes.append("--peak ignore let the true peak reach \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling (the floating-point file holds it).")
         }
