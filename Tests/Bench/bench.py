@@ -66,6 +66,15 @@ def build_ebur128_ref():
     return exe
 
 
+MISSING = []
+
+
+def missing(what):
+    """A comparison that could not be made: printed now, and the bench exits 1 at the end."""
+    MISSING.append(what)
+    print(f"  !! MISSING: {what}: this comparison was NOT made", flush=True)
+
+
 def section(title):
     print(f"\n== {title}", flush=True)
 
@@ -78,13 +87,23 @@ def measure():
     print(f"  decode only (the floor)        {floor:7.3f} s")
     print(f"  full measurement (incl. TP)    {full:7.3f} s   = {full / floor:5.2f}x the decode floor,"
           f" {600 / full:6.0f}x realtime")
+    full2 = best([tool("lufs-measure"), "-j", "2", f])
+    print(f"  the same file with --jobs 2      {full2:7.3f} s   = {full2 / floor:5.2f}x the decode floor,"
+          f" {full / full2:4.2f}x faster than --jobs 1 (one file: decode ahead + true peak beside K-weighting)")
+    same = subprocess.run([tool("lufs-measure"), "-j", "1", f], capture_output=True).stdout == \
+        subprocess.run([tool("lufs-measure"), "-j", "2", f], capture_output=True).stdout
+    print(f"    records byte-identical between --jobs 1 and --jobs 2: {'yes' if same else 'NO'}")
     sine = make(os.path.join(DIR, "sine-10min.wav"),
                 ["-r", "48000", "-c", "2", "-b", "24", os.path.join(DIR, "sine-10min.wav"), "synth", "600", "sine", "997", "gain", "-1"])
     sfloor = best([tool("lufs-measure"), "-j", "1", "--decode-only", sine])
     sfull = best([tool("lufs-measure"), "-j", "1", sine])
+    sfull2 = best([tool("lufs-measure"), "-j", "2", sine])
     print(f"  worst case, a steady -1 dBFS sine (no true-peak skipping possible): "
-          f"{sfull:.3f} s = {sfull / sfloor:4.2f}x its decode floor")
+          f"{sfull:.3f} s = {sfull / sfloor:4.2f}x its decode floor with --jobs 1, "
+          f"{sfull2:.3f} s = {sfull2 / sfloor:4.2f}x with --jobs 2")
     ref = build_ebur128_ref()
+    if not ref:
+        missing("libebur128 (make bench-deps installs libebur128-dev)")
     if ref:
         lib = best([ref, f], runs=1)
         out = subprocess.run([ref, f], capture_output=True, text=True).stdout.strip()
@@ -99,6 +118,10 @@ def measure():
     if shutil.which("ffmpeg"):
         ff = best(["ffmpeg", "-nostdin", "-v", "error", "-i", f, "-af", "ebur128=peak=true", "-f", "null", "-"], runs=1)
         print(f"  ffmpeg ebur128=peak=true       {ff:7.3f} s   = {ff / full:5.1f}x slower than lufs-measure")
+        others = [t for t in [lib if ref else None, ff] if t]
+        print(f"  => lufs-measure: {full / floor:4.2f}x its floor; {min(others) / full:4.1f}x faster than the best other meter")
+    else:
+        missing("ffmpeg (make test-deps installs it)")
 
     section("lufs-measure: 8 files of 2 minutes, --jobs 1 against --jobs 2")
     files = [music(os.path.join(DIR, f"music-2min-{i}.wav"), 120 + i) for i in range(8)]
@@ -154,7 +177,7 @@ def normalize():
             sh(["python3", "-m", "venv", venv])
             sh([os.path.join(venv, "bin", "pip"), "install", "-q", "ffmpeg-normalize"])
         except Exception as e:
-            print(f"  ffmpeg-normalize could not be installed ({e}); skipped")
+            missing(f"ffmpeg-normalize could not be installed ({e})")
     if os.path.exists(ffn) and shutil.which("ffmpeg"):
         theirs_path = os.path.join(out, "ffmpeg-normalize.wav")
         # EBU mode (two passes of ffmpeg's loudnorm); keep the rate and 24-bit PCM like ours.
@@ -162,8 +185,10 @@ def normalize():
                        "-c:a", "pcm_s24le", "-o", theirs_path], runs=1)
         print(f"  ffmpeg-normalize (EBU, two-pass loudnorm)    {theirs:7.3f} s   -> {loudness_of(theirs_path)}"
               f"   ({theirs / ours:4.1f}x the time of ours)")
+        print(f"  => lufs-normalize: {given / floor:4.2f}x its floor ({hot / floor:4.2f}x limited); "
+              f"measure + normalise {theirs / ours:4.1f}x faster than ffmpeg-normalize")
     else:
-        print("  ffmpeg-normalize or ffmpeg missing; skipped")
+        missing("ffmpeg-normalize or ffmpeg")
 
 
 def align():
@@ -176,7 +201,7 @@ def align():
     truth_ms = truth_frames / 44.1
     if not (os.path.exists(take) and os.path.exists(dry)):
         if not shutil.which("espeak-ng"):
-            print("  espeak-ng is not installed (make test-deps): skipped")
+            missing("espeak-ng (make test-deps installs it)")
             return
         print(f"  generating {os.path.basename(take)} ...", flush=True)
         text = ("A voiceover is performed against playback. The performer hears the music late, and "
@@ -217,7 +242,7 @@ def align():
             sh([sys.executable, "-m", "venv", venv])
             sh([os.path.join(venv, "bin", "pip"), "install", "-q", "syncstart"])
         except (subprocess.CalledProcessError, OSError) as e:
-            print(f"  syncstart could not be installed ({e}): skipped")
+            missing(f"syncstart could not be installed ({e})")
             return
     for label, extra, f_take in (("syncstart (its default: 20 s)", [], take),
                                  ("syncstart -t 120 (2 minutes)", ["-t", "120"], take),
@@ -240,7 +265,7 @@ def probe():
     count = 2000
     if not os.path.exists(os.path.join(lib, ".complete")):
         if not shutil.which("ffmpeg"):
-            print("  ffmpeg is not installed (make test-deps): skipped")
+            missing("ffmpeg (make test-deps installs it)")
             return
         print("  generating probe-library (2,000 files) ...", flush=True)
         shutil.rmtree(lib, ignore_errors=True)
@@ -290,7 +315,7 @@ def probe():
     if mi:
         print(f"  {'mediainfo --Output=JSON':28} {mi:7.3f} s   {files / mi:7.0f} files/s   (headers only; decodes nothing)")
     else:
-        print("  mediainfo is not installed (make bench-deps): no comparison")
+        missing("mediainfo (make bench-deps installs it)")
     # The split: MP4 audio is decoded by running ffmpeg (ffprobe, then ffmpeg) per file, and that
     # process start-up, not the decoding, is what an M4A costs; every other format is in-process.
     paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(lib) for f in fs if not f.startswith("."))
@@ -398,3 +423,10 @@ if __name__ == "__main__":
         fn = globals().get(s)
         if fn:
             fn()
+        else:
+            missing(f"no bench section named {s!r}")
+    if MISSING:
+        print("\n!! The bench is INCOMPLETE; these comparisons were not made:", file=sys.stderr)
+        for m in MISSING:
+            print(f"!!   {m}", file=sys.stderr)
+        sys.exit(1)

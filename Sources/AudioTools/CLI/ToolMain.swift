@@ -34,7 +34,7 @@ public enum ToolMain {
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
             if parsed.paths.isEmpty, isatty(0) != 0 { throw UsageError(info.noInputMessage) }
             let tool = try T(options: parsed)
-            let jobs = try parsed.int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+            let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0
             let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
                                     terminal: stderrTTY, tool: info.name)
@@ -61,7 +61,7 @@ public enum ToolMain {
         // while the runner still decodes at most its window ahead.
         let stage = tool.stage
         let records: AnySequence<Record> = stage.map { st in
-            AnySequence(ReadAhead(startup.input, each: { st.admit($0) }, end: { st.admitEnded() }))
+            AnySequence(InputReadAhead(startup.input, each: { st.admit($0) }, end: { st.admitEnded() }))
         } ?? AnySequence(startup.input)
         let input = records.lazy.map { (record: Record) -> Record in
             if record.hasError && !tool.processesFailedRecords { return record }
@@ -223,7 +223,7 @@ public final class OrderedRunner<Item, Output> {
 /// Reads a sequence to its end on its own thread as fast as it yields, calling `each` on every
 /// element there (in order) and `end` after the last; iterating hands the elements over in order,
 /// waiting when the reader is behind. The thread ends when the input does.
-final class ReadAhead<Base: Sequence>: Sequence, IteratorProtocol {
+final class InputReadAhead<Base: Sequence>: Sequence, IteratorProtocol {
     private let cond = NSCondition()
     private var buffer: [Base.Element] = []
     private var head = 0

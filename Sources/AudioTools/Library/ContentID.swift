@@ -126,6 +126,20 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             return Int16(s + (s < 0 ? -0.5 : 0.5))
         }
 
+        /// `quantise` over `count` samples, written as little-endian 16-bit words `stride` apart.
+        /// Branch-free per sample (selects, not jumps): this loop is most of what a probe costs
+        /// after decoding.
+        static func quantise(_ src: UnsafePointer<Float>, count: Int, into dst: UnsafeMutablePointer<UInt16>, stride: Int) {
+            for i in 0..<count {
+                let s = Double(src[i]) * 32768
+                var r = s + (s < 0 ? -0.5 : 0.5)
+                r = r < -32768 ? -32768 : r
+                r = r > 32767 ? 32767 : r
+                r = s.isNaN ? 0 : r
+                dst[i * stride] = UInt16(bitPattern: Int16(truncatingIfNeeded: Int32(r))).littleEndian
+            }
+        }
+
         /// The id of everything fed so far.
         public func finish() -> String { id().hex }
 
@@ -147,17 +161,14 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
                 let start = tailFramesSeen > windowFrames ? tailFramesSeen % windowFrames : 0
                 for c in 0..<channels {
                     head[c].withUnsafeBufferPointer { h in
-                        for f in 0..<headFrames {
-                            out[f * channels + c] = UInt16(bitPattern: Self.quantise(h[f])).littleEndian
-                        }
+                        Self.quantise(h.baseAddress!, count: headFrames, into: out + c, stride: channels)
                     }
                     tail[c].withUnsafeBufferPointer { t in
-                        let base = headFrames * channels
-                        for k in 0..<tailFrames {
-                            var f = start + k
-                            if f >= windowFrames { f -= windowFrames }
-                            out[base + k * channels + c] = UInt16(bitPattern: Self.quantise(t[f])).littleEndian
-                        }
+                        // The ring unrolled: from `start` to its end, then from its beginning.
+                        let base = out + headFrames * channels + c
+                        let first = min(tailFrames, windowFrames - start)
+                        Self.quantise(t.baseAddress! + start, count: first, into: base, stride: channels)
+                        Self.quantise(t.baseAddress!, count: tailFrames - first, into: base + first * channels, stride: channels)
                     }
                 }
             }

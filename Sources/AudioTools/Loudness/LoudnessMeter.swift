@@ -184,15 +184,35 @@ public final class LoudnessMeter {
     /// The gating blocks measured so far, for measuring several programmes as one (album loudness).
     public var blocks: LoudnessBlocks { LoudnessBlocks(momentary: momentaryBlocks, shortTerm: shortTermBlocks) }
 
-    /// Feeds the next frames; the block's channel count must match the weights.
-    public func add(_ block: AudioBlock) {
+    /// Feeds the next frames; the block's channel count must match the weights. With
+    /// `onTwoCores`, true peak runs on a second thread while this one K-weights: the two touch
+    /// disjoint state and each stays sequential in time, so the results are the same bits.
+    public func add(_ block: AudioBlock, onTwoCores: Bool = false) {
         precondition(result == nil, "add after finish")
         precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
+        guard block.frames > 0 else { return }
+        if onTwoCores && measuresTruePeak {
+            DispatchQueue.concurrentPerform(iterations: 2) { part in
+                if part == 0 { addPeaks(block) } else { addLoudness(block) }
+            }
+        } else {
+            addPeaks(block)
+            addLoudness(block)
+        }
+        framesSeen += block.frames
+    }
+
+    /// Sample and true peak of every channel.
+    private func addPeaks(_ block: AudioBlock) {
         let frames = block.frames
-        guard frames > 0 else { return }
         for c in 0..<weights.count {
             block.channels[c].withUnsafeBufferPointer { peakMeters[c].add(UnsafeBufferPointer(rebasing: $0[0..<frames])) }
         }
+    }
+
+    /// K-weighting, the sliding windows and the gating blocks.
+    private func addLoudness(_ block: AudioBlock) {
+        let frames = block.frames
         var pos = 0
         while pos < frames {
             let n = min(subRemaining, frames - pos)
@@ -208,7 +228,6 @@ public final class LoudnessMeter {
             subRemaining -= n
             if subRemaining == 0 { completeSubBlock() }
         }
-        framesSeen += frames
     }
 
     /// Runs the two K-weighting stages over `n` frames of a channel pair and accumulates y².

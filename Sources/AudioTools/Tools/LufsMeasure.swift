@@ -39,6 +39,7 @@ public final class LufsMeasure: RecordTool {
     /// The album stage (with --album).
     let albums: AlbumStage?
     public var stage: RecordStage? { albums }
+    let cores: CoreBudget
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
     private var anyGateFailed = false
 
@@ -82,9 +83,14 @@ public final class LufsMeasure: RecordTool {
         } else {
             albums = nil
         }
+        cores = CoreBudget(jobs: try o.jobs())
     }
 
     public func process(_ record: Record) throws -> Record {
+        try cores.working { try measure(record) }
+    }
+
+    func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let opened = try Decoder.open(path)
         let source = opened.source
@@ -111,7 +117,12 @@ public final class LufsMeasure: RecordTool {
         let dual = dualMono && fmt.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
-        try Decoder.forEachBlock(source) { meter.add($0) }
+        // A core no other file is using decodes ahead, and splits true peak from K-weighting.
+        if cores.hasSpareCore {
+            try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
+        } else {
+            try Decoder.forEachBlock(source) { meter.add($0) }
+        }
         let m = meter.finish()
         albums?.deposit(path: path, track: AlbumStage.Track(blocks: meter.blocks, samplePeak: m.samplePeaks.max() ?? 0,
                                                             truePeak: m.truePeaks.max()))

@@ -129,11 +129,11 @@ import Testing
     }
 }
 
-@Suite struct ReadAheadTests {
+@Suite struct InputReadAheadTests {
     @Test func readsEverythingAheadInOrderAndSaysWhenItEnds() {
         final class Log: @unchecked Sendable { let lock = NSLock(); var seen: [Int] = []; var ended = false }
         let log = Log()
-        let r = ReadAhead(0..<5000, each: { i in log.lock.lock(); log.seen.append(i); log.lock.unlock() },
+        let r = InputReadAhead(0..<5000, each: { i in log.lock.lock(); log.seen.append(i); log.lock.unlock() },
                           end: { log.lock.lock(); log.ended = true; log.lock.unlock() })
         var got: [Int] = []
         while let i = r.next() { got.append(i) }

@@ -137,3 +137,26 @@ import Testing
         #expect(ContentID.Builder.quantise(0.5 / 32768 * 0.98) == 0)
     }
 }
+
+/// The strided quantiser the id is built with gives exactly the per-sample rule's values.
+@Suite struct ContentIDQuantiserTests {
+    @Test func stridedQuantiserMatchesTheRule() {
+        let step = Float(1) / 32768
+        var xs: [Float] = [0, -0, 1, -1, 2, -2, .infinity, -.infinity, .nan, -.nan, step / 2, -step / 2,
+                           step / 2 - step / 4096, -(step / 2 - step / 4096), 32766.5 * step, 32767.5 * step,
+                           -32767.5 * step, -32768.5 * step, .leastNonzeroMagnitude, Float.ulpOfOne]
+        var rng = SplitMix64(seed: 5)
+        for _ in 0..<10_000 { xs.append(Float(rng.bipolar() * 1.2)) }
+        for k in -40...40 { xs.append((Float(k) + 0.5) * step); xs.append((Float(k) + 0.5).nextDown * step) }
+        var out = [UInt16](repeating: 0xAAAA, count: xs.count * 2)
+        xs.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                ContentID.Builder.quantise(src.baseAddress!, count: xs.count, into: dst.baseAddress! + 1, stride: 2)
+            }
+        }
+        for (i, x) in xs.enumerated() {
+            #expect(Int16(bitPattern: UInt16(littleEndian: out[2 * i + 1])) == ContentID.Builder.quantise(x), "x = \(x)")
+            #expect(out[2 * i] == 0xAAAA)  // the other channel's slots are untouched
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+extension ParsedOptions {
+    /// `--jobs`, or the number of cores.
+    public func jobs() throws -> Int {
+        try int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+    }
+}
+
+/// How many of the `--jobs` workers are busy, so one file can use a core no other file is using:
+/// with one long file and two jobs, the second core decodes ahead or measures true peak. The
+/// answer only moves work between threads, never changes a result.
+public final class CoreBudget: @unchecked Sendable {
+    public let jobs: Int
+    private let lock = NSLock()
+    private var busy = 0
+
+    public init(jobs: Int) { self.jobs = jobs }
+
+    /// Runs `body` as one busy worker.
+    public func working<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock(); busy += 1; lock.unlock()
+        defer { lock.lock(); busy -= 1; lock.unlock() }
+        return try body()
+    }
+
+    /// Whether a core is idle now (fewer files in work than jobs).
+    public var hasSpareCore: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return busy < jobs
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// One file on two cores: the threads only move work, so every result is the same bits.
+@Suite struct TwoCoreMeterTests {
+    typealias S = LoudnessTestSignals
+
+    static func measure(_ x: [[Float]], rate: Int, blockSize: Int, twoCores: (Int) -> Bool) -> LoudnessMeasurement {
+        let meter = LoudnessMeter(sampleRate: rate, weights: Array(repeating: 1, count: x.count))
+        var block = AudioBlock(channelCount: x.count, capacity: blockSize)
+        var i = 0, k = 0
+        while i < x[0].count {
+            let m = min(blockSize, x[0].count - i)
+            for c in 0..<x.count { for j in 0..<m { block.channels[c][j] = x[c][i + j] } }
+            block.frames = m
+            meter.add(block, onTwoCores: twoCores(k))
+            i += m; k += 1
+        }
+        return meter.finish()
+    }
+
+    @Test func sameBitsOnOneOrTwoCores() {
+        let x = LoudnessMeterTests.noise(seconds: 4.1, rate: 48000, seed: 11)
+        let one = Self.measure(x, rate: 48000, blockSize: 4096) { _ in false }
+        #expect(Self.measure(x, rate: 48000, blockSize: 4096) { _ in true } == one)
+        // Switching between the two on every other block, as a busy --jobs run does.
+        #expect(Self.measure(x, rate: 48000, blockSize: 1000) { $0 % 2 == 0 } == one)
+        #expect(one.integratedLUFS != nil && one.truePeaks.count == 2)
+    }
+
+    /// A source that fails after a number of blocks, counting its reads.
+    final class FailingSource: AudioSource {
+        let format = AudioFormat(sampleRate: 48000, channelCount: 2, frameCount: nil)
+        let failAt: Int
+        private(set) var reads = 0
+        init(failAt: Int) { self.failAt = failAt }
+        func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {
+            reads += 1
+            if reads > failAt { throw ToolError(.truncated, "cut off", suggestion: "") }
+            if block.channels.count != 2 { block.channels = [[], []] }
+            for c in 0..<2 where block.channels[c].count < maxFrames { block.channels[c] = [Float](repeating: 0, count: maxFrames) }
+            for c in 0..<2 { for i in 0..<maxFrames { block.channels[c][i] = Float(reads) } }
+            block.frames = maxFrames
+            return maxFrames
+        }
+        func seek(toFrame frame: Int) throws {}
+    }
+
+    @Test func readAheadHandsOverTheSameBlocksInOrder() throws {
+        let x = LoudnessMeterTests.noise(seconds: 2.3, rate: 48000, seed: 3)
+        var direct: [[Float]] = [[], []], ahead: [[Float]] = [[], []]
+        try Decoder.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x)) { b in
+            for c in 0..<2 { direct[c] += b.channels[c][0..<b.frames] }
+        }
+        let n = try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x)) { b in
+            for c in 0..<2 { ahead[c] += b.channels[c][0..<b.frames] }
+        }
+        #expect(n == x[0].count)
+        #expect(ahead == direct && direct == x)
+    }
+
+    /// The decoder's error arrives after the blocks before it, where it happened.
+    @Test func aDecoderErrorArrivesInItsPlace() {
+        let source = FailingSource(failAt: 5)
+        var seen: [Float] = []
+        #expect(throws: ToolError.self) {
+            try ReadAhead.forEachBlock(source) { seen.append($0.channels[0][0]) }
+        }
+        #expect(seen == [1, 2, 3, 4, 5])
+    }
+
+    /// A consumer that stops early stops the decoding thread: it has ended when the call returns.
+    @Test func aConsumerErrorStopsTheDecoder() {
+        for _ in 0..<50 {
+            let source = FailingSource(failAt: 1_000_000)
+            var count = 0
+            #expect(throws: ToolError.self) {
+                try ReadAhead.forEachBlock(source) { _ in
+                    count += 1
+                    if count == 3 { throw ToolError(.malformed, "stop", suggestion: "") }
+                }
+            }
+            let reads = source.reads
+            usleep(2000)
+            #expect(source.reads == reads, "the decoder kept reading after the call returned")
+            #expect(reads <= 3 + ReadAhead.depth)
+        }
+    }
+}
