@@ -232,6 +232,45 @@ import Testing
         #expect(noAlbum.records.first?["error"]?["code"]?.stringValue == "bad-input")
     }
 
+    @Test func aKillAtAnyMomentLeavesTheOldFileOrTheNewOne() throws {
+        guard Self.needFFmpeg() else { return }
+        let dir = E2E.tempDir("album-kill")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let original = dir + "/original.flac", f = dir + "/song.flac"
+        try Self.track(original, source: "anoisesrc=c=pink:a=0.3", seconds: 40, codec: ["-ac", "2", "-c:a", "flac"], title: "Kill")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: original))
+        let digest = try Self.audioDigest(original)
+        let measured = try E2E.run("lufs-measure", [original]).stdout.replacingOccurrences(of: original, with: f)
+        var states: [String] = []
+        for delayMs in [0, 5, 15, 30, 60, 120, -1] {
+            try? FileManager.default.removeItem(atPath: f)
+            try Self.sh(["cp", "-p", original, f])  // the measured identity: same size and mtime
+            let p = Process()
+            p.executableURL = E2E.binDir.appendingPathComponent("lufs-normalize")
+            p.arguments = ["--write-tags", "-"]
+            let input = Pipe()
+            p.standardInput = input
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            try input.fileHandleForWriting.write(contentsOf: Data(measured.utf8))
+            try input.fileHandleForWriting.close()
+            if delayMs >= 0 {
+                usleep(UInt32(delayMs * 1000))
+                kill(p.processIdentifier, SIGKILL)
+            }
+            p.waitUntilExit()  // -1: the run left to finish, which must give the new file
+            let now = try Data(contentsOf: URL(fileURLWithPath: f))
+            states.append(now == bytes ? "old" : "new")
+            if now != bytes {
+                #expect(try Self.tags(f)["REPLAYGAIN_TRACK_GAIN"] != nil, "killed after \(delayMs) ms: neither the old file nor the new one")
+                #expect(try Self.audioDigest(f) == digest)
+                #expect(try Self.tags(f)["TITLE"] == "Kill")
+            }
+        }
+        #expect(states.last == "new")
+    }
+
     @Test func wavAndAiffGetID3v2FramesAndKeepTheirAudio() throws {
         guard Self.needFFmpeg() else { return }
         let dir = E2E.tempDir("album-riff")
