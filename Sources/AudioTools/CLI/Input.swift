@@ -81,29 +81,68 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
     }
 }
 
+/// What the input held, told once it has all been read: how many records, and which directory
+/// arguments yielded none (an empty folder, or one holding nothing the walk passes on).
+public final class InputReport: @unchecked Sendable {
+    private let lock = NSLock()
+    private var empty: [String] = []
+    private var count = 0
+
+    public init() {}
+
+    /// Directory arguments, as given, whose walk yielded no input.
+    public var emptyDirectories: [String] { lock.lock(); defer { lock.unlock() }; return empty }
+    /// Records read, from every argument and stdin.
+    public var records: Int { lock.lock(); defer { lock.unlock() }; return count }
+
+    func recordRead() { lock.lock(); count += 1; lock.unlock() }
+    func directoryWalked(_ path: String, yielded: Int) {
+        guard yielded == 0 else { return }
+        lock.lock(); empty.append(path); lock.unlock()
+    }
+
+    /// "no audio files found in “deliverables”" (a trailing slash left out).
+    public static func noAudioMessage(_ directory: String) -> String {
+        var d = directory
+        while d.count > 1, d.hasSuffix("/") { d.removeLast() }
+        return "no audio files found in \(ToolError.quoted(d))"
+    }
+}
+
 /// The stream of input records for one run: path arguments (directories walked) or stdin lines.
 /// Lazy, so a long stdin stream is never read into memory first.
 public struct InputRecords: Sequence, IteratorProtocol {
     private var args: [String]
     private var argIndex = 0
     private var walker: DirectoryWalker?
+    private var walkRoot = ""
+    private var walkYielded = 0
     private var stdin: LineReader?
     private let tool: String
     private let includeHidden: (String) -> Bool
+    private let report: InputReport?
 
-    public init(paths: [String], tool: String, includeHidden: @escaping (String) -> Bool) {
+    public init(paths: [String], tool: String, includeHidden: @escaping (String) -> Bool, report: InputReport? = nil) {
         self.args = paths.isEmpty ? ["-"] : paths
         self.tool = tool
         self.includeHidden = includeHidden
+        self.report = report
     }
 
     public mutating func next() -> Record? {
+        let r = nextRecord()
+        if r != nil { report?.recordRead() }
+        return r
+    }
+
+    private mutating func nextRecord() -> Record? {
         while true {
             if var w = walker {
                 let p = w.next()
                 walker = w
-                if let p { return Record(path: p) }
+                if let p { walkYielded += 1; return Record(path: p) }
                 walker = nil
+                report?.directoryWalked(walkRoot, yielded: walkYielded)
             }
             if let r = stdin {
                 guard let line = r.next() else { stdin = nil; continue }
@@ -124,6 +163,8 @@ public struct InputRecords: Sequence, IteratorProtocol {
             var st = stat()
             if stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 walker = DirectoryWalker(root: a, includeHidden: includeHidden)
+                walkRoot = a
+                walkYielded = 0
                 continue
             }
             return Record(path: a)

@@ -42,6 +42,10 @@ public protocol RecordTool: AnyObject {
     func process(_ record: Record) throws -> Record
     /// Called once per output record, serially and in output order (for summaries and reports).
     func emitted(_ record: Record)
+    /// Called after the last record is emitted and before `finish`, with the directory arguments
+    /// that yielded no input and the number of input records. Default: a warning on stderr for
+    /// each such folder (a gate treats it as a failure instead).
+    func inputEnded(emptyDirectories: [String], records: Int)
     /// Called after the last record; returns false when something beyond the records failed
     /// (a gate), which makes the exit status 1.
     func finish(stderrIsTerminal: Bool) -> Bool
@@ -77,6 +81,9 @@ public protocol RecordStage: AnyObject {
 extension RecordTool {
     public func prepare(_ record: Record) throws {}
     public func emitted(_ record: Record) {}
+    public func inputEnded(emptyDirectories: [String], records: Int) {
+        for d in emptyDirectories { Diagnostics.warn(InputReport.noAudioMessage(d)) }
+    }
     public func finish(stderrIsTerminal: Bool) -> Bool { true }
     public func includeHidden(name: String) -> Bool { false }
     public var processesFailedRecords: Bool { false }

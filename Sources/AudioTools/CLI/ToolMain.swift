@@ -12,10 +12,13 @@ public enum ToolMain {
         public let jobs: Int
         public let stderrIsTerminal: Bool
         let progress: Progress
+        /// What the input held, complete once `input` has been read to its end.
+        public let inputReport = InputReport()
 
         /// Input records from the path arguments or stdin, with the tool's hidden-file rule.
         public var input: InputRecords {
-            InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) })
+            InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) },
+                         report: inputReport)
         }
 
         /// Reports one emitted record on the progress line.
@@ -104,6 +107,7 @@ public enum ToolMain {
         })
         stage?.drain().forEach(write)
         progress.clear()
+        tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
     }

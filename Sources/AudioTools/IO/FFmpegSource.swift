@@ -11,6 +11,9 @@ public final class FFmpegSource: AudioSource {
     private var child: ChildProcess?
     private var pending = Data()
     private var framesRead = 0
+    /// The WAVE_FORMAT_EXTENSIBLE channel mask in the header ffmpeg writes (its channel layout
+    /// of the decoded stream), nil when it wrote none.
+    public private(set) var channelMask: UInt32?
 
     /// The ffmpeg program on PATH, or nil when not installed.
     public static let ffmpegPath: String? = findProgram("ffmpeg")
@@ -80,6 +83,7 @@ public final class FFmpegSource: AudioSource {
             if id == "fmt " {
                 channels = Int(u16(offset + 10))
                 rate = Int(u32(offset + 12))
+                if size >= 24, u16(offset + 8) == 0xFFFE { channelMask = u32(offset + 28) }
             }
             offset += 8 + size + (size & 1)
         }

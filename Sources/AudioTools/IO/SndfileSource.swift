@@ -11,7 +11,8 @@ public struct SndfileDescription: Equatable, Sendable {
     public var bitDepth: Int?
     public var isFloat: Bool
     public var isLossy: Bool
-    /// Speaker names from the file's channel map ("L", "R", "C", "LFE", "Ls", ...), when it has one.
+    /// Speaker names from the file's channel map, as the WAVE channel mask names them ("FL",
+    /// "FR", "FC", "LFE", "BL", "SL", "TFL", ...), when it has one.
     public var channelNames: [String]?
     /// The raw libsndfile format code, so a writer can reproduce the same format.
     public var formatCode: Int32
@@ -253,20 +254,29 @@ public final class SndfileSource: AudioSource {
                                   isLossy: lossy, channelNames: names, formatCode: info.format)
     }
 
+    /// A libsndfile channel-map code as the WAVE channel mask (and ffmpeg) names the speaker;
+    /// ChannelLayout reads these names by the mask's conventions. "?" for none of them.
     static func channelName(_ code: Int32) -> String {
         switch Int(code) {
-        case SF_CHANNEL_MAP_MONO: return "C"
-        case SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_FRONT_LEFT: return "L"
-        case SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_FRONT_RIGHT: return "R"
-        case SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_FRONT_CENTER: return "C"
+        case SF_CHANNEL_MAP_MONO: return "M"
+        case SF_CHANNEL_MAP_LEFT, SF_CHANNEL_MAP_FRONT_LEFT: return "FL"
+        case SF_CHANNEL_MAP_RIGHT, SF_CHANNEL_MAP_FRONT_RIGHT: return "FR"
+        case SF_CHANNEL_MAP_CENTER, SF_CHANNEL_MAP_FRONT_CENTER: return "FC"
         case SF_CHANNEL_MAP_LFE: return "LFE"
-        case SF_CHANNEL_MAP_SIDE_LEFT: return "Ls"
-        case SF_CHANNEL_MAP_SIDE_RIGHT: return "Rs"
-        case SF_CHANNEL_MAP_REAR_LEFT: return "Lb"
-        case SF_CHANNEL_MAP_REAR_RIGHT: return "Rb"
-        case SF_CHANNEL_MAP_REAR_CENTER: return "Cb"
-        case SF_CHANNEL_MAP_FRONT_LEFT_OF_CENTER: return "Lc"
-        case SF_CHANNEL_MAP_FRONT_RIGHT_OF_CENTER: return "Rc"
+        case SF_CHANNEL_MAP_SIDE_LEFT: return "SL"
+        case SF_CHANNEL_MAP_SIDE_RIGHT: return "SR"
+        case SF_CHANNEL_MAP_REAR_LEFT: return "BL"
+        case SF_CHANNEL_MAP_REAR_RIGHT: return "BR"
+        case SF_CHANNEL_MAP_REAR_CENTER: return "BC"
+        case SF_CHANNEL_MAP_FRONT_LEFT_OF_CENTER: return "FLC"
+        case SF_CHANNEL_MAP_FRONT_RIGHT_OF_CENTER: return "FRC"
+        case SF_CHANNEL_MAP_TOP_CENTER: return "TC"
+        case SF_CHANNEL_MAP_TOP_FRONT_LEFT: return "TFL"
+        case SF_CHANNEL_MAP_TOP_FRONT_RIGHT: return "TFR"
+        case SF_CHANNEL_MAP_TOP_FRONT_CENTER: return "TFC"
+        case SF_CHANNEL_MAP_TOP_REAR_LEFT: return "TBL"
+        case SF_CHANNEL_MAP_TOP_REAR_RIGHT: return "TBR"
+        case SF_CHANNEL_MAP_TOP_REAR_CENTER: return "TBC"
         default: return "?"
         }
     }

@@ -141,7 +141,7 @@ public enum AudioProbeInspector {
                 f.layout = layoutName(ChannelLayout.standard(channelCount: format.channelCount))
             }
         } else {
-            f.layout = layoutName(ChannelLayout.standard(channelCount: format.channelCount))
+            f.layout = layoutName(ChannelLayout.resolve(speakerNames: opened.speakerNames, channelCount: format.channelCount).layout)
             if let codec = f.codec, !["alac", "flac"].contains(codec), !codec.hasPrefix("pcm") { f.bitDepth = nil }
         }
         if let n = format.frameCount { f.frames = n }
@@ -223,11 +223,9 @@ public enum AudioProbeInspector {
         return (position, builder.id().hex)
     }
 
-    /// "mono", "stereo", "5.1"... for the usual layouts, else the channel labels ("L,R,C").
+    /// "mono", "stereo", "5.1", "7.1.4"... for the named layouts, else the channel labels ("L,R,C").
     static func layoutName(_ l: ChannelLayout) -> String {
-        let names: [Int: String] = [1: "mono", 2: "stereo", 3: "3.0", 4: "quad", 5: "5.0", 6: "5.1", 8: "7.1"]
-        if let n = names[l.channelCount], l == ChannelLayout.standard(channelCount: l.channelCount) { return n }
-        return l.description
+        l.name ?? l.description
     }
 
     /// An id for a file whose audio can't be decoded (protected, cloud-only, damaged): a hash of

@@ -12,8 +12,10 @@ public final class LufsMeasure: RecordTool {
             .value("target", "LUFS", help: "Gate: the integrated loudness files must have (overrides the preset's)."),
             .value("tolerance", "LU", help: "Gate: how far from --target is still a pass (default: the preset's, else 1)."),
             .value("max-true-peak", "DBTP", help: "Gate: the highest true peak allowed (overrides the preset's)."),
+            .value("max-short-term", "LUFS", help: "Gate: the highest short-term (3 s) loudness allowed anywhere in a file, as short-form rules set it (ebu-r128-s1: -18). A file shorter than 3 s fails it, having no short-term loudness."),
+            .value("max-momentary", "LUFS", help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
-            .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: mono, stereo, 5.0, 5.1, 7.1, or a list like L,R,C,LFE,Ls,Rs."),
+            .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured."),
@@ -24,6 +26,8 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
             "lufs-measure --preset social --junit loudness.xml media/   # exit 1 if any file misses -14 LUFS / -1 dBTP",
+            "lufs-measure --preset ebu-r128-s1 spots/   # adverts: -23 LUFS, short-term at most -18; an empty folder fails",
+            "lufs-measure --layout 7.1.4 bed.wav | jq -c '.loudness.channels[] | [.name, .weight]'",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
             "lufs-measure --album music/ | jq -c '{path, album: .loudness.album.integrated_lufs}'",
         ],
@@ -40,7 +44,7 @@ public final class LufsMeasure: RecordTool {
     let albums: AlbumStage?
     public var stage: RecordStage? { albums }
     let cores: CoreBudget
-    private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?)] = []
+    private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?, isError: Bool)] = []
     private var anyGateFailed = false
 
     public init(options o: ParsedOptions) throws {
@@ -48,14 +52,20 @@ public final class LufsMeasure: RecordTool {
         let target = try o.double("target", in: -70...0) ?? preset?.targetLUFS
         let tolerance = try o.double("tolerance", in: 0...30) ?? preset?.toleranceLU ?? 1
         let maxTP = try o.double("max-true-peak", in: -60...6) ?? preset?.maxTruePeakDBTP
+        let maxShortTerm = try o.double("max-short-term", in: -70...6) ?? preset?.maxShortTermLUFS
+        let maxMomentary = try o.double("max-momentary", in: -70...6)
         if o.has("tolerance"), target == nil {
             throw UsageError("--tolerance needs --target or --preset.")
         }
-        if target != nil || maxTP != nil {
-            gate = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP)
+        let g0 = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP,
+                              maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary)
+        if !g0.isEmpty {
+            gate = g0
             var g: [String: JSON] = ["tolerance_lu": .double(tolerance)]
             g["target_lufs"] = target.map { .double($0) } ?? .null
             g["max_true_peak_dbtp"] = maxTP.map { .double($0) } ?? .null
+            g["max_short_term_lufs"] = maxShortTerm.map { .double($0) } ?? .null
+            g["max_momentary_lufs"] = maxMomentary.map { .double($0) } ?? .null
             g["preset"] = preset.map { .string($0.name) } ?? .null
             gateLabel = .object(g)
         } else {
@@ -102,17 +112,19 @@ public final class LufsMeasure: RecordTool {
             return r
         }
         let layout: ChannelLayout
+        var layoutNote: String?
+        var layoutSource = "option"
         if let l = layoutOverride {
             guard l.roles.count == fmt.channelCount else {
                 throw ToolError(.malformed, "\(ToolError.quoted(path)) has \(fmt.channelCount) channels but --layout names \(l.roles.count).",
                                 suggestion: "Give a --layout with \(fmt.channelCount) channels, or leave it out to use the file's own.")
             }
             layout = l
-        } else if let names = opened.sndfile?.channelNames, !names.contains("?"),
-                  let l = try? ChannelLayout.parse(names.joined(separator: ",")), l.roles.count == fmt.channelCount {
-            layout = l
         } else {
-            layout = ChannelLayout.standard(channelCount: fmt.channelCount)
+            let resolved = ChannelLayout.resolve(speakerNames: opened.speakerNames, channelCount: fmt.channelCount)
+            layout = resolved.layout
+            if resolved.guessed { layoutNote = layout.guessNote }
+            layoutSource = resolved.fromFile ? "file" : "channel-count"
         }
         let dual = dualMono && fmt.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
@@ -123,12 +135,15 @@ public final class LufsMeasure: RecordTool {
         } else {
             try Decoder.forEachBlock(source) { meter.add($0) }
         }
-        let m = meter.finish()
+        var m = meter.finish()
+        if let n = layoutNote, !dual { m.notes.append(n) }
         albums?.deposit(path: path, track: AlbumStage.Track(blocks: meter.blocks, samplePeak: m.samplePeaks.max() ?? 0,
                                                             truePeak: m.truePeaks.max()))
         var out = record
-        out["loudness"] = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
-                                           gate: gate.map { ($0, gateLabel) })
+        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
+                                         gate: gate.map { ($0, gateLabel) })
+        if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
+        out["loudness"] = loudness
         return out
     }
 
@@ -155,6 +170,8 @@ public final class LufsMeasure: RecordTool {
             .object([
                 "name": .string(c < layout.roles.count ? layout.roles[c].label : "?"),
                 "weight": .double(c < layout.weights.count ? layout.weights[c] : 1, decimals: 2),
+                "azimuth_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].azimuth : nil, decimals: 1),
+                "elevation_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].elevation : nil, decimals: 1),
                 "sample_peak_dbfs": .optional(dB(m.samplePeaks[c]), decimals: 2),
                 "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
             ])
@@ -175,20 +192,36 @@ public final class LufsMeasure: RecordTool {
         guard gate != nil || summary || junitPath != nil || isatty(2) != 0 else { return }
         let name = record.path ?? "(input)"
         if let e = record.fields["error"], e != .null {
-            reportRows.append((name, false, [e["message"]?.stringValue ?? "failed"], nil, nil))
+            reportRows.append((name, false, [e["message"]?.stringValue ?? "failed"], nil, nil, false))
             return
         }
         let l = record["loudness"]
         let pass = gate == nil ? true : (l?["gate"]?["pass"]?.boolValue ?? false)
         let reasons = l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
         if !pass { anyGateFailed = true }
-        reportRows.append((name, pass, reasons, l?["integrated_lufs"]?.doubleValue, l?["true_peak_dbtp"]?.doubleValue))
+        reportRows.append((name, pass, reasons, l?["integrated_lufs"]?.doubleValue, l?["true_peak_dbtp"]?.doubleValue, false))
+    }
+
+    /// A gate over nothing fails: each folder argument that held no audio, or an input with no
+    /// records at all, is an error (stderr, exit 1, a JUnit error). Without a gate, a warning.
+    public func inputEnded(emptyDirectories: [String], records: Int) {
+        guard gate != nil else {
+            for d in emptyDirectories { Diagnostics.warn(InputReport.noAudioMessage(d)) }
+            return
+        }
+        var empty = emptyDirectories.map { (name: $0, message: InputReport.noAudioMessage($0)) }
+        if records == 0, empty.isEmpty { empty.append((name: "(input)", message: "no audio files found in the input")) }
+        for e in empty {
+            Diagnostics.warn("error: \(e.message), so the gate has nothing to pass and fails.")
+            reportRows.append((e.name, false, [e.message], nil, nil, true))
+            anyGateFailed = true
+        }
     }
 
     public func finish(stderrIsTerminal: Bool) -> Bool {
         if let j = junitPath {
             let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: reportRows.map {
-                JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons)
+                JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons, isError: $0.isError)
             })
             do { try AtomicFile.write(xml, to: j) } catch {
                 Diagnostics.warn("can't write the JUnit report to \(ToolError.quoted(j)): \(error)")
@@ -208,15 +241,18 @@ public final class LufsMeasure: RecordTool {
             if gate != nil { s += r.pass ? "pass    " : "FAIL    " }
             s += f(r.integrated).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
             s += f(r.truePeak).padding(toLength: 6, withPad: " ", startingAt: 0) + " "
-            s += r.name.split(separator: "/").last.map(String.init) ?? r.name
+            s += r.isError ? r.name : (r.name.split(separator: "/").last.map(String.init) ?? r.name)
             if !r.reasons.isEmpty { s += "  (" + r.reasons.joined(separator: "; ") + ")" }
             s += "\n"
         }
-        let failed = reportRows.filter { !$0.pass }.count
+        let files = reportRows.filter { !$0.isError }
+        let failed = files.filter { !$0.pass }.count
         if gate != nil {
-            s += "  \(reportRows.count - failed) of \(reportRows.count) files passed the gate\n"
+            let nothing = reportRows.count - files.count
+            s += "  \(files.count - failed) of \(files.count) files passed the gate"
+            s += nothing > 0 ? "; \(nothing) input\(nothing == 1 ? "" : "s") held no audio, which fails it\n" : "\n"
         } else if failed > 0 {
-            s += "  \(failed) of \(reportRows.count) files could not be measured\n"
+            s += "  \(failed) of \(files.count) files could not be measured\n"
         }
         return s
     }

@@ -204,7 +204,7 @@ public final class LufsNormalize: RecordTool {
             let lossless = ["alac", "pcm", "float", "flac"].contains(codec)
             description = SndfileDescription(container: container, codec: codec,
                                              bitDepth: lossless ? facts?.audio?.bitsPerSample : nil,
-                                             isFloat: codec == "float", isLossy: !lossless, channelNames: nil, formatCode: 0)
+                                             isFloat: codec == "float", isLossy: !lossless, channelNames: opened.speakerNames, formatCode: 0)
             if let t = facts?.tags {
                 tags.title = t.title; tags.artist = t.artist; tags.album = t.album; tags.genre = t.genre
                 tags.date = t.year; tags.trackNumber = t.track
@@ -265,6 +265,11 @@ public final class LufsNormalize: RecordTool {
         var layout = Self.layout(loudness: loudness, description: description, channelCount: inFormat.channelCount)
         if out.channelCount < layout.channelCount {
             layout = ChannelLayout(roles: Array(layout.roles.prefix(out.channelCount)))
+        }
+        let positionLoss = SndfileSink.positionLoss(layout, formatCode: out.formatCode)
+        if let loss = positionLoss, !allowLoss {
+            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
+                            suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
         }
         var measured: (integrated: Double?, truePeak: Double?)? = nil
         if let l = loudness, l.objectValue != nil, let lufs = l["integrated_lufs"] {
@@ -328,6 +333,7 @@ public final class LufsNormalize: RecordTool {
 
         let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
+        sink.setSpeakers(layout.roles)
         let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights)
         let report: NormalizeReport
         do {
@@ -356,7 +362,7 @@ public final class LufsNormalize: RecordTool {
         passes += report.passes
         let m = finalMeter.finish()
 
-        var losses = resolved.losses
+        var losses = resolved.losses + (positionLoss.map { [$0] } ?? [])
         if report.clampedSamples > 0 {
             losses.append("\(report.clampedSamples) samples were over full scale and were clamped when quantising")
         }

@@ -5,7 +5,8 @@ import Testing
 @Suite struct LoudnessPolicyTests {
     @Test func standardLayoutsAndWeights() {
         #expect(ChannelLayout.standard(channelCount: 6).weights == [1, 1, 1, 0, 1.41, 1.41])
-        #expect(ChannelLayout.standard(channelCount: 8).description == "L,R,C,LFE,Lb,Rb,Ls,Rs")
+        #expect(ChannelLayout.standard(channelCount: 8).description == "L,R,C,LFE,Lb,Rb,Lss,Rss")
+        #expect(ChannelLayout.standard(channelCount: 8).weights == [1, 1, 1, 0, 1, 1, 1.41, 1.41])
         #expect(ChannelLayout.standard(channelCount: 4).weights == [1, 1, 1.41, 1.41])
         #expect(ChannelLayout.standard(channelCount: 7).weights == Array(repeating: 1, count: 7))
         #expect(ChannelLayout.dualMono.weights == [2])
@@ -16,7 +17,7 @@ import Testing
         #expect(try ChannelLayout.parse(" Stereo ") == .standard(channelCount: 2))
         #expect(try ChannelLayout.parse("dual-mono") == .dualMono)
         #expect(try ChannelLayout.parse("l, r ,C,lfe,SL,SR,bl,BR").roles ==
-                [.left, .right, .centre, .lfe, .leftSurround, .rightSurround, .leftBack, .rightBack])
+                [.left, .right, .centre, .lfe, .leftSideSurround, .rightSideSurround, .leftBack, .rightBack])
     }
 
     @Test func parseErrorNamesTheBadToken() {
