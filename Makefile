@@ -11,8 +11,12 @@ BENCH_DIR  ?= .build/bench
 
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
+# SQLite keeps the --cache of audio-probe, library-filter and lufs-measure.
+LIB_DEPS   += sqlite3:libsqlite3-dev
 # command => Debian package, for what the tests use to make and decode material.
 TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng cc:gcc
+# GNU parallel: the test that shards audio-probe with --pipe --keep-order.
+TEST_DEPS  += parallel:parallel
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
 # pkg-config module => Debian package, for the references the tests compile against (libebur128
 # checks album loudness).

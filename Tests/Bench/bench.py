@@ -5,11 +5,11 @@ Every figure is the best of several runs of a release build, printed beside the 
 compared with (the decode-only floor, another tool, or --jobs 1) measured in the same run.
 Material is generated into BENCH_DIR on first use and reused afterwards.
 """
-import os, resource, shutil, subprocess, sys, time
+import json, os, resource, shutil, subprocess, sys, time
 
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
-SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align", "albums"]
+SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "align", "align_auto", "walk", "cache", "albums"]
 os.makedirs(DIR, exist_ok=True)
 
 
@@ -259,6 +259,107 @@ def align():
             print(f"  {label:30} failed: {(r.stderr or r.stdout).strip()[-200:]}")
 
 
+def align_auto():
+    """vo-align --start-at auto: a 1-minute take from somewhere in a 10-minute and a 2-hour
+    backing, beside syncstart and audio-offset-finder given the same files."""
+    section("vo-align --start-at auto: a 1-minute take placed in a 10-minute and a 2-hour backing, one job")
+    import json
+    if not shutil.which("espeak-ng"):
+        missing("espeak-ng (make test-deps installs it)")
+        return
+    latency = 0.1873  # seconds late; the take's first frame holds the backing at start - latency
+    cases = [("10-minute", music(os.path.join(DIR, "align-reference-10min.wav"), 600, rate=44100, bits=16), 600, 240.0),
+             ("2-hour", music(os.path.join(DIR, "music-2h.wav"), 7200, bits=16), 7200, 5000.0)]
+    venv = os.path.join(DIR, "venv")
+    tools = {}
+    for name in ("syncstart", "audio-offset-finder"):
+        exe = os.path.join(venv, "bin", name)
+        if not os.path.exists(exe):
+            try:
+                if not os.path.exists(os.path.join(venv, "bin", "pip")):
+                    sh([sys.executable, "-m", "venv", venv])
+                sh([os.path.join(venv, "bin", "pip"), "install", "-q", name])
+            except (subprocess.CalledProcessError, OSError) as e:
+                print(f"  !!! {name} COULD NOT BE INSTALLED ({e}): it is missing from this comparison !!!")
+        if os.path.exists(exe):
+            tools[name] = exe
+    for label, ref, length, start in cases:
+        take = os.path.join(DIR, f"align-auto-take-{label}.wav")
+        truth_ms = (latency - start) * 1000  # D = L - S
+        if not os.path.exists(take):
+            print(f"  generating {os.path.basename(take)} ...", flush=True)
+            speech, voice, bleed = (os.path.join(DIR, f"align-auto-{n}.wav") for n in ("speech", "voice", "bleed"))
+            sh(["espeak-ng", "-w", speech, "The take was recorded somewhere in the middle of the backing track, "
+                "and nobody wrote down where. The bleed of the backing in the microphone says it exactly."])
+            sh(["sox", speech, "-r", "48000", "-b", "24", voice, "pad", "0.5", "1.0", "repeat", "12", "trim", "0", "60"])
+            sh(["sox", ref, "-b", "24", bleed, "trim", f"{start - latency}", "60", "remix", "-", "rate", "-v", "48000", "gain", "-15"])
+            sh(["sox", "-m", "-v", "1", voice, "-v", "1", bleed, "-b", "24", take])
+            for f in (speech, voice, bleed):
+                os.remove(f)
+        print(f"  {label} backing ({length} s at {subprocess.run(['soxi', '-r', ref], capture_output=True, text=True).stdout.strip()} Hz),"
+              f" take from {start:.0f} s, {latency * 1000:.1f} ms late: truth delay {truth_ms:.3f} ms")
+        def timed(args, limit=900):
+            """Wall time, and the CPU time (user + system) the child used: on a loaded machine
+            the CPU time is the fairer figure, so ratios are taken from it."""
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t = time.perf_counter()
+            try:
+                r = subprocess.run(args, capture_output=True, text=True, timeout=limit)
+            except subprocess.TimeoutExpired:
+                return None, f"gave up after {limit} s"
+            wall = time.perf_counter() - t
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            return (wall, cpu), r
+
+        cmd = [tool("vo-align"), "-j", "1", "--reference", ref, "--start-at", "auto", take]
+        runs = [timed(cmd) for _ in range(2 if length < 1000 else 1)]
+        (wall, ours), r = min(runs, key=lambda x: x[0][1])
+        rec = json.loads(r.stdout.splitlines()[0]) if r.stdout else {}
+        a = rec.get("alignment") or {}
+        head = f"    {'vo-align --start-at auto':34} {ours:8.3f} s CPU ({wall:7.3f} s wall)"
+        if a:
+            print(f"{head}                              found {a['delay_ms']:.3f} ms"
+                  f" (error {a['delay_ms'] - truth_ms:+.3f} ms), confidence {a['confidence']}")
+        else:
+            print(f"{head}   refused: {(rec.get('error') or {}).get('code')}")
+        print(f"    vo-align peak resident memory   {max_rss_mib(cmd):8.1f} MiB")
+
+        if "syncstart" in tools:
+            runs = [([], "its default: first 20 s")]
+            if length <= 600:
+                runs.append((["-t", str(length)], f"-t {length}: the whole backing"))
+            else:
+                print(f"    syncstart -t {length} (the whole backing) NOT RUN: it FFTs both files whole in memory"
+                      f" (complex128, padded), about {length * 48000 * 2 * 16 * 2 / 1e9:.0f} GB here")
+            for extra, what in runs:
+                t, r = timed([tools["syncstart"], "-q", "-s"] + extra + [ref, take])
+                if t is None:
+                    print(f"    syncstart ({what}) {r}")
+                    continue
+                try:
+                    f, sec = r.stdout.strip().splitlines()[-1].rsplit(",", 1)
+                    # syncstart names the file to cut at its start: the take is late by sec when it is the take.
+                    found = float(sec) * 1000 * (1 if os.path.basename(f) == os.path.basename(take) else -1)
+                    print(f"    {'syncstart (' + what + ')':34} {t[1]:8.3f} s CPU ({t[0]:7.3f} s wall) = {t[1] / ours:6.1f}x vo-align's CPU;"
+                          f" found {found:.3f} ms (error {found - truth_ms:+.3f} ms), no confidence")
+                except (ValueError, IndexError):
+                    print(f"    syncstart ({what}) failed: {(r.stderr or r.stdout).strip()[-200:]}")
+        if "audio-offset-finder" in tools:
+            t, r = timed([tools["audio-offset-finder"], "--find-offset-of", take, "--within", ref, "--json"])
+            if t is None:
+                print(f"    audio-offset-finder {r}")
+            else:
+                try:
+                    j = json.loads(r.stdout)
+                    # Its offset: seconds from the backing's start to the take's start, i.e. -D.
+                    found = -float(j["time_offset"]) * 1000
+                    print(f"    {'audio-offset-finder (8 kHz MFCC)':34} {t[1]:8.3f} s CPU ({t[0]:7.3f} s wall) = {t[1] / ours:6.1f}x vo-align's CPU;"
+                          f" found {found:.3f} ms (error {found - truth_ms:+.3f} ms), score {float(j['standard_score']):.1f}")
+                except (ValueError, KeyError, TypeError):
+                    print(f"    audio-offset-finder failed: {(r.stderr or r.stdout).strip()[-200:]}")
+
+
 def probe():
     section("audio-probe / library-filter: 2,000 small files of mixed formats, against mediainfo")
     lib = os.path.join(DIR, "probe-library")
@@ -328,6 +429,148 @@ def probe():
         m = best(["mediainfo", "--Output=JSON"] + subset, runs=1) if shutil.which("mediainfo") else None
         vs = f"   mediainfo {len(subset) / m:6.0f} files/s" if m else ""
         print(f"  {label:28} audio-probe --jobs 2 {len(subset) / t:6.0f} files/s{vs}   ({len(subset)} files)")
+
+
+def run_measured(cmd):
+    """Wall time, CPU time (user + system) and peak resident memory (MiB) of one run of cmd,
+    output discarded. On a loaded machine the CPU time is the steadier figure."""
+    t = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def cache_library(count):
+    """`count` small files of mixed formats (WAV, FLAC, MP3, Ogg Vorbis) in artist/album folders,
+    real copies of 32 seeds (8 half-second clips in four formats; every WAV made unique), with
+    past modification times."""
+    lib = os.path.join(DIR, f"cache-library-{count}")
+    if os.path.exists(os.path.join(lib, ".complete")):
+        return lib
+    if not shutil.which("ffmpeg"):
+        return None
+    print(f"  generating {count:,} files ...", flush=True)
+    t = time.perf_counter()
+    shutil.rmtree(lib, ignore_errors=True)
+    seeds = os.path.join(DIR, "cache-seeds")
+    os.makedirs(seeds, exist_ok=True)
+    clips = []
+    for i in range(8):
+        wav = os.path.join(seeds, f"clip{i}.wav")
+        if not os.path.exists(wav):
+            sh(["sox", "-n", "-r", "8000", "-c", "1", "-b", "16", wav, "synth", "0.5", "sine", str(200 + 60 * i), "gain", "-12"])
+        clips.append(wav)
+        for ext, codec in (("flac", []), ("mp3", ["-b:a", "32k"]), ("ogg", ["-c:a", "libvorbis"])):
+            out = os.path.join(seeds, f"clip{i}.{ext}")
+            if not os.path.exists(out):
+                sh(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav, "-metadata", f"title=Clip {i}",
+                    "-metadata", f"artist=Artist {i % 3}"] + codec + [out])
+            clips.append(out)
+    data = [(os.path.splitext(c)[1], open(c, "rb").read()) for c in clips]
+    base = 1_600_000_000 * 10**9
+    per_album = 100
+    for n in range(count):
+        folder = os.path.join(lib, f"artist{n // (per_album * 10):03d}", f"album{(n // per_album) % 10:02d}")
+        if n % per_album == 0:
+            os.makedirs(folder, exist_ok=True)
+        ext, blob = data[n % len(data)]
+        if ext == ".wav":
+            blob = blob[:-4] + n.to_bytes(4, "little")
+        path = os.path.join(folder, f"{n % per_album:02d}{ext}")
+        with open(path, "wb") as f:   # a real copy: its own inode
+            f.write(blob)
+        os.utime(path, ns=(base + n * 10**9, base + n * 10**9))
+    open(os.path.join(lib, ".complete"), "w").close()
+    print(f"  generated in {time.perf_counter() - t:.1f} s", flush=True)
+    return lib
+
+
+def cache():
+    section("--cache: cold (an empty cache) and warm runs over small files of mixed formats, --jobs 2")
+    lib = cache_library(100_000)
+    if lib is None:
+        missing("ffmpeg (make test-deps installs it)")
+        return
+    artists = sorted(d for d in os.listdir(lib) if d.startswith("artist"))
+    for count, roots in ((10_000, [os.path.join(lib, a) for a in artists[:10]]), (100_000, [lib])):
+        print(f"  {count:,} files (WAV, FLAC, MP3, Ogg Vorbis; 0.5 s each, in {len(roots) * 10 if count == 10_000 else 1000} album folders)")
+        for name, extra in (("audio-probe", []), ("library-filter", ["--no-summary"]), ("lufs-measure", [])):
+            db = os.path.join(DIR, f"cache-{name}-{count}.sqlite")
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(db + suffix):
+                    os.remove(db + suffix)
+            cmd = [tool(name), "-j", "2", "--cache", db] + extra + roots
+            cold, cold_cpu, cold_mem = run_measured(cmd)
+            warm, warm_cpu, warm_mem = run_measured(cmd)
+            size = os.path.getsize(db) + (os.path.getsize(db + "-wal") if os.path.exists(db + "-wal") else 0)
+            print(f"    {name:15} cold {cold:7.2f} s (cpu {cold_cpu:7.2f} s, {cold_mem:5.1f} MiB)"
+                  f"   warm {warm:6.2f} s (cpu {warm_cpu:6.2f} s, {warm_mem:5.1f} MiB)"
+                  f"   = {cold / warm:5.1f}x faster (cpu {cold_cpu / max(warm_cpu, 1e-3):5.1f}x);"
+                  f"  cache {size / 2**20:5.1f} MiB = {size / count:4.0f} bytes/file")
+        # A WAV copy is unique (its last two samples carry its number), so its id names one file.
+        first = os.path.join(lib, "artist000", "album00", "00.wav")
+        r = subprocess.run([tool("audio-probe"), first], capture_output=True, text=True)
+        song_id = json.loads(r.stdout)["probe"]["content_id"] if r.stdout else None
+        if song_id:
+            db = os.path.join(DIR, f"cache-library-filter-{count}.sqlite")
+            indexed, _, _ = run_measured([tool("library-filter"), "--no-summary", "--cache", db, "--get", song_id] + roots)
+            print(f"    library-filter --get ID from the cache's index, no walk: {indexed:.3f} s")
+    cache_songs()
+
+
+def cache_songs():
+    """The same with files of song-like length, where a cold run's cost grows with the audio and a
+    warm run's doesn't (`make bench SECTIONS=cache_songs` runs only this)."""
+    lib = os.path.join(DIR, "cache-songs-500")
+    if not os.path.exists(os.path.join(lib, ".complete")):
+        print("  generating 500 files of 10 s ...", flush=True)
+        shutil.rmtree(lib, ignore_errors=True)
+        os.makedirs(lib)
+        seed = os.path.join(DIR, "cache-song-seed.wav")
+        music(seed, 10, rate=22050, bits=16)
+        blob = open(seed, "rb").read()
+        base = 1_600_000_000 * 10**9
+        for n in range(500):
+            folder = os.path.join(lib, f"album{n // 50:02d}")
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, f"{n % 50:02d}.wav")
+            with open(path, "wb") as f:
+                f.write(blob[:-4] + n.to_bytes(4, "little"))
+            os.utime(path, ns=(base + n * 10**9, base + n * 10**9))
+        open(os.path.join(lib, ".complete"), "w").close()
+    print("  500 WAV files of 10 s (22.05 kHz stereo, 16-bit)")
+    for name in ("audio-probe", "lufs-measure"):
+        db = os.path.join(DIR, f"cache-songs-{name}.sqlite")
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(db + suffix):
+                os.remove(db + suffix)
+        cmd = [tool(name), "-j", "2", "--cache", db, lib]
+        cold, cold_cpu, _ = run_measured(cmd)
+        warm, warm_cpu, _ = run_measured(cmd)
+        print(f"    {name:15} cold {cold:7.2f} s (cpu {cold_cpu:6.2f} s)   warm {warm:6.3f} s (cpu {warm_cpu:6.3f} s)"
+              f"   = {cold / warm:6.1f}x faster (cpu {cold_cpu / max(warm_cpu, 1e-3):6.1f}x)")
+
+
+def walk():
+    section("directory walk: 200 folders x 100 files that aren't audio (cover art, playlists, notes), with folder links")
+    root = os.path.join(DIR, "walk-tree")
+    if not os.path.exists(root):
+        tmp = root + ".tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        for d in range(200):
+            sub = os.path.join(tmp, f"album {d:03}")
+            os.makedirs(sub)
+            for i in range(100):
+                ext = ["jpg", "m3u", "txt", "cue", "pdf"][i % 5]
+                open(os.path.join(sub, f"file {i:03}.{ext}"), "w").close()
+            os.symlink("..", os.path.join(sub, "up"))           # a loop back to the top
+        os.symlink("album 000", os.path.join(tmp, "album link"))  # a folder reached twice
+        os.rename(tmp, root)
+    floor = best(["find", "-L", root, "-maxdepth", "2", "-type", "f"], runs=3)
+    for name in ["audio-probe", "lufs-measure", "library-filter"]:
+        t = best([tool(name), "-j", "1", root], runs=3)
+        print(f"  {name:16} {20000 / t:9.0f} files/s skipped   ({t:.3f} s; find -L -type f {floor:.3f} s, x{t / floor:.1f})")
 
 
 def albums():

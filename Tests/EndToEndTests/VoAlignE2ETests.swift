@@ -212,6 +212,8 @@ struct VoAlignE2ETests {
         let drift = a?["drift_ppm"]?.doubleValue ?? .nan
         #expect(abs(drift - 100) < 10, "drift \(drift) ppm")
         #expect(a?["drift_corrected"] == .bool(true))
+        // A steady drift is one stretch, not a staircase of latency changes.
+        #expect(a?["segments"]?.arrayValue?.count == 1)
 
         // The corrected take, measured again, has neither latency nor drift left.
         let again = try E2E.run("vo-align", ["--reference", dir + "/backing.wav", "--max-latency-ms", "100",
@@ -331,6 +333,9 @@ struct VoAlignE2ETests {
             ["--latency-ms", "20", "--correct-drift", "--out-dir", dir, dir + "/a.wav"],
             ["--reference", dir + "/missing.wav", dir + "/a.wav"],
             ["--latency-ms", "fast", dir + "/a.wav"],
+            ["--latency-ms", "20", "--start-at", "auto", dir + "/a.wav"],  // auto searches the reference
+            ["--latency-ms", "20", "--tolerance-ms", "3", dir + "/a.wav"],  // nothing to check against
+            ["--reference", dir + "/b.wav", "--start-at", "soon", dir + "/a.wav"],
         ]
         for args in cases {
             let r = try E2E.run("vo-align", args)

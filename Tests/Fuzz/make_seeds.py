@@ -84,6 +84,25 @@ def ebml(id_bytes, payload):
     return id_bytes + bytes([0x80 | len(payload)]) + payload if len(payload) < 127 else id_bytes + b"\x40" + bytes([len(payload)]) + payload
 mkv_tracks = ebml(b"\x16\x54\xae\x6b", ebml(b"\xae", ebml(b"\x83", b"\x02") + ebml(b"\x86", b"A_OPUS") + ebml(b"\xe1", ebml(b"\x9f", b"\x02"))))
 seeds["audio.webm"] = ebml(b"\x1a\x45\xdf\xa3", ebml(b"\x42\x82", b"webm")) + ebml(b"\x18\x53\x80\x67", mkv_tracks)
+# Matroska with segment Info (title, duration) and Tags found through the SeekHead after a Cluster.
+def simple_tag(name, value):
+    return ebml(b"\x67\xc8", ebml(b"\x45\xa3", name) + ebml(b"\x44\x87", value))
+mkv_info = ebml(b"\x15\x49\xa9\x66", ebml(b"\x2a\xd7\xb1", b"\x0f\x42\x40") + ebml(b"\x44\x89", struct.pack(">d", 3000.0)) + ebml(b"\x7b\xa9", b"Info Title"))
+mkv_tags = ebml(b"\x12\x54\xc3\x67", ebml(b"\x73\x73", ebml(b"\x63\xc0", ebml(b"\x68\xca", b"\x32")) + simple_tag(b"ARTIST", b"Someone") + simple_tag(b"ALBUM", b"Record")))
+mkv_cluster = ebml(b"\x1f\x43\xb6\x75", ebml(b"\xe7", b"\x00"))
+def mkv_body(tags_at):
+    seek = ebml(b"\x11\x4d\x9b\x74", ebml(b"\x4d\xbb", ebml(b"\x53\xab", b"\x12\x54\xc3\x67") + ebml(b"\x53\xac", struct.pack(">H", tags_at))))
+    return seek
+body0 = mkv_body(0)
+body = mkv_body(len(body0) + len(mkv_info) + len(mkv_tracks) + len(mkv_cluster)) + mkv_info + mkv_tracks + mkv_cluster + mkv_tags
+seeds["tags.mka"] = ebml(b"\x1a\x45\xdf\xa3", ebml(b"\x42\x82", b"matroska")) + b"\x18\x53\x80\x67\x01\xff\xff\xff\xff\xff\xff\xff" + body
+# QuickTime metadata: keys + ilst items indexed by key.
+def mdta_meta():
+    keys = [b"com.apple.quicktime.title", b"com.apple.quicktime.artist"]
+    kb = full(b"keys", struct.pack(">I", len(keys)) + b"".join(struct.pack(">I", 8 + len(k)) + b"mdta" + k for k in keys))
+    items = b"".join(box(struct.pack(">I", i + 1), box(b"data", struct.pack(">II", 1, 0) + v)) for i, v in enumerate([b"Key Title", b"Key Artist"]))
+    return box(b"meta", full(b"hdlr", b"\0" * 4 + b"mdta" + b"\0" * 13) + kb + box(b"ilst", items))
+seeds["mdta.mov"] = box(b"ftyp", b"qt  \0\0\0\0qt  ") + box(b"moov", trak(b"soun", audio_entry(b"sowt")) + mdta_meta()) + box(b"mdat", b"\0" * 16)
 
 for name, data in seeds.items():
     with open(os.path.join(out, name), "wb") as fh:

@@ -22,7 +22,7 @@ public enum HelpText {
         if !info.discussion.isEmpty { s += wrap(info.discussion, indent: 0) + "\n\n" }
         s += usageLine(info) + "\n\n"
         s += "ARGUMENTS:\n"
-        s += row("<path>", "Audio files, or directories (walked recursively, sorted, hidden entries skipped). '-' or none: read standard input, one JSON record or bare path per line.")
+        s += row("<path>", "Audio files, or directories (walked recursively, sorted; hidden entries and files plainly not audio by name, such as cover.jpg or notes.txt, skipped and counted on stderr; each folder walked once, even through symbolic links). '-' or none: read standard input, one JSON record or bare path per line.")
         s += "\nOPTIONS:\n"
         for o in info.options + common { s += row(label(o), o.help) }
         if !info.examples.isEmpty {

@@ -12,13 +12,22 @@ public enum ToolMain {
         public let jobs: Int
         public let stderrIsTerminal: Bool
         let progress: Progress
+        /// What the directory walks of this run left out.
+        public let walkTally = WalkTally()
         /// What the input held, complete once `input` has been read to its end.
         public let inputReport = InputReport()
 
-        /// Input records from the path arguments or stdin, with the tool's hidden-file rule.
+        /// Input records from the path arguments or stdin, with the tool's hidden-file rule; the
+        /// walks leave out what is plainly not audio, counted in `walkTally`.
         public var input: InputRecords {
             InputRecords(paths: options.paths, tool: T.info.name, includeHidden: { [tool] in tool.includeHidden(name: $0) },
-                         report: inputReport)
+                         tally: walkTally, report: inputReport)
+        }
+
+        /// Writes the one stderr line saying what the walks left out, if they left out anything;
+        /// without `byName`, leaving out the files skipped by name (counted elsewhere).
+        public func reportWalk(byName: Bool = true) {
+            if let s = walkTally.sentence(byName: byName) { Diagnostics.warn(s) }
         }
 
         /// Reports one emitted record on the progress line.
@@ -27,7 +36,7 @@ public enum ToolMain {
         public func clearProgress() { progress.clear() }
     }
 
-    public static func start<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Startup<T> {
+    public static func start<T: RecordTool>(_ type: T.Type, arguments: [String] = ToolMain.commandLineArguments) -> Startup<T> {
         let info = T.info
         Diagnostics.toolName = info.name
         signal(SIGPIPE, SIG_IGN)
@@ -35,7 +44,11 @@ public enum ToolMain {
             let parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
             if parsed.flag("help") { writeStdout(HelpText.render(info)); exit(0) }
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
-            if parsed.paths.isEmpty, isatty(0) != 0 { throw UsageError(info.noInputMessage) }
+            if parsed.paths.isEmpty, isatty(0) != 0 {
+                // `--cache-prune` alone is a whole job: nothing to read, only the cache to tidy.
+                if parsed.flag("cache-prune") { CacheOptions.pruneOnly(parsed) }
+                throw UsageError(info.noInputMessage)
+            }
             let tool = try T(options: parsed)
             let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0
@@ -50,7 +63,7 @@ public enum ToolMain {
     }
 
     /// The standard loop: one output record per input record, in input order.
-    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    public static func run<T: RecordTool>(_ type: T.Type, arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let info = T.info
         let startup = start(type, arguments: arguments)
         let tool = startup.tool
@@ -107,9 +120,17 @@ public enum ToolMain {
         })
         stage?.drain().forEach(write)
         progress.clear()
+        startup.reportWalk()
         tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
+    }
+
+    /// The arguments after the program name, read as bytes so a path that isn't UTF-8 keeps
+    /// its bytes (escaped as PathBytes describes); CommandLine.arguments would replace them.
+    public static var commandLineArguments: [String] {
+        let argv = CommandLine.unsafeArgv
+        return (1..<Int(CommandLine.argc)).compactMap { argv[$0].map { PathBytes.string(cString: UnsafePointer($0)) } }
     }
 
     public static func usageFailure(_ info: ToolInfo, _ message: String) -> Never {
@@ -137,23 +158,44 @@ public enum ToolMain {
 /// Processes items on `jobs` threads while reading input lazily, and hands results to `emit`
 /// on the calling thread in input order. At most `window` items are read but not yet emitted,
 /// so memory stays bounded however long the input is.
+///
+/// One mutex guards the state and three conditions say what changed, so each thread is woken only
+/// for what it waits on (the reader for room, a worker for an item, the caller for the next result
+/// in order): a result that comes back from a cache in microseconds doesn't pay for waking every
+/// thread. The caller takes every result that is ready in one go.
 public final class OrderedRunner<Item, Output> {
     private let jobs: Int
     private let window: Int
     private let work: (Item) -> Output
-    private let cond = NSCondition()
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let room = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let itemReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private let resultReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [(Int, Item)] = []
     private var queueHead = 0
     private var results: [Int: Output] = [:]
     private var inFlight = 0
     private var readCount = 0
     private var inputDone = false
+    /// The sequence number the caller waits for next.
+    private var nextToEmit = 0
 
     public init(jobs: Int, window: Int, work: @escaping (Item) -> Output) {
         self.jobs = max(1, jobs)
         self.window = max(window, self.jobs)
         self.work = work
+        pthread_mutex_init(mutex, nil)
+        for c in [room, itemReady, resultReady] { pthread_cond_init(c, nil) }
     }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        for c in [room, itemReady, resultReady] { pthread_cond_destroy(c); c.deallocate() }
+        mutex.deallocate()
+    }
+
+    private func lock() { pthread_mutex_lock(mutex) }
+    private func unlock() { pthread_mutex_unlock(mutex) }
 
     /// `inputEnded` is called once on the calling thread, between two `emit`s, soon after the
     /// last input item has been read.
@@ -161,20 +203,22 @@ public final class OrderedRunner<Item, Output> {
         let reader = Thread { [self] in
             var it = input.makeIterator()
             while true {
-                cond.lock()
-                while inFlight >= window { cond.wait() }
-                cond.unlock()
+                lock()
+                while inFlight >= window { pthread_cond_wait(room, mutex) }
+                unlock()
                 let next = it.next()
-                cond.lock()
+                lock()
                 if let item = next {
                     queue.append((readCount, item))
                     readCount += 1
                     inFlight += 1
+                    pthread_cond_signal(itemReady)
                 } else {
                     inputDone = true
+                    pthread_cond_broadcast(itemReady)
+                    pthread_cond_signal(resultReady)
                 }
-                cond.broadcast()
-                cond.unlock()
+                unlock()
                 if next == nil { return }
             }
         }
@@ -183,43 +227,51 @@ public final class OrderedRunner<Item, Output> {
         for _ in 0..<jobs {
             let t = Thread { [self] in
                 while true {
-                    cond.lock()
-                    while queueHead >= queue.count && !inputDone { cond.wait() }
-                    if queueHead >= queue.count { cond.unlock(); return }
+                    lock()
+                    while queueHead >= queue.count && !inputDone { pthread_cond_wait(itemReady, mutex) }
+                    if queueHead >= queue.count { unlock(); return }
                     let (seq, item) = queue[queueHead]
                     queueHead += 1
                     if queueHead > 64, queueHead * 2 > queue.count {
                         queue.removeFirst(queueHead); queueHead = 0
                     }
-                    cond.unlock()
+                    unlock()
                     let out = work(item)
-                    cond.lock()
+                    lock()
                     results[seq] = out
-                    cond.broadcast()
-                    cond.unlock()
+                    if seq == nextToEmit { pthread_cond_signal(resultReady) }
+                    unlock()
                 }
             }
             t.stackSize = 1 << 23
             t.start()
         }
-        var next = 0
+        var ready: [Output] = []
         var endReported = false
         while true {
-            cond.lock()
-            while results[next] == nil && !(inputDone && next == readCount) && !(inputDone && !endReported) { cond.wait() }
+            lock()
+            while results[nextToEmit] == nil && !(inputDone && nextToEmit == readCount) && !(inputDone && !endReported) {
+                pthread_cond_wait(resultReady, mutex)
+            }
             if inputDone && !endReported {
                 endReported = true
-                cond.unlock()
+                unlock()
                 inputEnded()
                 continue
             }
-            if results[next] == nil { cond.unlock(); break }
-            let out = results.removeValue(forKey: next)!
-            inFlight -= 1
-            cond.broadcast()
-            cond.unlock()
-            emit(out)
-            next += 1
+            while let out = results.removeValue(forKey: nextToEmit) {
+                ready.append(out)
+                nextToEmit += 1
+            }
+            unlock()
+            if ready.isEmpty { break }
+            for out in ready { emit(out) }
+            // Room is made only once they are written: the window bounds what is read but not yet emitted.
+            lock()
+            inFlight -= ready.count
+            pthread_cond_signal(room)
+            unlock()
+            ready.removeAll(keepingCapacity: true)
         }
     }
 }

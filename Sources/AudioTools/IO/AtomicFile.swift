@@ -1,20 +1,212 @@
 import Foundation
+import Glibc
 
-/// Writes a small text file completely or not at all: to a temporary file in the same folder,
-/// then renamed over the destination.
-public enum AtomicFile {
-    public static func write(_ text: String, to path: String) throws {
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent().path
-        let tmp = dir + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: tmp))
-            guard rename(tmp, path) == 0 else {
-                throw ToolError(.unreadable, "\(ToolError.quoted(path)) can't be written: \(String(cString: strerror(errno))).",
-                                suggestion: "Check that the folder exists and is writable.")
+// Linux's values, which Glibc's Swift module leaves out (they need _GNU_SOURCE): O_TMPFILE is
+// __O_TMPFILE (octal 20000000 on x86-64 and arm64) with O_DIRECTORY; AT_EMPTY_PATH is 0x1000.
+private let openUnnamed: Int32 = 0o20000000 | O_DIRECTORY
+private let atEmptyPath: Int32 = 0x1000
+
+/// An output file that appears complete or not at all, for every writer (audio sinks, page info,
+/// caches, tag rewrites).
+///
+/// On Linux the file is opened unnamed in its destination folder (`O_TMPFILE`) and linked into
+/// place by `commit`, so a writer killed at any moment, even by SIGKILL, leaves nothing in the
+/// folder. Where the file system can't (no `O_TMPFILE`), it is written under a hidden name,
+/// `.NAME.partial-PID-RANDOM`, removed on failure and on SIGINT/SIGTERM/SIGHUP; one left by a
+/// writer that is gone (killed, crashed) is removed by the next writer into that folder.
+///
+/// Without `overwrite` the final link is exclusive: an existing file, or one that appears while
+/// writing, is refused (`exists`) and left as it is. Failures are `write-failed` with the
+/// system's reason.
+public final class AtomicOutput {
+    /// Where the file will be.
+    public let path: String
+    /// The descriptor to write through (or hand to a library such as libsndfile).
+    public let fd: Int32
+    /// True when the file is unnamed until `commit` (O_TMPFILE); false for the hidden-name fallback.
+    public let isUnnamed: Bool
+    private let overwrite: Bool
+    private let temporary: String?
+    private var done = false
+
+    /// Opens the output for `path`, creating the folders above it when `createFolders`.
+    /// `unnamed: false` takes the hidden-name way even where O_TMPFILE works (for tests).
+    public init(path: String, overwrite: Bool, createFolders: Bool = true, mode: mode_t = 0o666, unnamed: Bool = true) throws {
+        self.path = path
+        self.overwrite = overwrite
+        let dir = PathBytes.directoryName(path)
+        if createFolders {
+            let e = PathBytes.makeDirectories(dir)
+            if e != 0 { throw AtomicOutput.failure(path, e, doing: "its folder can't be created") }
+        }
+        AtomicOutput.removeAbandonedPartials(in: dir)
+        // An unnamed file is only worth opening when it can be linked later: through /proc.
+        let useUnnamed = unnamed && AtomicOutput.procFDLinks
+        var fd = useUnnamed ? PathBytes.open(dir, openUnnamed | O_RDWR | O_CLOEXEC, mode) : -1
+        if fd >= 0 {
+            isUnnamed = true
+            temporary = nil
+        } else {
+            let e = useUnnamed ? errno : EOPNOTSUPP
+            // ENOENT/ENOTDIR/EACCES/EROFS/ENOSPC are real answers; the rest mean "no O_TMPFILE here".
+            if [ENOENT, ENOTDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT].contains(e) {
+                throw AtomicOutput.failure(path, e, doing: nil)
             }
+            let tmp = dir + "/." + PathBytes.baseName(path) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            TemporaryFiles.register(tmp)
+            fd = PathBytes.open(tmp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode)
+            guard fd >= 0 else {
+                let e = errno
+                TemporaryFiles.unregister(tmp)
+                throw AtomicOutput.failure(path, e, doing: nil)
+            }
+            isUnnamed = false
+            temporary = tmp
+        }
+        self.fd = fd
+    }
+
+    deinit { if !done { abandon() } }
+
+    /// Writes all of `bytes` at the current offset.
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { buf in
+            var off = 0
+            while off < buf.count {
+                let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
+                if n < 0 { if errno == EINTR { continue }; throw AtomicOutput.failure(path, errno, doing: nil) }
+                off += n
+            }
+        }
+    }
+
+    /// Puts the complete file in place (closing the descriptor). Throws `exists` when not
+    /// overwriting and the destination exists, `write-failed` otherwise; either way nothing is
+    /// left behind.
+    public func commit() throws {
+        guard !done else { return }
+        done = true
+        defer { close(fd); if let t = temporary { _ = PathBytes.unlink(t); TemporaryFiles.unregister(t) } }
+        if let t = temporary {
+            let r = overwrite ? PathBytes.rename(t, path) : PathBytes.link(t, path)
+            if r != 0 { throw placeFailure(errno) }
+            return
+        }
+        if overwrite {
+            // Link under a hidden name, then rename over the destination (rename replaces atomically).
+            let staged = PathBytes.directoryName(path) + "/." + PathBytes.baseName(path) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            if linkUnnamed(to: staged) != 0 { throw placeFailure(errno) }
+            if PathBytes.rename(staged, path) != 0 {
+                let e = errno
+                _ = PathBytes.unlink(staged)
+                throw placeFailure(e)
+            }
+        } else if linkUnnamed(to: path) != 0 {
+            throw placeFailure(errno)
+        }
+    }
+
+    /// Drops the output: nothing of it stays on disk.
+    public func abandon() {
+        guard !done else { return }
+        done = true
+        close(fd)
+        if let t = temporary { _ = PathBytes.unlink(t); TemporaryFiles.unregister(t) }
+    }
+
+    /// Whether /proc/self/fd is there to link an unnamed file by (not in every container).
+    static let procFDLinks: Bool = access("/proc/self/fd", X_OK) == 0
+
+    /// Gives the unnamed file a name: through /proc (any user), else AT_EMPTY_PATH (privileged).
+    private func linkUnnamed(to name: String) -> Int32 {
+        let r = PathBytes.withCString(name) { dst in linkat(AT_FDCWD, "/proc/self/fd/\(fd)", AT_FDCWD, dst, AT_SYMLINK_FOLLOW) }
+        if r == 0 || errno == EEXIST { return r }
+        return PathBytes.withCString(name) { dst in linkat(fd, "", AT_FDCWD, dst, atEmptyPath) }
+    }
+
+    private func placeFailure(_ e: Int32) -> ToolError {
+        if e == EEXIST {
+            return ToolError(.exists, "\(ToolError.quoted(path)) appeared while it was being written; it was left as it is.",
+                             suggestion: "Pass --overwrite to replace it, or choose another output folder.")
+        }
+        return AtomicOutput.failure(path, e, doing: "it can't be put in place")
+    }
+
+    /// The `write-failed` refusal for `path`, in the system's words for `errno`.
+    public static func failure(_ path: String, _ e: Int32, doing: String?) -> ToolError {
+        let reason = String(cString: strerror(e))
+        let what = doing.map { "\(ToolError.quoted(path)) can't be written: \($0) (\(reason))." }
+            ?? "\(ToolError.quoted(path)) can't be written: \(reason)."
+        return ToolError(.writeFailed, what, suggestion: suggestion(for: e))
+    }
+
+    /// What to do about a write that failed with `e`.
+    public static func suggestion(for e: Int32) -> String {
+        switch e {
+        case ENOSPC, EDQUOT, EFBIG: return "Free some space on that disk, or choose an output folder on another one."
+        case EROFS: return "That disk is mounted read-only; choose an output folder on a writable disk."
+        case EACCES, EPERM: return "Give yourself write permission on the output folder, or choose another one."
+        case ENOTDIR, ENOENT: return "A file sits where a folder of the output path should be, or the folder is missing; choose another output path."
+        default: return "Check that the output folder exists, is writable and has space."
+        }
+    }
+
+    // MARK: leftovers of writers that are gone
+
+    private static let sweptLock = NSLock()
+    nonisolated(unsafe) private static var swept: Set<String> = []
+
+    /// How long a partial file of a writer that isn't running here must have been left unchanged.
+    static let abandonedAfterSeconds = 600
+
+    /// Removes `.NAME.partial-PID-RANDOM` files in `dir` whose writing process no longer runs and
+    /// that nothing has written to for ten minutes (once per folder per process). Files of running
+    /// writers and any other names are kept.
+    public static func removeAbandonedPartials(in dir: String) {
+        sweptLock.lock()
+        let first = swept.insert(dir).inserted
+        sweptLock.unlock()
+        guard first, let d = PathBytes.withCString(dir, { opendir($0) }) else { return }
+        var stale: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                PathBytes.string(raw.bindMemory(to: UInt8.self).prefix(while: { $0 != 0 }))
+            }
+            guard let pid = partialWriter(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            // A writer on another machine sharing the folder has an id unknown here, but it keeps
+            // its file's modification time fresh: only a file left alone for a while is abandoned.
+            var st = stat()
+            if PathBytes.lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+               time(nil) - st.st_mtim.tv_sec >= abandonedAfterSeconds {
+                stale.append(name)
+            }
+        }
+        closedir(d)
+        for name in stale { _ = PathBytes.unlink(dir + "/" + name) }
+    }
+
+    /// The writer's process id in a partial file's name (`.song.wav.partial-1234-99`), else nil.
+    static func partialWriter(_ name: String) -> pid_t? {
+        guard name.hasPrefix("."), let r = name.range(of: ".partial-", options: .backwards) else { return nil }
+        let parts = name[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil else { return nil }
+        return pid
+    }
+}
+
+/// Writes a small file completely or not at all (see AtomicOutput).
+public enum AtomicFile {
+    public static func write(_ text: String, to path: String, overwrite: Bool = true, createFolders: Bool = true) throws {
+        try write(Array(text.utf8), to: path, overwrite: overwrite, createFolders: createFolders)
+    }
+
+    public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool = true, createFolders: Bool = true) throws {
+        let out = try AtomicOutput(path: path, overwrite: overwrite, createFolders: createFolders)
+        do {
+            try out.write(bytes)
+            try out.commit()
         } catch {
-            unlink(tmp)
+            out.abandon()
             throw error
         }
     }

@@ -36,7 +36,7 @@ public final class FileByteSource: ByteSource {
     /// Opens `path` read-only; throws `not-found`, `not-a-file` or `unreadable` ToolErrors.
     public init(path: String) throws {
         self.path = path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
             let err = errno
             throw FileByteSource.openError(path: path, errno: err)
@@ -80,7 +80,7 @@ public final class FileByteSource: ByteSource {
         return out
     }
 
-    private static func openError(path: String, errno err: Int32) -> ToolError {
+    static func openError(path: String, errno err: Int32) -> ToolError {
         let q = ToolError.quoted(path)
         switch err {
         case ENOENT, ENOTDIR:

@@ -60,7 +60,8 @@ public final class ChildProcess {
         posix_spawnattr_setsigmask(&attr, &empty)
         posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
 
-        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        // Each argument's bytes as PathBytes has them, so a file name that isn't UTF-8 reaches the child intact.
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { a in PathBytes.withCString(a) { strdup($0) } } + [nil]
         defer { for p in argv { free(p) } }
         var child: pid_t = 0
         // Pipes are made and the child spawned under one lock, and every descriptor of ours is

@@ -17,7 +17,7 @@ public struct FileIdentity: Equatable, Sendable {
     public static func of(_ path: String) throws -> FileIdentity {
         var st = stat()
         let name = ToolError.quoted(path)
-        guard stat(path, &st) == 0 else {
+        guard PathBytes.stat(path, &st) == 0 else {
             let e = errno
             if e == ENOENT || e == ENOTDIR {
                 throw ToolError(.notFound, "\(name) doesn't exist.",
@@ -33,7 +33,7 @@ public struct FileIdentity: Equatable, Sendable {
                             suggestion: kind == S_IFDIR ? "Pass the folder as an argument to walk it, or name the audio files inside it."
                                                         : "Name a regular audio file.")
         }
-        guard access(path, R_OK) == 0 else {
+        guard PathBytes.access(path, R_OK) == 0 else {
             throw ToolError(.unreadable, "\(name) can't be read: \(String(cString: strerror(errno))).",
                             suggestion: "Give yourself read permission on the file (chmod u+r) or run as its owner.")
         }

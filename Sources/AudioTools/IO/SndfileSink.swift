@@ -25,7 +25,7 @@ public enum TemporaryFiles {
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler {
                 lock.lock()
-                for p in paths { unlink(p) }
+                for p in paths { _ = PathBytes.unlink(p) }
                 lock.unlock()
                 signal(sig, SIG_DFL)
                 kill(getpid(), sig)
@@ -43,15 +43,14 @@ public struct AudioTags: Equatable, Sendable {
     public var isEmpty: Bool { [title, artist, album, genre, date, comment, trackNumber, copyright].allSatisfy { $0 == nil } }
 }
 
-/// Writes audio through libsndfile atomically: into a temporary file next to the destination,
-/// renamed into place by `commit` only when complete. Without `overwrite`, an existing
-/// destination is refused (`exists`) and the final link is exclusive, so a file that appears
-/// meanwhile is not replaced either.
+/// Writes audio through libsndfile atomically (see AtomicOutput): into a file that has no name
+/// until `commit` links it into place complete, so an interrupted or killed run leaves nothing in
+/// the output folder. Without `overwrite`, an existing destination is refused (`exists`) and the
+/// final link is exclusive, so a file that appears meanwhile is not replaced either.
 public final class SndfileSink: AudioSink {
     public let path: String
     public let channelCount: Int
-    private let temporary: String
-    private let overwrite: Bool
+    private let output: AtomicOutput
     private var handle: OpaquePointer?
     private var interleaved: [Float] = []
     public private(set) var framesWritten = 0
@@ -61,22 +60,11 @@ public final class SndfileSink: AudioSink {
                 overwrite: Bool, tags: AudioTags = AudioTags()) throws {
         self.path = path
         self.channelCount = channelCount
-        self.overwrite = overwrite
         let name = ToolError.quoted(path)
-        if !overwrite, FileManager.default.fileExists(atPath: path) {
+        if !overwrite, PathBytes.exists(path) {
             throw ToolError(.exists, "\(name) already exists; it was left as it is.",
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent().path
-        var isDir: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: dir, isDirectory: &isDir) {
-            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw ToolError(.unreadable, "The folder for \(name) can't be created: \(error.localizedDescription)",
-                                suggestion: "Check that the output folder is on a writable disk.")
-            }
-        }
-        temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
@@ -85,14 +73,14 @@ public final class SndfileSink: AudioSink {
             throw ToolError(.unsupportedCodec, "\(name) can't be written in the requested format (\(channelCount) channels at \(sampleRate) Hz).",
                             suggestion: "Choose another --format or --sample-rate (WAV and FLAC take most combinations).")
         }
-        TemporaryFiles.register(temporary)
+        output = try AtomicOutput(path: path, overwrite: overwrite)
         SndfileSource.openLock.lock()
-        let h = sf_open(temporary, Int32(SFM_WRITE), &info)
+        let h = sf_open_fd(output.fd, Int32(SFM_WRITE), &info, 0)
         let err = h == nil ? String(cString: sf_strerror(nil)) : ""
         SndfileSource.openLock.unlock()
         guard let h else {
-            unlink(temporary); TemporaryFiles.unregister(temporary)
-            throw ToolError(.unreadable, "\(name) can't be written: \(err)",
+            output.abandon()
+            throw ToolError(.writeFailed, "\(name) can't be written: \(err)",
                             suggestion: "Check that the output folder is writable and the disk has space.")
         }
         handle = h
@@ -120,12 +108,14 @@ public final class SndfileSink: AudioSink {
                 }
             }
         }
+        errno = 0
         let w = interleaved.withUnsafeBufferPointer { sf_writef_float(h, $0.baseAddress, sf_count_t(n)) }
         if w != n {
-            let why = String(cString: sf_strerror(h))
+            let e = errno
+            let why = e != 0 ? String(cString: strerror(e)) : String(cString: sf_strerror(h))
             abandon()
-            throw ToolError(.unreadable, "\(ToolError.quoted(path)) could not be written completely (\(why)); nothing was left behind.",
-                            suggestion: "Free disk space or choose another output folder.")
+            throw ToolError(.writeFailed, "\(ToolError.quoted(path)) could not be written completely (\(why)); nothing was left behind.",
+                            suggestion: e != 0 ? AtomicOutput.suggestion(for: e) : "Free disk space or choose another output folder.")
         }
         framesWritten += n
     }
@@ -133,39 +123,21 @@ public final class SndfileSink: AudioSink {
     public func commit() throws {
         guard let h = handle else { return }
         sf_write_sync(h)
+        errno = 0
         let closeStatus = sf_close(h)
         handle = nil
-        defer { TemporaryFiles.unregister(temporary) }
-        let name = ToolError.quoted(path)
         guard closeStatus == 0 else {
-            unlink(temporary)
-            throw ToolError(.unreadable, "\(name) could not be finished (the disk may be full); nothing was left behind.",
-                            suggestion: "Free disk space or choose another output folder.")
+            let e = errno
+            output.abandon()
+            throw ToolError(.writeFailed, "\(ToolError.quoted(path)) could not be finished (\(e != 0 ? String(cString: strerror(e)) : "the disk may be full")); nothing was left behind.",
+                            suggestion: e != 0 ? AtomicOutput.suggestion(for: e) : "Free disk space or choose another output folder.")
         }
-        if overwrite {
-            guard rename(temporary, path) == 0 else {
-                let e = String(cString: strerror(errno)); unlink(temporary)
-                throw ToolError(.unreadable, "\(name) can't be put in place: \(e).", suggestion: "Check that the output folder is writable.")
-            }
-        } else {
-            // link() fails if the destination exists: an exclusive, atomic "create".
-            if link(temporary, path) != 0 {
-                let e = errno; unlink(temporary)
-                if e == EEXIST {
-                    throw ToolError(.exists, "\(name) appeared while it was being written; it was left as it is.",
-                                    suggestion: "Pass --overwrite to replace it, or choose another output folder.")
-                }
-                throw ToolError(.unreadable, "\(name) can't be put in place: \(String(cString: strerror(e))).",
-                                suggestion: "Check that the output folder is writable.")
-            }
-            unlink(temporary)
-        }
+        try output.commit()
     }
 
     public func abandon() {
         if let h = handle { sf_close(h); handle = nil }
-        unlink(temporary)
-        TemporaryFiles.unregister(temporary)
+        output.abandon()
     }
 }
 

@@ -39,7 +39,7 @@ public final class SndfileSource: AudioSource {
         let name = ToolError.quoted(path)
         var info = SF_INFO()
         SndfileSource.openLock.lock()
-        let h = sf_open(path, Int32(SFM_READ), &info)
+        let h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
         let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
         SndfileSource.openLock.unlock()
         guard let h else { throw SndfileSource.openFailure(name: name, libsndfile: openError) }

@@ -1,4 +1,7 @@
-/// ASF (WMA/WMV) header objects: which streams exist, whether Windows Media DRM is present,
+import Foundation
+
+/// ASF (WMA/WMV) header objects: which streams exist, whether Windows Media DRM is present, the
+/// audio's rate, channels and bit rate (Stream Properties), the play duration (File Properties),
 /// and the title/author of the Content Description object.
 enum ProbeASFReader {
     /// GUID text ("F8699E40-5B4D-...") to its on-disk byte order (first three fields little-endian).
@@ -18,6 +21,8 @@ enum ProbeASFReader {
     static let streamProperties = guid("B7DC0791-A9B7-11CF-8EE6-00C00C205365")
     static let audioMedia = guid("F8699E40-5B4D-11CF-A8FD-00805F5C442B")
     static let videoMedia = guid("BC19EFC0-5B4D-11CF-A8FD-00805F5C442B")
+    static let fileProperties = guid("8CABDCA1-A947-11CF-8EE4-00C00C205365")
+    static let extendedContentDescription = guid("D2D0A440-E307-11D2-97F0-00A0C95EA850")
     static let contentDescription = guid("75B22633-668E-11CF-A6D9-00AA0062CE6C")
     static let drmObjects = [
         guid("2211B3FB-BD23-11D2-B4B7-00A0C955FC6E"),  // Content Encryption (WMDRM v1)
@@ -25,6 +30,40 @@ enum ProbeASFReader {
         guid("43058533-6981-49E6-9B74-AD12CB86D58C"),  // Advanced Content Encryption (PlayReady)
     ]
     static let headerCap = 256 * 1024
+
+    /// The Extended Content Description's name/value pairs that carry tags (WM/AlbumTitle,
+    /// WM/Genre, WM/Year, WM/TrackNumber...): count, then (name length, UTF-16LE name, value type,
+    /// value length, value). Text fills only what the Content Description left empty.
+    static func readExtendedContent(_ p: [UInt8], into tags: inout ProbeTags) {
+        guard let count = ProbeBytes.le16(p, 0) else { return }
+        var i = 2
+        for _ in 0..<min(Int(count), 512) {
+            guard let nl = ProbeBytes.le16(p, i), i + 2 + Int(nl) + 4 <= p.count else { return }
+            let name = ProbeID3Reader.utf16(p[(i + 2)..<(i + 2 + Int(nl))], defaultBigEndian: false)
+                .trimmingCharacters(in: CharacterSet(charactersIn: "\u{0}"))
+            let at = i + 2 + Int(nl)
+            guard let type = ProbeBytes.le16(p, at), let vl = ProbeBytes.le16(p, at + 2), at + 4 + Int(vl) <= p.count else { return }
+            let v = p[(at + 4)..<(at + 4 + Int(vl))]
+            let text: String?
+            switch type {
+            case 0: text = ProbeBytes.cleaned(ProbeID3Reader.utf16(v, defaultBigEndian: false))
+            case 3: text = ProbeBytes.le32(Array(v), 0).map { String($0) }
+            case 5: text = ProbeBytes.le16(Array(v), 0).map { String($0) }
+            default: text = nil
+            }
+            i = at + 4 + Int(vl)
+            guard let t = text else { continue }
+            switch name.lowercased() {
+            case "wm/albumtitle": tags.album = tags.album ?? t
+            case "wm/genre": tags.genre = tags.genre ?? t
+            case "wm/year", "date": tags.year = tags.year ?? t
+            case "wm/tracknumber": tags.track = t
+            case "wm/track": if tags.track == nil, let n = Int(t) { tags.track = String(n + 1) }  // 0-based
+            case "wm/albumartist", "author": tags.artist = tags.artist ?? t
+            default: break
+            }
+        }
+    }
 
     static func read(_ r: ProbeReader, into f: inout ContainerFacts) throws {
         let h = try r.read(at: 0, count: 30)
@@ -38,6 +77,7 @@ enum ProbeASFReader {
         var off: UInt64 = 30
         var objects = 0
         var sawStream = false
+        var playSeconds: Double?
         while off + 24 <= end && objects < 10_000 {
             objects += 1
             let oh = try r.read(at: off, count: 24)
@@ -59,12 +99,25 @@ enum ProbeASFReader {
                                                            sampleRate: ProbeBytes.le32(wf, 4).map(Double.init),
                                                            channels: ProbeBytes.le16(wf, 2).map(Int.init),
                                                            bitsPerSample: ProbeBytes.le16(wf, 14).map(Int.init))
+                            // nAvgBytesPerSec: what the encoder states for the stream.
+                            f.audio?.bitRate = ProbeBytes.le32(wf, 8).flatMap { $0 > 0 ? Int($0) * 8 : nil }
                         }
                     }
                     f.hasAudio = true
                 } else if type == videoMedia {
                     f.hasVideo = true
                 }
+            } else if id == fileProperties {
+                // File ID 16, File Size 8, Creation Date 8, Data Packets 8, Play Duration 8 (100 ns),
+                // Send Duration 8, Preroll 8 (ms), Flags 4 (bit 0: broadcast, durations unknown).
+                let p = try r.read(at: off + 24, count: 80)
+                if let play = ProbeBytes.le64(p, 40), let preroll = ProbeBytes.le64(p, 56), let flags = ProbeBytes.le32(p, 64),
+                   flags & 1 == 0, play > 0 {
+                    let s = Double(play) / 10_000_000 - Double(preroll) / 1000
+                    if s > 0 && s.isFinite { playSeconds = s }
+                }
+            } else if id == extendedContentDescription {
+                readExtendedContent(try r.read(at: off + 24, count: Int(min(size - 24, 64 * 1024))), into: &f.tags)
             } else if drmObjects.contains(id) {
                 f.protection = Protection(scheme: "wmdrm")
             } else if id == contentDescription {
@@ -77,6 +130,7 @@ enum ProbeASFReader {
             }
             off = next
         }
+        if let s = playSeconds, f.audio != nil, f.audio?.duration == nil { f.audio?.duration = s }
         if sawStream {
             f.hasAudio = f.hasAudio ?? false
             f.hasVideo = f.hasVideo ?? false

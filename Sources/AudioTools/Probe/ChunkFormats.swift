@@ -317,18 +317,38 @@ enum ProbeEBMLReader {
                 let segEnd = seg.size.flatMap { ProbeBytes.add(body, $0) }.map { min($0, r.size) } ?? r.size
                 var c = body
                 var tracksSeen = false
+                var tagsSeen = false
+                var tagsAt: UInt64?
+                var info = SegmentInfo()
                 while c < segEnd && visited < 10_000 {
                     visited += 1
                     guard let el = try element(c) else { break }
                     let cb = c + UInt64(el.header)
                     if el.id == 0x1F43B675 { break }  // Cluster: media data starts
                     guard let size = el.size, let ce = ProbeBytes.add(cb, size) else { break }
-                    if el.id == 0x1654AE6B {
+                    switch el.id {
+                    case 0x1654AE6B:
                         tracksSeen = true
                         try readTracks(r, from: cb, to: min(ce, r.size), element: element, into: &f)
+                    case 0x1549A966:
+                        info = readInfo(try r.read(at: cb, count: Int(min(size, 64 * 1024))))
+                    case 0x1254C367:
+                        tagsSeen = true
+                        readTags(try r.read(at: cb, count: Int(min(size, UInt64(tagsCap)))), into: &f.tags)
+                    case 0x114D9B74:
+                        // SeekHead: where the Tags are when they follow the media (mkvmerge, ffmpeg).
+                        if let pos = seekPosition(of: 0x1254C367, in: try r.read(at: cb, count: Int(min(size, 64 * 1024)))) {
+                            tagsAt = ProbeBytes.add(body, pos)
+                        }
+                    default: break
                     }
                     c = ce
                 }
+                if !tagsSeen, let at = tagsAt, at < r.size, let el = try element(at), el.id == 0x1254C367, let size = el.size {
+                    readTags(try r.read(at: at + UInt64(el.header), count: Int(min(size, UInt64(tagsCap)))), into: &f.tags)
+                }
+                if let title = info.title, f.tags.title == nil { f.tags.title = title }
+                if let d = info.seconds, f.audio != nil, f.audio?.duration == nil { f.audio?.duration = d }
                 if tracksSeen {
                     f.hasAudio = f.hasAudio ?? false
                     f.hasVideo = f.hasVideo ?? false
@@ -337,6 +357,101 @@ enum ProbeEBMLReader {
             }
             guard let size = seg.size, let next = ProbeBytes.add(body, size) else { return }
             off = next
+        }
+    }
+
+    static let tagsCap = 256 * 1024
+
+    /// What the segment's Info element says: its title and duration.
+    struct SegmentInfo {
+        var title: String?
+        var seconds: Double?
+    }
+
+    static func readInfo(_ p: [UInt8]) -> SegmentInfo {
+        var scale: UInt64 = 1_000_000  // TimestampScale default: 1 ms, in ns
+        var duration: Double?
+        var out = SegmentInfo()
+        children(p, 0, p.count) { id, s, e in
+            switch id {
+            case 0x2AD7B1: if let v = uint(p, s, e), v > 0 { scale = v }
+            case 0x4489: duration = float(p, s, e)
+            case 0x7BA9: out.title = ProbeBytes.cleaned(ProbeBytes.utf8(p[s..<e]))
+            default: break
+            }
+        }
+        if let d = duration {
+            let seconds = d * Double(scale) / 1e9
+            if seconds.isFinite && seconds > 0 { out.seconds = seconds }
+        }
+        return out
+    }
+
+    /// The position (from the segment's body) a SeekHead gives for element `target`.
+    static func seekPosition(of target: UInt64, in p: [UInt8]) -> UInt64? {
+        var found: UInt64?
+        children(p, 0, p.count) { id, s, e in
+            guard id == 0x4DBB, found == nil else { return }  // Seek
+            var seekID: UInt64?
+            var pos: UInt64?
+            children(p, s, e) { cid, cs, ce in
+                if cid == 0x53AB { seekID = uint(p, cs, ce) }
+                if cid == 0x53AC { pos = uint(p, cs, ce) }
+            }
+            if seekID == target { found = pos }
+        }
+        return found
+    }
+
+    /// The Tags element's SimpleTags (TITLE, ARTIST, ALBUM, GENRE, DATE_RELEASED, PART_NUMBER...)
+    /// into `tags`. A TITLE for the track (TargetTypeValue 30 or below) names the song; one for
+    /// the album or file level (50, the default) only when nothing else does.
+    static func readTags(_ p: [UInt8], into tags: inout ProbeTags) {
+        children(p, 0, p.count) { id, s, e in
+            guard id == 0x7373 else { return }  // Tag
+            var level: UInt64 = 50
+            var simple: [(String, String)] = []
+            children(p, s, e) { cid, cs, ce in
+                if cid == 0x63C0 {  // Targets
+                    children(p, cs, ce) { tid, ts, te in if tid == 0x68CA, let v = uint(p, ts, te) { level = v } }
+                } else if cid == 0x67C8 {  // SimpleTag
+                    var name: String?
+                    var value: String?
+                    children(p, cs, ce) { sid, ss, se in
+                        if sid == 0x45A3 { name = ProbeBytes.utf8(p[ss..<se]) }
+                        if sid == 0x4487 { value = ProbeBytes.cleaned(ProbeBytes.utf8(p[ss..<se])) }
+                    }
+                    if let n = name, let v = value { simple.append((n.uppercased(), v)) }
+                }
+            }
+            for (name, v) in simple {
+                switch name {
+                case "TITLE": if level <= 30 || tags.title == nil { tags.title = v }
+                case "ARTIST": tags.artist = v
+                case "LEAD_PERFORMER", "PERFORMER", "ALBUM_ARTIST": if tags.artist == nil { tags.artist = v }
+                case "ALBUM": tags.album = v
+                case "GENRE": tags.genre = v
+                case "DATE_RELEASED", "DATE", "YEAR", "DATE_RECORDED": if tags.year == nil || name == "DATE_RELEASED" { tags.year = v }
+                case "PART_NUMBER", "TRACK", "TRACKNUMBER": if level <= 30 || name != "PART_NUMBER" { tags.track = v }
+                default: break
+                }
+            }
+        }
+    }
+
+    /// Visits the child elements in `p[start..<end]` (one level), stopping at damage.
+    static func children(_ p: [UInt8], _ start: Int, _ end: Int, _ visit: (UInt64, Int, Int) -> Void) {
+        var i = start
+        var n = 0
+        while i < end && n < 4096 {
+            n += 1
+            guard let id = vint(p, i, keepMarker: true), let idv = id.value,
+                  let sz = vint(p, i + id.length, keepMarker: false), let len = sz.value else { return }
+            let s = i + id.length + sz.length
+            guard s <= end, len <= UInt64(end - s) else { return }
+            let e = s + Int(len)
+            visit(idv, s, e)
+            i = e
         }
     }
 

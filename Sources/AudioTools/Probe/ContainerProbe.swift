@@ -75,7 +75,10 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
             var a = ProbeAudioParameters(format: h.codecName, sampleRate: Double(h.sampleRate), channels: h.channels)
             if let frames = h.vbrFrameCount(b), frames > 0 {
                 a.duration = Double(frames) * Double(h.samplesPerFrame) / Double(h.sampleRate)
+                // The average over the audio bytes (a VBR header counts its own frame too).
+                if let d = a.duration, d > 0, r.size > at { a.bitRate = Int((Double(r.size - at) * 8 / d).rounded()) }
             } else {
+                a.bitRate = h.bitrateKbps * 1000
                 // Constant bitrate: the audio bytes at the first frame's bitrate (an estimate).
                 let v1: UInt64 = try ProbeBytes.matches(r.read(at: r.size >= 128 ? r.size - 128 : 0, count: 3), 0, "TAG") ? 128 : 0
                 let audioBytes = r.size > at + v1 ? r.size - at - v1 : 0

@@ -316,10 +316,18 @@ final class ProbeMP4Walker {
             || ProbeBytes.matches(peek, 4, "keys") || ProbeBytes.matches(peek, 4, "free")
         if !childType && ProbeBytes.be32(peek, 0) == 0 { start += 4 }
         guard start <= meta.end else { return }
+        // QuickTime metadata (hdlr "mdta"): a `keys` box names the items, and each ilst item's
+        // type is then the 1-based index of its key ("com.apple.quicktime.title", or "title").
+        var keys: [String] = []
+        try forEachChild(from: start, to: meta.end, depth: depth) { box in
+            guard box.typeName == "keys" else { return }
+            keys = Self.quickTimeKeys(try self.payload(box, cap: 64 * 1024))
+        }
         try forEachChild(from: start, to: meta.end, depth: depth) { box in
             guard box.typeName == "ilst" else { return }
             try self.forEachChild(from: box.payload, to: box.end, depth: depth + 1) { item in
-                guard let field = Self.itemField(item.typeName) else { return }
+                let keyed = item.type >= 1 && Int(item.type) <= keys.count ? Self.keyField(keys[Int(item.type) - 1]) : nil
+                guard let field = keyed ?? Self.itemField(item.typeName) else { return }
                 try self.forEachChild(from: item.payload, to: item.end, depth: depth + 2) { d in
                     guard d.typeName == "data" else { return }
                     let p = try self.payload(d, cap: 4096)
@@ -344,6 +352,33 @@ final class ProbeMP4Walker {
     }
 
     enum ItemField { case title, artist, album, genre, year, track }
+
+    /// The key names of a QuickTime `keys` box: version/flags, count, then (size, namespace, name).
+    static func quickTimeKeys(_ p: [UInt8]) -> [String] {
+        guard let count = ProbeBytes.be32(p, 4) else { return [] }
+        var out: [String] = []
+        var i = 8
+        while out.count < min(Int(count), 1024), let size = ProbeBytes.be32(p, i), size >= 8, i + Int(size) <= p.count {
+            out.append(ProbeBytes.utf8(p[(i + 8)..<(i + Int(size))]))
+            i += Int(size)
+        }
+        return out
+    }
+
+    /// The field a QuickTime metadata key names, by its last dotted part
+    /// ("com.apple.quicktime.artist" → artist).
+    static func keyField(_ key: String) -> ItemField? {
+        let last = key.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        switch last {
+        case "title", "displayname": return .title
+        case "artist", "author", "performer": return .artist
+        case "album": return .album
+        case "genre": return .genre
+        case "year", "date", "creationdate": return .year
+        case "track", "tracknumber": return .track
+        default: return nil
+        }
+    }
 
     static func itemField(_ name: String) -> ItemField? {
         switch name {

@@ -112,6 +112,8 @@ public struct ProbeAudioParameters: Equatable, Sendable {
     public var bitsPerSample: Int?
     /// Duration in seconds, when the header states it (mdhd, STREAMINFO, COMM, data size).
     public var duration: Double?
+    /// The stated bit rate in bits per second (ASF's average bytes per second × 8).
+    public var bitRate: Int?
 
     public init(format: String? = nil, sampleRate: Double? = nil, channels: Int? = nil,
                 bitsPerSample: Int? = nil, duration: Double? = nil) {

@@ -3,7 +3,7 @@
 /// | code | message | suggestion |
 /// |---|---|---|
 /// | cloud-only | “song.m4a” is a cloud-only placeholder: the audio isn't on this computer. | Download it first (in Finder, choose Download Now) and pick it again. |
-/// | empty | “take.wav” is empty: it holds no data at all. | Pick the original recording or export it again — this copy has nothing in it. |
+/// | empty | “take.wav” is empty: it holds no data at all. | (audio name) If it sits in a synced folder (iCloud Drive, Dropbox, OneDrive), it may be a placeholder not downloaded yet: download it there; otherwise pick the original recording or export it again. |
 /// | protected (FairPlay) | “song.m4p” is protected by the store it came from and can't be exported. | Pick music you own or imported — tracks downloaded from a streaming subscription won't work. |
 /// | protected (Audible) | “book.aax” is an Audible audiobook protected by Audible and can't be exported. | Pick an audiobook you have as a DRM-free file, such as an MP3 you bought or made. |
 /// | protected (WMA DRM) | “song.wma” is protected with Windows Media DRM and can't be exported. | Pick music you own or imported — tracks bought or rented with DRM won't work. |
@@ -17,7 +17,7 @@
 /// | malformed | “song.m4a” is damaged: a box claims more bytes than the file holds. | Pick an undamaged copy, or export it again from the app that made it. |
 /// | truncated | “song.m4a” is cut off: the file ends partway through its “mdat” box. | Pick a complete copy — the download or copy may not have finished. |
 public enum ProbeVerdicts {
-    /// Extensions that name audio (or audio-bearing) files: a zero-byte one is a cloud placeholder.
+    /// Extensions that name audio (or audio-bearing) files: a zero-byte one may be a cloud placeholder.
     public static let audioExtensions: Set<String> = [
         "wav", "wave", "aif", "aiff", "aifc", "flac", "mp3", "m4a", "m4b", "m4p", "mp4", "aac", "ogg", "oga",
         "opus", "caf", "wma", "alac", "mka", "webm", "aax", "aa", "mov", "m4v", "rf64", "w64", "mp2",
@@ -29,7 +29,8 @@ public enum ProbeVerdicts {
         let q = ToolError.quoted(path)
         if facts.kind == .empty || facts.fileSize == 0 {
             return ToolError(.empty, "\(q) is empty: it holds no data at all.",
-                             suggestion: "Pick the original recording or export it again — this copy has nothing in it.")
+                             suggestion: hasAudioExtension(path) ? emptyAudioSuggestion
+                                 : "Pick the original recording or export it again — this copy has nothing in it.")
         }
         if let p = facts.protection, facts.hasAudio != false { return protected(p, q) }
         if let what = nonAudioDescription(facts.kind) {
@@ -115,6 +116,17 @@ public enum ProbeVerdicts {
         }
     }
 
+    /// Whether the file system marks the file as dataless (its contents evicted to the cloud):
+    /// macOS's SF_DATALESS flag; never on other systems, which have no such flag.
+    static func isDataless(_ path: String) -> Bool {
+        #if canImport(Darwin)
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_flags & 0x4000_0000) != 0
+        #else
+        return false
+        #endif
+    }
+
     /// The real name behind an iCloud placeholder (".song.m4a.icloud" → "song.m4a"), else nil.
     public static func iCloudPlaceholderName(_ path: String) -> String? {
         let name = path.split(separator: "/").last.map(String.init) ?? path
@@ -123,17 +135,24 @@ public enum ProbeVerdicts {
         return real.isEmpty ? nil : String(real)
     }
 
-    /// `cloud-only` for iCloud placeholder names and for zero-byte files with an audio extension;
-    /// `size` nil when unknown (the name alone decides).
+    /// The suggestion for a zero-byte file with an audio name, which may be a placeholder.
+    public static let emptyAudioSuggestion = "If it sits in a synced folder (iCloud Drive, Dropbox, OneDrive), it may be a placeholder not downloaded yet: download it there; otherwise pick the original recording or export it again."
+
+    static func hasAudioExtension(_ path: String) -> Bool {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        return audioExtensions.contains(name[name.index(after: dot)...].lowercased())
+    }
+
+    /// `cloud-only` only on evidence of a placeholder: an iCloud Drive stub name
+    /// (`.Name.icloud`), or on macOS the file system's dataless flag. A zero-byte file is `empty`
+    /// (its suggestion says it may be a placeholder); `size` is not evidence and is unused.
     public static func cloudOnly(path: String, size: UInt64?) -> ToolError? {
         var shown: String?
         if let real = iCloudPlaceholderName(path) {
             shown = real
-        } else if size == 0 {
-            let name = path.split(separator: "/").last.map(String.init) ?? path
-            if let dot = name.lastIndex(of: "."), audioExtensions.contains(name[name.index(after: dot)...].lowercased()) {
-                shown = name
-            }
+        } else if isDataless(path) {
+            shown = path.split(separator: "/").last.map(String.init) ?? path
         }
         guard let name = shown else { return nil }
         return ToolError(.cloudOnly, "\(ToolError.quoted(name)) is a cloud-only placeholder: the audio isn't on this computer.",

@@ -20,8 +20,10 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case lossy
     case exists
     case readOnly = "read-only"
+    case writeFailed = "write-failed"
     case noBleed = "no-bleed"
     case lowConfidence = "low-confidence"
+    case latencyMismatch = "latency-mismatch"
 }
 
 /// A refusal a person can act on: `message` names the file and says why, `suggestion` says what
@@ -42,6 +44,7 @@ public struct ToolError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file's name in curly quotes, as messages show it: `“holiday.mov”`.
     public static func quoted(_ path: String) -> String {
         let name = path.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? path
-        return "\u{201C}\(name)\u{201D}"
+        // A name that isn't UTF-8 shows its undecodable bytes as U+FFFD (see PathBytes).
+        return "\u{201C}\(PathBytes.display(name))\u{201D}"
     }
 }

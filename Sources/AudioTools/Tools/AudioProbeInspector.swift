@@ -38,6 +38,7 @@ public enum AudioProbeInspector {
         var frames: Int?
         var headerSeconds: Double?
         var bitDepth: Int?
+        var bitRate: Int?
         var identity: FileIdentity?
         var hasAudio: Bool?
         var hasVideo: Bool?
@@ -55,7 +56,7 @@ public enum AudioProbeInspector {
             func b(_ v: Bool?) -> JSON { v.map { .bool($0) } ?? .null }
             var o: [String: JSON] = [
                 "container": s(container), "codec": s(codec), "sample_rate": i(sampleRate),
-                "channels": i(channels), "layout": s(layout), "frames": i(frames), "bit_depth": i(bitDepth),
+                "channels": i(channels), "layout": s(layout), "frames": i(frames), "bit_depth": i(bitDepth), "bit_rate_bps": i(bitRate),
                 "size_bytes": identity.map { .int($0.sizeBytes) } ?? .null,
                 "file": identity?.json ?? .null,
                 "has_audio": b(hasAudio), "has_video": b(hasVideo), "decoder": s(decoder),
@@ -102,6 +103,7 @@ public enum AudioProbeInspector {
             f.channels = a.channels.flatMap { $0 > 0 && $0 <= 255 ? $0 : nil }
             f.bitDepth = a.bitsPerSample.flatMap { $0 > 0 && $0 <= 64 ? $0 : nil }
             f.headerSeconds = a.duration.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+            f.bitRate = a.bitRate.flatMap { $0 > 0 && $0 < 100_000_000 ? $0 : nil }
         }
         // MP4 states the audio track's length in its own timescale: exact frames when that is the rate.
         if let t = c.mp4?.tracks.first(where: { $0.handler == "soun" }), let ts = t.timescale, let d = t.duration,

@@ -24,13 +24,14 @@ public final class LibraryFilter: RecordTool {
             .value("channels", "N", help: "Only songs with exactly N channels are usable."),
             .flag("deep", help: "Probe by decoding every frame, not only the first and last second (slower; finds damage in between)."),
             .flag("no-summary", help: "Don't print the summary sentence on stderr."),
-        ],
+        ] + CacheOptions.specs,
         examples: [
             "library-filter ~/Music",
             "audio-probe ~/Music | library-filter --all | jq -c 'select(.library.usable | not) | [.path, .library.reason.code]'",
             "library-filter --query 'artist:miles year:1955..1965 -genre:live' --sort year,album,track ~/Music",
             "library-filter --sort title --offset 50 --limit 50 --page-info page.json ~/Music",
             "library-filter --get 3f2a9c0d1e8b7a6c5d4e3f21 ~/Music ~/Backup/Music",
+            "library-filter --cache ~/.cache/audio-tools.sqlite --sort artist,album,track ~/Music   # probes only what changed",
         ],
         exitStatusText: """
             EXIT STATUS:
@@ -52,6 +53,8 @@ public final class LibraryFilter: RecordTool {
     let constraints: LibraryConstraints
     let deep: Bool
     let printSummary: Bool
+    let options: ParsedOptions
+    let cache: ResultCache?
 
     public init(options o: ParsedOptions) throws {
         includeUnusable = o.flag("all")
@@ -91,6 +94,8 @@ public final class LibraryFilter: RecordTool {
                 throw UsageError("--get finds songs by id and can't be combined with --\(name).")
             }
         }
+        options = o
+        cache = try CacheOptions.open(o)
     }
 
     /// What became of one input item, computed on a worker thread.
@@ -129,6 +134,7 @@ public final class LibraryFilter: RecordTool {
         var record = input
         var refusal: ToolError?
         var probe = input["probe"]
+        var knownID: String?
         if input.hasError {
             let e = input["error"]
             refusal = ToolError(ErrorCode(rawValue: e?["code"]?.stringValue ?? "") ?? .unreadable,
@@ -136,7 +142,8 @@ public final class LibraryFilter: RecordTool {
                                 suggestion: e?["suggestion"]?.stringValue ?? "Pick another file.")
         } else if !Self.isCurrent(probe, path: path) {
             // Not probed yet, or probed before the file last changed: probe it now.
-            let report = AudioProbeInspector.inspect(path: path, deep: deep)
+            let (report, id) = ProbeCache.inspect(path: path, deep: deep, cache: cache)
+            knownID = id
             probe = report.probe
             record["probe"] = report.probe ?? .null
             if let r = report.refusal {
@@ -144,7 +151,7 @@ public final class LibraryFilter: RecordTool {
                 record = record.failing(r, tool: Self.info.name)
             }
         }
-        let id = probe?["content_id"]?.stringValue ?? AudioProbeInspector.byteID(path: path)
+        let id = probe?["content_id"]?.stringValue ?? knownID ?? AudioProbeInspector.byteID(path: path)
         let item = Self.item(path: path, id: id ?? "", probe: probe)
         var reason: JSON = .null
         let outcome: LibrarySummary.Outcome
@@ -190,16 +197,25 @@ public final class LibraryFilter: RecordTool {
 
     /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
     /// and paging here, since output is a selection of the input rather than one record per line.
-    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    public static func main(arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let startup = ToolMain.start(LibraryFilter.self, arguments: arguments)
         let tool = startup.tool
         let runner = OrderedRunner(jobs: startup.jobs, window: max(4, startup.jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }
-        var listing = Listing()
+        var listing = LibraryListing(sortFields: Set(tool.sort.keys.map(\.field)))
+        // `--get` with a cache: the files the index names, when it knows them all, instead of a walk.
+        var input = AnySequence(startup.input)
+        var fromIndex = false
+        if let cache = tool.cache, let paths = LibraryIndex.locate(
+            ids: tool.getIDs, roots: startup.options.paths, cache: cache,
+            settings: ProbeCache.settings(deep: tool.deep), includeHidden: { tool.includeHidden(name: $0) }) {
+            input = AnySequence(paths.map { Record(path: $0) })
+            fromIndex = true
+        }
         var failed = false
         func write(_ line: String) {
             if !ToolMain.writeStdout(line + "\n") { startup.clearProgress(); exit(1) }
         }
-        runner.run(input: startup.input) { entry in
+        runner.run(input: input) { entry in
             startup.step(failed: !entry.usable, path: entry.record.path)
             switch entry.kind {
             case .inputError:
@@ -213,17 +229,18 @@ public final class LibraryFilter: RecordTool {
                 guard let item = entry.item else { return }
                 let wanted = tool.getIDs.isEmpty ? tool.query.matches(item) : tool.getIDs.contains(item.id)
                 if wanted && (entry.usable || tool.includeUnusable) {
-                    // Per song only the search/sort fields and the finished line are kept.
-                    listing.items.append(item)
-                    listing.lines.append(entry.record.serialized())
+                    // Per song only the sort fields are kept in memory; the finished line goes to disk.
+                    listing.append(item, line: entry.record.serialized())
                 }
             }
         }
         startup.clearProgress()
+        // What the walk skipped by name is counted in the summary sentence, as what came on stdin is.
+        for (kind, n) in startup.walkTally.skippedByKind { listing.summary.skipped[kind, default: 0] += n }
         let order = tool.sort.sortedIndices(listing.items)
         if tool.getIDs.isEmpty {
             let (pageOrder, info) = tool.page.apply(to: order)
-            for i in pageOrder { write(listing.lines[i]) }
+            for i in pageOrder { write(listing.lines.line(i)) }
             if let p = tool.pageInfoPath {
                 do { try AtomicFile.write(info.json.serialized() + "\n", to: p) } catch {
                     Diagnostics.warn("can't write the page info to \(ToolError.quoted(p)): \(error)")
@@ -233,31 +250,29 @@ public final class LibraryFilter: RecordTool {
         } else {
             for id in tool.getIDs {
                 let found = order.filter { listing.items[$0].id == id }
-                for i in found { write(listing.lines[i]) }
+                for i in found { write(listing.lines.line(i)) }
                 if found.isEmpty {
                     failed = true
                     write(goneRecord(id: id, folders: startup.options.paths).serialized())
                 }
             }
         }
-        if tool.printSummary {
+        CacheOptions.finish(tool.cache, options: tool.options)
+        if tool.printSummary, fromIndex {
+            let n = listing.items.count
+            Diagnostics.warn("\(LibraryText.count(n)) \(n == 1 ? "song" : "songs") found by id in the cache's index, without walking the folders")
+        } else if tool.printSummary {
             var sentence = listing.summary.sentence
             if !tool.query.isEmpty {
                 sentence += "; \(LibraryText.count(listing.items.count)) \(listing.items.count == 1 ? "matches" : "match") the query"
             }
             Diagnostics.warn(sentence)
+            startup.reportWalk(byName: false)
         }
         exit(failed ? 1 : 0)
     }
 
     /// The common help, with the exit statuses this tool really has (dropping a song isn't a failure).
-
-    /// Everything kept for the listing: small per song, never decoded audio.
-    struct Listing {
-        var summary = LibrarySummary()
-        var items: [LibraryItem] = []
-        var lines: [String] = []
-    }
 
     /// The error record for an id no file in the input has any more.
     static func goneRecord(id: String, folders: [String]) -> Record {

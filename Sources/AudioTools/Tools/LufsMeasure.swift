@@ -21,7 +21,7 @@ public final class LufsMeasure: RecordTool {
             .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured."),
             .value("album-by", "tag|folder", help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only)."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
-        ],
+        ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
@@ -30,6 +30,7 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure --layout 7.1.4 bed.wav | jq -c '.loudness.channels[] | [.name, .weight]'",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
             "lufs-measure --album music/ | jq -c '{path, album: .loudness.album.integrated_lufs}'",
+            "lufs-measure --cache ~/.cache/audio-tools.sqlite --preset podcast media/   # measures only what changed since the last run",
         ],
         exitNotes: "the gate")
 
@@ -44,6 +45,9 @@ public final class LufsMeasure: RecordTool {
     let albums: AlbumStage?
     public var stage: RecordStage? { albums }
     let cores: CoreBudget
+    let options: ParsedOptions
+    let cache: ResultCache?
+    let loudnessCache: LoudnessCache?
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?, isError: Bool)] = []
     private var anyGateFailed = false
 
@@ -94,6 +98,11 @@ public final class LufsMeasure: RecordTool {
             albums = nil
         }
         cores = CoreBudget(jobs: try o.jobs())
+        options = o
+        let opened = try CacheOptions.open(o)
+        cache = opened
+        let layout = layoutOverride, dual = dualMono
+        loudnessCache = opened.map { LoudnessCache(cache: $0, layout: layout, dualMono: dual) }
     }
 
     public func process(_ record: Record) throws -> Record {
@@ -102,6 +111,15 @@ public final class LufsMeasure: RecordTool {
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
+        // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || albums != nil ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
+        if let hit = cached.entry {
+            var l = hit.loudness
+            if let g = gate { l["gate"] = LufsMeasure.gateJSON(g, label: gateLabel, hit.measurement) }
+            var out = record
+            out["loudness"] = .object(l)
+            return out
+        }
         let opened = try Decoder.open(path)
         let source = opened.source
         let fmt = source.format
@@ -144,6 +162,7 @@ public final class LufsMeasure: RecordTool {
                                          gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
         out["loudness"] = loudness
+        loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
         return out
     }
 
@@ -176,14 +195,17 @@ public final class LufsMeasure: RecordTool {
                 "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
             ])
         })
-        if let (g, label) = gate {
-            let v = g.evaluate(m)
-            var gj = label.objectValue ?? [:]
-            gj["pass"] = .bool(v.pass)
-            gj["reasons"] = .array(v.reasons.map { .string($0) })
-            o["gate"] = .object(gj)
-        }
+        if let (g, label) = gate { o["gate"] = gateJSON(g, label: label, m) }
         return .object(o)
+    }
+
+    /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
+    static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
+        let v = g.evaluate(m)
+        var gj = label.objectValue ?? [:]
+        gj["pass"] = .bool(v.pass)
+        gj["reasons"] = .array(v.reasons.map { .string($0) })
+        return .object(gj)
     }
 
     static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
@@ -219,6 +241,7 @@ public final class LufsMeasure: RecordTool {
     }
 
     public func finish(stderrIsTerminal: Bool) -> Bool {
+        CacheOptions.finish(cache, options: options)
         if let j = junitPath {
             let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: reportRows.map {
                 JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons, isError: $0.isError)

@@ -7,7 +7,7 @@ public final class LufsNormalize: RecordTool {
     public static let info = ToolInfo(
         name: "lufs-normalize", key: "normalized",
         abstract: "Normalise loudness to a target (LUFS) under a true-peak ceiling (dBTP), from the measurement lufs-measure already took.",
-        discussion: "A record that carries `loudness` (lufs-measure's output) is normalised from that measurement, after checking that the file has not changed since; a bare path is measured here first (one extra pass, said in normalized.notes). The gain is linear; when it would push the true peak over the ceiling, --peak limit (the default) runs a look-ahead true-peak limiter that touches only the peaks and adds gain back so the loudness still lands on target. The output keeps the input's format, sample rate, channels, bit depth and tags unless asked otherwise; anything that would be lost is refused (lossy) unless --allow-loss, which lists it in normalized.losses. Outputs are written to a temporary file and renamed into place when complete; an existing file is never replaced without --overwrite, and the input never without --in-place. normalized.integrated_lufs and true_peak_dbtp are measured on the samples actually written.",
+        discussion: "A record that carries `loudness` (lufs-measure's output) is normalised from that measurement, after checking that the file has not changed since; a bare path is measured here first (one extra pass, said in normalized.notes). The gain is linear; when it would push the true peak over the ceiling, --peak limit (the default) runs a look-ahead true-peak limiter that touches only the peaks and adds gain back so the loudness still lands on target. The output keeps the input's format, sample rate, channels, bit depth and tags unless asked otherwise; anything that would be lost is refused (lossy) unless --allow-loss, which lists it in normalized.losses. Outputs are written unnamed (O_TMPFILE) and linked into place when complete, so even kill -9 leaves nothing behind; a failed write is write-failed with the system's reason; an existing file is never replaced without --overwrite, and the input never without --in-place. normalized.integrated_lufs and true_peak_dbtp are measured on the samples actually written.",
         options: [
             .value("preset", "NAME", help: "Target and ceiling from a documented preset: \(LoudnessPreset.names) (the same table as lufs-measure's gate)."),
             .value("target", "LUFS", help: "Integrated loudness to reach (overrides the preset's)."),
@@ -154,7 +154,7 @@ public final class LufsNormalize: RecordTool {
         }
         for a in o.paths where a != "-" && !writeTags {
             var st = stat()
-            if stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
+            if PathBytes.stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 for p in DirectoryWalker(root: a) { add(p, base: a) }
             } else {
                 add(a, base: nil)
@@ -179,7 +179,7 @@ public final class LufsNormalize: RecordTool {
         let name = ToolError.quoted(path)
         let outPath = try outputPath(for: path)
         let outName = ToolError.quoted(outPath)
-        if !naming.inPlace, !overwrite, FileManager.default.fileExists(atPath: outPath) {
+        if !naming.inPlace, !overwrite, PathBytes.exists(outPath) {
             throw ToolError(.exists, "\(outName) already exists, so \(name) was not normalised into it; nothing was written.",
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }

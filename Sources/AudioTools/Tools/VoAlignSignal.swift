@@ -170,3 +170,89 @@ final class VoAlignPlacedTake {
         pendingStart = 0
     }
 }
+
+/// A take or reference as vo-align reads it: at random (windows, segments), so through
+/// libsndfile. What only ffmpeg decodes (a camera's MP4 or MOV, AAC, audio in Matroska) is
+/// decoded once, its first audio stream, into a temporary 32-bit float WAV that is removed when
+/// this goes away (or the run is interrupted): the aligned output of such a take is audio (WAV).
+final class VoAlignAudioFile {
+    /// What the user named.
+    let original: String
+    /// What libsndfile opens: `original`, or the temporary decoded copy.
+    let path: String
+    let rate: Int
+    let channels: Int
+    let frames: Int
+    /// The libsndfile format to write an aligned copy in: the file's own, or 24-bit WAV for
+    /// what ffmpeg decoded.
+    let formatCode: Int32
+    /// Whether the audio came through ffmpeg (a video, AAC, ...).
+    let decodedByFFmpeg: Bool
+    private let temporary: String?
+
+    init(_ original: String) throws {
+        self.original = original
+        let opened = try Decoder.open(original)
+        if opened.decoder != "ffmpeg" {
+            path = original
+            temporary = nil
+            decodedByFFmpeg = false
+            formatCode = opened.sndfile?.formatCode ?? SndfileSink.formatCode(container: "wav", codec: "pcm_s24")!
+        } else {
+            let tmp = FileManager.default.temporaryDirectory
+                .appendingPathComponent("vo-align-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).wav").path
+            TemporaryFiles.register(tmp)
+            do {
+                let f = opened.source.format
+                let sink = try SndfileSink(path: tmp, formatCode: SndfileSink.formatCode(container: "wav", codec: "pcm_f32")!,
+                                           sampleRate: f.sampleRate, channelCount: f.channelCount, overwrite: true)
+                do {
+                    try Decoder.forEachBlock(opened.source) { try sink.write($0) }
+                    try sink.commit()
+                } catch { sink.abandon(); throw error }
+            } catch {
+                unlink(tmp); TemporaryFiles.unregister(tmp)
+                throw error
+            }
+            path = tmp
+            temporary = tmp
+            decodedByFFmpeg = true
+            formatCode = SndfileSink.formatCode(container: "wav", codec: "pcm_s24")!
+        }
+        let s = try SndfileSource(path: path)
+        rate = s.format.sampleRate
+        channels = s.format.channelCount
+        frames = s.format.frameCount ?? 0
+    }
+
+    deinit {
+        if let t = temporary { unlink(t); TemporaryFiles.unregister(t) }
+    }
+
+    /// The whole file as mono at `rate` (libsamplerate's fastest sinc), handed over in blocks:
+    /// the coarse stage of `--start-at auto` streams a long backing through this.
+    func forEachCoarseBlock(rate target: Int, _ body: ([Float]) throws -> Void) throws {
+        let source = try SndfileSource(path: path)
+        // Halve the rate cheaply while it stays at least 1.35 × the target (the converter's
+        // work is per input sample), then convert.
+        var halvings: [HalfbandDecimator] = []
+        var from = Double(rate)
+        while from / 2 >= 1.35 * Double(target) { halvings.append(HalfbandDecimator()); from /= 2 }
+        let resampler = from == Double(target) ? nil : try Resampler(ratio: Double(target) / from, channels: 1, quality: .fastest)
+        var block = AudioBlock(channelCount: channels, capacity: 0)
+        let scale = 1 / Float(channels)
+        while true {
+            let n = try source.read(into: &block, maxFrames: Decoder.blockFrames * 8)
+            var mono = [Float](repeating: 0, count: n)
+            for c in 0..<channels { block.channels[c].withUnsafeBufferPointer { s in for i in 0..<n { mono[i] += s[i] * scale } } }
+            for h in halvings.indices { mono = halvings[h].process(mono) }
+            if let r = resampler {
+                let out = try r.process(AudioBlock(channels: [mono], frames: mono.count), endOfInput: n == 0)
+                if out.frames > 0 { try body(Array(out.channels[0][0..<out.frames])) }
+            } else if !mono.isEmpty {
+                try body(mono)
+            }
+            if n == 0 { break }
+        }
+    }
+}

@@ -213,4 +213,52 @@ struct ProbeTagTests {
         #expect(g.hasAudio == false && g.hasVideo == true)
         #expect(ProbeVerdicts.refusal(for: g, path: "clip.webm")?.code == .noAudio)
     }
+
+    @Test func matroskaTagsAfterTheClustersAreFoundThroughTheSeekHead() throws {
+        // EBML header, a Segment of unknown size: SeekHead (Tags at body offset 0x57), Info
+        // (TimestampScale 1 ms, Duration 3000, Title), Tracks (one Opus track), a Cluster, then
+        // Tags at level 50 with ARTIST and ALBUM (Tests/Fuzz/seeds/tags.mka).
+        let b: [UInt8] = [
+            0x1a, 0x45, 0xdf, 0xa3, 0x8b, 0x42, 0x82, 0x88, 0x6d, 0x61, 0x74, 0x72, 0x6f, 0x73, 0x6b, 0x61,
+            0x18, 0x53, 0x80, 0x67, 0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x11, 0x4d, 0x9b, 0x74,
+            0x8f, 0x4d, 0xbb, 0x8c, 0x53, 0xab, 0x84, 0x12, 0x54, 0xc3, 0x67, 0x53, 0xac, 0x82, 0x00, 0x57,
+            0x15, 0x49, 0xa9, 0x66, 0x9f, 0x2a, 0xd7, 0xb1, 0x83, 0x0f, 0x42, 0x40, 0x44, 0x89, 0x88, 0x40,
+            0xa7, 0x70, 0x00, 0x00, 0x00, 0x00, 0x00, 0x7b, 0xa9, 0x8a, 0x49, 0x6e, 0x66, 0x6f, 0x20, 0x54,
+            0x69, 0x74, 0x6c, 0x65, 0x16, 0x54, 0xae, 0x6b, 0x92, 0xae, 0x90, 0x83, 0x81, 0x02, 0x86, 0x86,
+            0x41, 0x5f, 0x4f, 0x50, 0x55, 0x53, 0xe1, 0x83, 0x9f, 0x81, 0x02, 0x1f, 0x43, 0xb6, 0x75, 0x83,
+            0xe7, 0x81, 0x00, 0x12, 0x54, 0xc3, 0x67, 0xb4, 0x73, 0x73, 0xb1, 0x63, 0xc0, 0x84, 0x68, 0xca,
+            0x81, 0x32, 0x67, 0xc8, 0x93, 0x45, 0xa3, 0x86, 0x41, 0x52, 0x54, 0x49, 0x53, 0x54, 0x44, 0x87,
+            0x87, 0x53, 0x6f, 0x6d, 0x65, 0x6f, 0x6e, 0x65, 0x67, 0xc8, 0x91, 0x45, 0xa3, 0x85, 0x41, 0x4c,
+            0x42, 0x55, 0x4d, 0x44, 0x87, 0x86, 0x52, 0x65, 0x63, 0x6f, 0x72, 0x64,
+        ]
+        let f = try probeContainer(MemoryByteSource(b))
+        #expect(f.hasAudio == true)
+        #expect(f.tags.title == "Info Title")
+        #expect(f.tags.artist == "Someone")
+        #expect(f.tags.album == "Record")
+        #expect(f.audio?.duration == 3)
+        // Cut off before the Tags: the facts before them stand, the tags are simply unknown.
+        let cut = try probeContainer(MemoryByteSource(Array(b.prefix(120))))
+        #expect(cut.tags.artist == nil && cut.tags.title == "Info Title")
+    }
+
+    @Test func quickTimeMdtaItemsAreNamedByTheirKeys() throws {
+        let keys = ["com.apple.quicktime.title", "com.apple.quicktime.artist", "com.example.unknown"]
+        var keysBox = F.be32(UInt32(keys.count))
+        for k in keys { keysBox += F.be32(UInt32(8 + k.utf8.count)) + F.ascii("mdta") + F.ascii(k) }
+        func item(_ index: UInt32, _ text: String) -> [UInt8] {
+            let data = F.box("data", F.be32(1) + F.be32(0) + F.ascii(text))
+            return F.be32(UInt32(8 + data.count)) + F.be32(index) + data
+        }
+        let meta = F.box("meta", F.fullBox("hdlr", F.be32(0) + F.ascii("mdta") + [UInt8](repeating: 0, count: 13))
+                         + F.fullBox("keys", keysBox)
+                         + F.box("ilst", item(1, "Key Title") + item(2, "Key Artist") + item(3, "ignored") + item(9, "no such key")))
+        let b = F.mp4(brand: "qt  ", moov: F.aacTrack + meta)
+        let f = try probeContainer(MemoryByteSource(b))
+        #expect(f.tags.title == "Key Title")
+        #expect(f.tags.artist == "Key Artist")
+        #expect(f.tags.album == nil)
+        #expect(ProbeMP4Walker.keyField("com.apple.quicktime.album") == .album)
+        #expect(ProbeMP4Walker.keyField("com.apple.quicktime.comment") == nil)
+    }
 }

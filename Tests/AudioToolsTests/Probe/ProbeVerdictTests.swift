@@ -37,10 +37,12 @@ struct ProbeVerdictTests {
     }
 
     @Test func emptyAndCloudPlaceholders() throws {
-        // Zero bytes with an audio extension: a cloud placeholder, not an empty file.
+        // Zero bytes is empty, whatever the name: cloud-only needs evidence. With an audio name the
+        // suggestion says it may be a placeholder a sync client hasn't filled in.
         #expect(try verdict([], "/Music/song.m4a")
-                == ToolError(.cloudOnly, "“song.m4a” is a cloud-only placeholder: the audio isn't on this computer.",
-                             suggestion: "Download it first (in Finder, choose Download Now) and pick it again."))
+                == ToolError(.empty, "“song.m4a” is empty: it holds no data at all.",
+                             suggestion: ProbeVerdicts.emptyAudioSuggestion))
+        #expect(try verdict([], "notes")?.suggestion == "Pick the original recording or export it again — this copy has nothing in it.")
         #expect(try verdict([], "notes")?.code == .empty)
         #expect(try verdict([], "notes")?.message == "“notes” is empty: it holds no data at all.")
         // iCloud's hidden stub names the real file.
@@ -51,7 +53,7 @@ struct ProbeVerdictTests {
         #expect(stub?.code == .cloudOnly)
         #expect(stub?.message == "“Take 1.wav” is a cloud-only placeholder: the audio isn't on this computer.")
         #expect(ProbeVerdicts.cloudOnly(path: "a.wav", size: 12) == nil)
-        #expect(ProbeVerdicts.cloudOnly(path: "a.WAV", size: 0)?.code == .cloudOnly)
+        #expect(ProbeVerdicts.cloudOnly(path: "a.WAV", size: 0) == nil)
     }
 
     @Test func malformedNamesTheFault() throws {

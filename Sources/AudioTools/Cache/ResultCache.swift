@@ -1,0 +1,392 @@
+import Foundation
+
+/// Results kept between runs in one SQLite file, keyed by file identity and settings.
+///
+/// An entry is reused only when the file is provably the one it was computed from — same path,
+/// device, inode, size and modification time (ns) — and it was written by this audio-tools version
+/// under the same settings (`kind` plus the options that change the result). Anything else is a
+/// miss, and the fresh result replaces the entry. The cache is an accelerator, never a source of
+/// truth: whatever goes wrong with it (damaged, foreign, read-only, locked for too long) is said
+/// once on stderr and the run goes on without it, with the same output.
+///
+/// Several processes may share one file: it is in WAL mode, writers take the lock up front and
+/// wait on a busy timeout. Within a process each worker thread borrows a connection of its own from
+/// a small pool, so lookups on several threads don't wait for each other.
+public final class ResultCache {
+    /// The file, as the user named it.
+    public let path: String
+    /// Written into the database header (`PRAGMA application_id`): "ATC1".
+    static let applicationID: Int64 = 0x4154_4331
+    /// The layout of the tables; a file with another one is moved aside, never read.
+    static let formatVersion: Int64 = 1
+    /// A file modified this recently may still be being written (and a second write within the
+    /// file system's timestamp granularity would keep its mtime): it is not stored.
+    static let settleNanoseconds: Int64 = 2_000_000_000
+
+    /// Guards the pool and the flags below (never held during an SQLite call).
+    private let lock = NSLock()
+    private var idle: [Session] = []
+    private var stopped = false
+    /// The version string entries are keyed on.
+    let version: String
+
+    /// One connection with its prepared statements, used by one thread at a time.
+    final class Session {
+        let db: SQLiteConnection
+        let select: SQLiteStatement
+        let store: SQLiteStatement
+        let byID: SQLiteStatement
+
+        init(_ db: SQLiteConnection) throws {
+            self.db = db
+            select = try db.prepare("""
+            SELECT device, inode, size, mtime_ns, version, value, library_id FROM entries
+            WHERE path = ?1 AND kind = ?2 AND settings = ?3
+            """)
+            store = try db.prepare("""
+            INSERT OR REPLACE INTO entries (path, kind, settings, device, inode, size, mtime_ns, version, library_id, value, written)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            """)
+            byID = try db.prepare("""
+            SELECT path, device, inode, size, mtime_ns FROM entries
+            WHERE library_id = ?1 AND kind = ?2 AND settings = ?3 AND version = ?4 ORDER BY path
+            """)
+        }
+    }
+
+    private init(path: String, db: SQLiteConnection, version: String) throws {
+        self.path = path
+        self.version = version
+        idle = [try Session(db)]
+    }
+
+    /// Runs `body` with a connection of this thread's own (one from the pool, or a new one);
+    /// nil once the cache has stopped working. SQLite errors end up in `failed`.
+    private func withSession<R>(_ body: (Session) throws -> R) -> R? {
+        lock.lock()
+        if stopped { lock.unlock(); return nil }
+        var session = idle.popLast()
+        lock.unlock()
+        do {
+            if session == nil {
+                let db = try SQLiteConnection(path: path, create: false)
+                try db.execute("PRAGMA synchronous = NORMAL")
+                session = try Session(db)
+            }
+            let r = try body(session!)
+            lock.lock()
+            if stopped { session!.db.close() } else { idle.append(session!) }
+            lock.unlock()
+            return r
+        } catch let e as SQLiteError {
+            lock.lock()
+            session?.db.close()
+            failed(e)
+            lock.unlock()
+            return nil
+        } catch {
+            lock.lock()
+            if let session { idle.append(session) }
+            lock.unlock()
+            return nil
+        }
+    }
+
+    // MARK: - Opening
+
+    /// Opens (or creates) the cache at `path`. Returns nil, having said why on stderr, when it
+    /// can't be used; a damaged, foreign or newer-format file is moved aside and a new one started.
+    public static func open(path: String, version: String = HelpText.version) -> ResultCache? {
+        open(path: path, version: version, mayMoveAside: true)
+    }
+
+    /// How long opening keeps retrying while other processes hold the file (setting it up,
+    /// switching it to WAL, recovering it): the same as the busy timeout of every later statement.
+    static let openDeadlineNanoseconds: Int64 = 15_000_000_000
+
+    private static func open(path: String, version: String, mayMoveAside: Bool) -> ResultCache? {
+        let deadline = nowNanoseconds() + openDeadlineNanoseconds
+        var attempt = 0
+        while true {
+            switch attemptOpen(path: path, version: version, mayMoveAside: mayMoveAside, lastTry: nowNanoseconds() >= deadline) {
+            case .opened(let c): return c
+            case .unusable: return nil
+            case .busy:
+                attempt += 1
+                usleep(UInt32(min(100_000, 5_000 * attempt)) + UInt32.random(in: 0..<5_000))
+            }
+        }
+    }
+
+    private enum Attempt { case opened(ResultCache), unusable, busy }
+
+    private static func attemptOpen(path: String, version: String, mayMoveAside: Bool, lastTry: Bool) -> Attempt {
+        func done(_ c: ResultCache?) -> Attempt { c.map { .opened($0) } ?? .unusable }
+        let name = ToolError.quoted(path)
+        let before = FileStamp.of(path)
+        var st = stat()
+        if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
+            Diagnostics.warn("can't use the cache \(name): it is not a regular file; running without it.")
+            return .unusable
+        }
+        let db: SQLiteConnection
+        do {
+            db = try SQLiteConnection(path: path)
+        } catch let e as SQLiteError {
+            if e.kind == .busy, !lastTry { return .busy }
+            Diagnostics.warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
+            return .unusable
+        } catch { return .unusable }
+        if db.isReadOnly {
+            db.close()
+            Diagnostics.warn("can't use the cache \(name): the file is write-protected; running without it.")
+            return .unusable
+        }
+        do {
+            switch try inspect(db) {
+            case .usable, .fresh:
+                break
+            case .foreign:
+                db.close()
+                return done(mayMoveAside ? moveAside(path, before: before, version: version,
+                                                     why: "is an SQLite database of another program") : nil)
+            case .otherFormat(let v):
+                db.close()
+                let why = v > formatVersion ? "was written by a newer audio-tools (cache format \(v); this one writes \(formatVersion))"
+                                            : "has an old cache format (\(v); this one writes \(formatVersion))"
+                return done(mayMoveAside ? moveAside(path, before: before, version: version, why: why) : nil)
+            }
+            // WAL lets readers and one writer work at once; NORMAL syncs only at checkpoints (a
+            // crash may lose the newest entries, never corrupt the file: it is only a cache).
+            // Another process holding the file keeps the switch from happening: wait for it.
+            let mode: String? = try {
+                let m = try db.prepare("PRAGMA journal_mode = WAL")
+                defer { m.reset() }
+                return try m.step() ? m.text(0)?.lowercased() : nil
+            }()
+            guard mode == "wal" else {
+                db.close()
+                if !lastTry { return .busy }
+                Diagnostics.warn("can't use the cache \(name): it can't be switched to WAL mode, which sharing it between processes needs (is it on a network file system?); running without it.")
+                return .unusable
+            }
+            try db.execute("PRAGMA synchronous = NORMAL")
+            try db.immediateTransaction {
+                // Checked again under the write lock: another process may have set it up meanwhile.
+                switch try inspect(db) {
+                case .fresh:
+                    try db.execute("""
+                        PRAGMA application_id = \(applicationID);
+                        PRAGMA user_version = \(formatVersion);
+                        CREATE TABLE IF NOT EXISTS entries (
+                            path TEXT NOT NULL, kind TEXT NOT NULL, settings TEXT NOT NULL,
+                            device INTEGER NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
+                            mtime_ns INTEGER NOT NULL, version TEXT NOT NULL, library_id TEXT,
+                            value TEXT NOT NULL, written INTEGER NOT NULL,
+                            UNIQUE (path, kind, settings));
+                        CREATE INDEX IF NOT EXISTS entries_by_library_id ON entries (library_id) WHERE library_id IS NOT NULL;
+                        """)
+                case .usable: break
+                case .foreign, .otherFormat: throw SQLiteError(code: 5, message: "the file changed while it was opened")  // busy: look again
+                }
+            }
+            return .opened(try ResultCache(path: path, db: db, version: version))
+        } catch let e as SQLiteError {
+            db.close()
+            switch e.kind {
+            case .damaged:
+                return done(mayMoveAside ? moveAside(path, before: before, version: version,
+                                                     why: "is damaged or not an SQLite database (\(e.message))") : nil)
+            case .busy where !lastTry:
+                return .busy
+            default:
+                Diagnostics.warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
+                return .unusable
+            }
+        } catch {
+            db.close()
+            return .unusable
+        }
+    }
+
+    private enum Inspection { case fresh, usable, foreign, otherFormat(Int64) }
+
+    /// What the file is, read without changing it.
+    private static func inspect(_ db: SQLiteConnection) throws -> Inspection {
+        let app = try db.integer("PRAGMA application_id") ?? 0
+        let format = try db.integer("PRAGMA user_version") ?? 0
+        let objects = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0
+        if app == 0 && format == 0 && objects == 0 { return .fresh }
+        guard app == applicationID else { return .foreign }
+        guard format == formatVersion else { return .otherFormat(format) }
+        return .usable
+    }
+
+    private static func describeOpenFailure(_ e: SQLiteError, path: String) -> String {
+        let folder = (path as NSString).deletingLastPathComponent
+        let dir = folder.isEmpty ? "." : folder
+        var st = stat()
+        if stat(dir, &st) != 0 { return "its folder \(ToolError.quoted(dir)) doesn't exist" }
+        if access(dir, W_OK) != 0 { return "its folder \(ToolError.quoted(dir)) is read-only (SQLite needs to write beside the file)" }
+        switch e.kind {
+        case .busy: return "another process has held it locked for too long (\(e.message))"
+        case .readOnly: return "it can't be written (\(e.message))"
+        case .full: return "the disk is full"
+        default: return e.message
+        }
+    }
+
+    /// Renames an unusable cache file (and its WAL and shared-memory files) out of the way, so
+    /// nothing in it is lost, and starts a new one in its place.
+    private static func moveAside(_ path: String, before: FileStamp?, version: String, why: String) -> ResultCache? {
+        let name = ToolError.quoted(path)
+        // Another process may already have replaced it: only the file that was judged moves.
+        let now = FileStamp.of(path)
+        if now == nil || now?.inode != before?.inode || now?.device != before?.device {
+            return open(path: path, version: version, mayMoveAside: false)
+        }
+        let aside = asideName(path)
+        guard rename(path, aside) == 0 else {
+            Diagnostics.warn("the cache \(name) \(why), and it can't be moved aside (\(String(cString: strerror(errno)))); running without it.")
+            return nil
+        }
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            _ = rename(path + suffix, aside + suffix)
+        }
+        Diagnostics.warn("the cache \(name) \(why): moved it aside to \(ToolError.quoted(aside)) and started a new one.")
+        return open(path: path, version: version, mayMoveAside: false)
+    }
+
+    // MARK: - Entries
+
+    /// A stored result.
+    public struct Hit {
+        public var value: String
+        /// The song's library id, when the entry recorded one.
+        public var libraryID: String?
+    }
+
+    /// The entry for `path` under `kind` and `settings`, when it was computed from the file
+    /// `stamp` describes by this version; nil otherwise.
+    public func lookup(kind: String, settings: String, path: String, stamp: FileStamp) -> Hit? {
+        withSession { session in
+            try session.select.with([.text(path), .text(kind), .text(settings)]) { s -> Hit? in
+                guard try s.step() else { return nil }
+                let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
+                                       sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
+                guard stored == stamp, s.text(4) == version, let value = s.text(5) else { return nil }
+                return Hit(value: value, libraryID: s.isNull(6) ? nil : s.text(6))
+            }
+        } ?? nil
+    }
+
+    /// Stores (or replaces) the entry for `path`, computed from the file `stamp` describes. A file
+    /// modified within the last two seconds is not stored: it may not have settled.
+    public func store(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: String) {
+        let now = Self.nowNanoseconds()
+        guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
+        _ = withSession { session in
+            try session.store.with([.text(path), .text(kind), .text(settings),
+                        .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
+                        .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
+                        .text(version), libraryID.map { .text($0) } ?? .null, .text(value),
+                        .integer(now / 1_000_000_000)]) { try $0.step() }
+        }
+    }
+
+    /// The paths of entries whose library id is `id`, with the stamps they were computed from.
+    public func paths(libraryID id: String, kind: String, settings: String) -> [(path: String, stamp: FileStamp)] {
+        withSession { session in
+            try session.byID.with([.text(id), .text(kind), .text(settings), .text(version)]) { s in
+                var found: [(String, FileStamp)] = []
+                while try s.step() {
+                    guard let p = s.text(0) else { continue }
+                    found.append((p, FileStamp(device: UInt64(bitPattern: s.int64(1)), inode: UInt64(bitPattern: s.int64(2)),
+                                               sizeBytes: UInt64(bitPattern: s.int64(3)), modifiedNanoseconds: s.int64(4))))
+                }
+                return found
+            }
+        } ?? []
+    }
+
+    /// What a prune did.
+    public struct PruneResult: Equatable {
+        public var removed: Int
+        public var kept: Int
+    }
+
+    /// Removes the entries that can never be used again: for files that are gone or have changed
+    /// since, and those written by another version. Relative paths are judged from the current folder.
+    public func prune() -> PruneResult? {
+        withSession { session in
+            let db = session.db
+            var doomed: [Int64] = []
+            var total = 0
+            let s = try db.prepare("SELECT rowid, path, device, inode, size, mtime_ns, version FROM entries")
+            while try s.step() {
+                total += 1
+                let stored = FileStamp(device: UInt64(bitPattern: s.int64(2)), inode: UInt64(bitPattern: s.int64(3)),
+                                       sizeBytes: UInt64(bitPattern: s.int64(4)), modifiedNanoseconds: s.int64(5))
+                if s.text(6) != version || s.text(1).flatMap(FileStamp.of) != stored { doomed.append(s.int64(0)) }
+            }
+            if !doomed.isEmpty {
+                try db.immediateTransaction {
+                    let d = try db.prepare("DELETE FROM entries WHERE rowid = ?1")
+                    for id in doomed { try d.with([.integer(id)]) { try $0.step() } }
+                }
+            }
+            return PruneResult(removed: doomed.count, kept: total - doomed.count)
+        }
+    }
+
+    /// Closes the connection (SQLite folds the WAL back into the file when it is the last one).
+    public func close() {
+        lock.lock(); defer { lock.unlock() }
+        for s in idle { s.db.close() }
+        idle = []
+        stopped = true
+    }
+
+    /// An error during the run ends the cache's use for the rest of it, said once: a lock another
+    /// process held past the busy timeout (waiting again for every file could take hours), or
+    /// anything worse; a damaged file is also moved aside for the next run. Called with the lock held.
+    private func failed(_ e: SQLiteError) {
+        let name = ToolError.quoted(path)
+        if stopped { return }
+        stopped = true
+        for s in idle { s.db.close() }
+        idle = []
+        if e.kind == .damaged {
+            let aside = Self.asideName(path)
+            if rename(path, aside) == 0 {
+                for suffix in ["-wal", "-shm"] { _ = rename(path + suffix, aside + suffix) }
+                Diagnostics.warn("the cache \(name) is damaged (\(e.message)): moved it aside to \(ToolError.quoted(aside)); the rest of this run goes without it.")
+                return
+            }
+        }
+        if e.kind == .busy {
+            Diagnostics.warn("the cache \(name) was locked by another process for more than 15 s (\(e.message)); the rest of this run goes without it.")
+            return
+        }
+        Diagnostics.warn("the cache \(name) stopped working (\(e.message)); the rest of this run goes without it.")
+    }
+
+    /// `FILE.unusable-20260131T120000Z` (with `-2`, `-3`... when taken): where a bad file goes.
+    static func asideName(_ path: String) -> String {
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let base = "\(path).unusable-\(f.string(from: Date()))"
+        var aside = base
+        var n = 1
+        while FileManager.default.fileExists(atPath: aside) { n += 1; aside = "\(base)-\(n)" }
+        return aside
+    }
+
+    static func nowNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Lines kept on disk instead of in memory, read back in any order: the finished output lines of
+/// a listing that must be sorted before the first can be written. The file is an unlinked
+/// temporary (nothing is left behind, whatever happens to the process); when no temporary file
+/// can be made the lines stay in memory.
+public final class LineSpill {
+    private var fd: Int32 = -1
+    private var buffer: [UInt8] = []
+    private var flushed = 0          // bytes already in the file
+    private var offsets: [Int] = []  // start of each line; the next start (or the end) closes it
+    private var memory: [String]?
+
+    public init() {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/audio-tools-listing-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if fd >= 0 {
+            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+            self.fd = fd
+        } else {
+            memory = []
+        }
+        buffer.reserveCapacity(1 << 20)
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    public var count: Int { memory?.count ?? offsets.count }
+
+    public func append(_ line: String) {
+        if memory != nil { memory!.append(line); return }
+        offsets.append(flushed + buffer.count)
+        buffer.append(contentsOf: line.utf8)
+        if buffer.count >= 1 << 20 { flush() }
+    }
+
+    /// The line at `index` (in the order they were appended).
+    public func line(_ index: Int) -> String {
+        if let memory { return memory[index] }
+        flush()
+        let start = offsets[index]
+        let end = index + 1 < offsets.count ? offsets[index + 1] : flushed
+        var bytes = [UInt8](repeating: 0, count: end - start)
+        var got = 0
+        while got < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(start + got)) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        return String(decoding: bytes[0..<got], as: UTF8.self)
+    }
+
+    private func flush() {
+        guard fd >= 0, !buffer.isEmpty else { return }
+        var off = 0
+        while off < buffer.count {
+            let n = buffer.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + off, $0.count - off) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 {
+                // The disk is full: keep what couldn't be written in memory from here on.
+                fallBackToMemory(written: off)
+                return
+            }
+            off += n
+        }
+        flushed += buffer.count
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Reads back what the file holds and keeps every line in memory from now on.
+    private func fallBackToMemory(written off: Int) {
+        var all = [UInt8](repeating: 0, count: flushed + off)
+        var got = 0
+        while got < all.count {
+            let n = all.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(got)) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            got += n
+        }
+        all += buffer[off...]
+        memory = offsets.indices.map { i in
+            let end = i + 1 < offsets.count ? offsets[i + 1] : all.count
+            return String(decoding: all[offsets[i]..<end], as: UTF8.self)
+        }
+        buffer = []
+        offsets = []
+        Glibc.close(fd)
+        fd = -1
+    }
+}
