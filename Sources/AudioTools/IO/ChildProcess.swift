@@ -27,11 +27,17 @@ public final class ChildProcess {
     private var outFD: Int32 = -1
     private var inFD: Int32 = -1
     private var errFD: Int32 = -1
+    /// Write ends of the extra input pipes (the child's fds 3, 4, ...); -1 once closed.
+    private var extraFDs: [Int32] = []
+    private let extraLock = NSLock()
     private var termination: Termination?
 
     /// Starts `path` with `arguments`. The pipes are close-on-exec in this process, so a child
     /// started on another thread never inherits them (which would keep a pipe open forever).
-    public init(_ path: String, _ arguments: [String], stdin: Input = .null, stdout: Output = .pipe) throws {
+    /// `extraInputs` more input pipes reach the child as fds 3, 4, ... (ffmpeg's `pipe:3`), each
+    /// written with `write(_:toExtra:)` and ended with `closeExtra(_:)`.
+    public init(_ path: String, _ arguments: [String], stdin: Input = .null, stdout: Output = .pipe,
+                extraInputs: Int = 0) throws {
         let name = (path as NSString).lastPathComponent
         program = name
         ChildProcess.installHandlers()
@@ -46,8 +52,9 @@ public final class ChildProcess {
             posix_spawnattr_destroy(&attr)
             for fd in toClose { Glibc.close(fd) }
         }
+        var extra: [Int32] = []
         func fail(_ e: Int32) -> ChildProcessError {
-            for fd in [outFD, inFD, errFD] where fd >= 0 { Glibc.close(fd) }
+            for fd in [outFD, inFD, errFD] + extra where fd >= 0 { Glibc.close(fd) }
             return ChildProcessError(program: name, errno: e)
         }
         // The child gets default dispositions for the signals this process ignores or handles.
@@ -91,6 +98,16 @@ public final class ChildProcess {
             outFD = p.read; toClose.append(p.write)
             posix_spawn_file_actions_adddup2(&actions, p.write, 1)
         }
+        // Extra input pipes: the read ends are first moved above the fds they will become, so
+        // one dup2 never overwrites a read end another dup2 still needs.
+        for i in 0..<max(0, extraInputs) {
+            guard let p = makePipe() else { throw fail(errno) }
+            let high = fcntl(p.read, F_DUPFD_CLOEXEC, Int32(3 + extraInputs + 16))
+            Glibc.close(p.read)
+            guard high >= 0 else { Glibc.close(p.write); throw fail(errno) }
+            extra.append(p.write); toClose.append(high)
+            posix_spawn_file_actions_adddup2(&actions, high, Int32(3 + i))
+        }
         // stderr goes to an unlinked temporary file: nothing to drain, nothing left on disk.
         var template = Array((NSTemporaryDirectory() + "/audio-tools-stderr-XXXXXX").utf8CString)
         errFD = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -106,6 +123,7 @@ public final class ChildProcess {
         ChildProcess.register(child)
         pid = child
         self.inFD = inFD; self.outFD = outFD; self.errFD = errFD
+        self.extraFDs = extra
     }
 
     deinit { end() }
@@ -141,6 +159,29 @@ public final class ChildProcess {
         return true
     }
 
+    /// Writes all of `bytes` to extra input pipe `i` (the child's fd 3 + i); false when the child
+    /// stopped reading it or the pipe is closed. Each extra pipe may be written from its own thread.
+    @discardableResult
+    public func write(_ bytes: UnsafeRawBufferPointer, toExtra i: Int) -> Bool {
+        extraLock.lock()
+        let fd = i < extraFDs.count ? extraFDs[i] : -1
+        extraLock.unlock()
+        guard fd >= 0, var p = bytes.baseAddress else { return bytes.isEmpty && fd >= 0 }
+        var left = bytes.count
+        while left > 0 {
+            let n = Glibc.write(fd, p, left)
+            if n < 0 { if errno == EINTR { continue }; return false }
+            p += n; left -= n
+        }
+        return true
+    }
+
+    /// Closes extra input pipe `i`, so the child sees the end of that input.
+    public func closeExtra(_ i: Int) {
+        extraLock.lock(); defer { extraLock.unlock() }
+        if i < extraFDs.count, extraFDs[i] >= 0 { Glibc.close(extraFDs[i]); extraFDs[i] = -1 }
+    }
+
     /// Stops reading the child's stdout: its next write fails (as with `| head -1`).
     public func closeOutput() {
         if outFD >= 0 { Glibc.close(outFD); outFD = -1 }
@@ -149,6 +190,7 @@ public final class ChildProcess {
     /// Closes the child's stdin, so it sees the end of its input.
     public func closeInput() {
         if inFD >= 0 { Glibc.close(inFD); inFD = -1 }
+        for i in extraFDs.indices { closeExtra(i) }
     }
 
     /// Waits for the child to end by itself (after its stdout reached its end, or its input was
@@ -165,10 +207,11 @@ public final class ChildProcess {
     @discardableResult
     public func end() -> Termination {
         if let t = termination { return t }
+        // SIGKILL, not SIGTERM: ffmpeg only notes a SIGTERM and stays blocked in a write. Killed
+        // before the pipes close, so a thread blocked writing to an extra pipe gets EPIPE at once.
+        Glibc.kill(pid, SIGKILL)
         closeInput()
         closeOutput()
-        // SIGKILL, not SIGTERM: ffmpeg only notes a SIGTERM and stays blocked in a write.
-        Glibc.kill(pid, SIGKILL)
         return reap()
     }
 

@@ -11,6 +11,8 @@ public final class FFmpegSource: AudioSource {
     private var child: ChildProcess?
     private var pending = Data()
     private var framesRead = 0
+    /// Which audio stream is decoded, counted from 0 among the file's audio streams (`0:a:N`).
+    public let audioStream: Int
     /// The WAVE_FORMAT_EXTENSIBLE channel mask in the header ffmpeg writes (its channel layout
     /// of the decoded stream), nil when it wrote none.
     public private(set) var channelMask: UInt32?
@@ -31,8 +33,9 @@ public final class FFmpegSource: AudioSource {
     /// Starts decoding the first audio stream of `path`. `expectedFrames`, when the container
     /// states it, lets a decode that stops early be reported as cut off. Throws ToolError when
     /// ffmpeg is missing or finds no decodable audio.
-    public init(path: String, expectedFrames: Int? = nil) throws {
+    public init(path: String, expectedFrames: Int? = nil, audioStream: Int = 0) throws {
         self.path = path
+        self.audioStream = audioStream
         guard FFmpegSource.ffmpegPath != nil else {
             throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) needs ffmpeg to be decoded, and ffmpeg is not installed.",
                             suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC.")
@@ -44,7 +47,7 @@ public final class FFmpegSource: AudioSource {
     deinit { stop() }
 
     private func start() throws {
-        let args = ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:0", "-vn", "-sn", "-dn",
+        let args = ["-nostdin", "-v", "error", "-i", "file:" + path, "-map", "0:a:\(audioStream)", "-vn", "-sn", "-dn",
                     "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
         do {
             child = try ChildProcess(FFmpegSource.ffmpegPath!, args)

@@ -27,6 +27,8 @@ public enum TemporaryFiles {
                 lock.lock()
                 for p in paths { _ = PathBytes.unlink(p) }
                 lock.unlock()
+                // This handler replaces ChildProcess's: end the children here too.
+                ChildProcess.killAll()
                 signal(sig, SIG_DFL)
                 kill(getpid(), sig)
             }

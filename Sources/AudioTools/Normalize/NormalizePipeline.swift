@@ -154,6 +154,29 @@ public enum NormalizePipeline {
                                       toleranceLU: Double = 0.05, maxPasses: Int = 3,
                                       maxCompensationDB: Double = 6, meterWrittenPass: Bool = true,
                                       onOutputBlock: ((AudioBlock) -> Void)? = nil) throws -> NormalizeReport {
+        let settled = try settle(plan, targetLUFS: targetLUFS, source: source, makeMeter: makeMeter,
+                                 toleranceLU: toleranceLU, maxPasses: maxPasses, maxCompensationDB: maxCompensationDB)
+        try source.seek(toFrame: 0)
+        let finalMeter = meterWrittenPass ? makeMeter() : nil
+        let hook: ((AudioBlock) -> Void)?
+        if let finalMeter {
+            hook = { block in finalMeter.add(block); onOutputBlock?(block) }
+        } else {
+            hook = onOutputBlock
+        }
+        var report = try run(settled.plan, source: source, sink: sink, onOutputBlock: hook)
+        report.passes = settled.passes + 1
+        report.compensationDB = settled.plan.gainDB - plan.gainDB
+        report.measuredLUFS = finalMeter?.integrated() ?? settled.measuredLUFS
+        return report
+    }
+
+    /// The measuring passes of `runCompensated` on their own: the plan whose gain makes up for
+    /// what limiting and fades take, the passes it took, and the loudness of the last one. For a
+    /// written pass that runs elsewhere (an encoder fed through a pipe, which must not wait).
+    public static func settle(_ plan: NormalizePlan, targetLUFS: Double, source: AudioSource,
+                              makeMeter: () -> LoudnessProbe, toleranceLU: Double = 0.05, maxPasses: Int = 3,
+                              maxCompensationDB: Double = 6) throws -> (plan: NormalizePlan, passes: Int, measuredLUFS: Double?) {
         var current = plan
         var passes = 0
         var measured: Double? = nil
@@ -182,19 +205,7 @@ public enum NormalizePipeline {
             if next == current.gainDB { break }
             current.gainDB = next
         }
-        try source.seek(toFrame: 0)
-        let finalMeter = meterWrittenPass ? makeMeter() : nil
-        let hook: ((AudioBlock) -> Void)?
-        if let finalMeter {
-            hook = { block in finalMeter.add(block); onOutputBlock?(block) }
-        } else {
-            hook = onOutputBlock
-        }
-        var report = try run(current, source: source, sink: sink, onOutputBlock: hook)
-        report.passes = passes + 1
-        report.compensationDB = current.gainDB - plan.gainDB
-        report.measuredLUFS = finalMeter?.integrated() ?? measured
-        return report
+        return (current, passes, measured)
     }
 
     /// Multiplies every channel by `gain`.

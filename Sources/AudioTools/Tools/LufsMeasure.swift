@@ -16,6 +16,7 @@ public final class LufsMeasure: RecordTool {
             .value("max-momentary", "LUFS", help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted."),
+            .value("stream", "N", help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured."),
@@ -44,6 +45,8 @@ public final class LufsMeasure: RecordTool {
     /// The album stage (with --album).
     let albums: AlbumStage?
     public var stage: RecordStage? { albums }
+    /// `--stream N`: the one audio stream to measure.
+    let stream: Int?
     let cores: CoreBudget
     let options: ParsedOptions
     let cache: ResultCache?
@@ -97,6 +100,7 @@ public final class LufsMeasure: RecordTool {
         } else {
             albums = nil
         }
+        stream = try o.int("stream", in: 0...1023)
         cores = CoreBudget(jobs: try o.jobs())
         options = o
         let opened = try CacheOptions.open(o)
@@ -112,7 +116,8 @@ public final class LufsMeasure: RecordTool {
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
-        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || albums != nil ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil
+            ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
         if let hit = cached.entry {
             var l = hit.loudness
             if let g = gate { l["gate"] = LufsMeasure.gateJSON(g, label: gateLabel, hit.measurement) }
@@ -144,9 +149,32 @@ public final class LufsMeasure: RecordTool {
             if resolved.guessed { layoutNote = layout.guessNote }
             layoutSource = resolved.fromFile ? "file" : "channel-count"
         }
-        let dual = dualMono && fmt.channelCount == 1
+        var out = record
+        var firstMeasurement: LoudnessMeasurement?
+        var firstBlocks: LoudnessBlocks?
+        let loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
+                                          firstNote: layoutNote, firstSource: layoutSource,
+                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
+        out["loudness"] = loudness
+        // --album: the file's one stream goes into its album (a file of several streams is not counted).
+        if let m = firstMeasurement, let b = firstBlocks, loudness["streams"] == nil {
+            albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
+        }
+        // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
+        if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
+            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
+        }
+        return out
+    }
+
+    /// One stream's `loudness` object: `source` measured under `layout` (or dual mono).
+    /// `keep` is handed the measurement itself (the cache keeps it, to evaluate gates on a hit).
+    func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
+                 note layoutNote: String?, layoutSource: String,
+                 keep: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
+        let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: fmt.sampleRate, weights: weighted.weights)
+        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights)
         // A core no other file is using decodes ahead, and splits true peak from K-weighting.
         if cores.hasSpareCore {
             try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
@@ -155,15 +183,11 @@ public final class LufsMeasure: RecordTool {
         }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
-        albums?.deposit(path: path, track: AlbumStage.Track(blocks: meter.blocks, samplePeak: m.samplePeaks.max() ?? 0,
-                                                            truePeak: m.truePeaks.max()))
-        var out = record
-        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: opened.identity,
-                                         gate: gate.map { ($0, gateLabel) })
+        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: identity,
+                                        gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
-        out["loudness"] = loudness
-        loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: loudness, measurement: m)
-        return out
+        keep?(m, meter.blocks)
+        return loudness
     }
 
     /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is

@@ -18,7 +18,7 @@ public final class LufsNormalize: RecordTool {
             .value("relative-to", "DIR", help: "For paths read from standard input: keep their folders below DIR inside --out-dir (default: the file name only)."),
             .flag("in-place", help: "Replace each input with its normalised version (written completely to a temporary file first, then renamed over it)."),
             .flag("overwrite", help: "Replace output files that already exist."),
-            .value("format", "FORMAT", help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3 (default: the input's)."),
+            .value("format", "FORMAT", help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3, m4a (AAC in M4A, lossy), alac (Apple Lossless in M4A) (default: the input's; a video file keeps its container)."),
             .value("bit-depth", "BITS", help: "Output sample format: 8, 16, 24, 32 or float (default: the input's). 16 bits or fewer get TPDF dither."),
             .value("sample-rate", "HZ", help: "Convert to this rate (libsamplerate, best quality) before normalising (default: the input's)."),
             .flag("allow-loss", help: "Go ahead when the output would lose something (lossy codec, fewer bits, channels or tags, a lower rate) and list it in normalized.losses."),
@@ -29,6 +29,7 @@ public final class LufsNormalize: RecordTool {
             .flag("album", help: "One gain for each album, from loudness.album (lufs-measure --album): tracks keep their relative levels; the limiter touches only the peaks of tracks that need it, with no per-track compensation."),
             .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given."),
             .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get."),
+            .value("stream", "N", help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
         examples: [
@@ -59,6 +60,8 @@ public final class LufsNormalize: RecordTool {
     let album: Bool
     /// With --write-tags: the tag writer that handles every record instead.
     let tagger: LufsNormalizeTags?
+    /// `--stream N`: the one audio stream of a media file to normalise.
+    let stream: Int?
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -106,7 +109,7 @@ public final class LufsNormalize: RecordTool {
         if let t = template, !t.contains("{stem}") {
             throw UsageError("--output-template: '\(t)' has no {stem}, so every input would get the same name.")
         }
-        formatName = try o.choice("format", LufsNormalizeFormat.formats.keys.sorted())
+        formatName = try o.choice("format", LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats)
         if inPlace, formatName != nil {
             throw UsageError("--in-place keeps each file's name, so it can't change its --format; use --out-dir or --output-template.")
         }
@@ -137,7 +140,8 @@ public final class LufsNormalize: RecordTool {
         }
         fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
         decodeEncodeOnly = o.flag("decode-encode-only")
-        let ext = formatName.map { LufsNormalizeFormat.formats[$0]!.ext }
+        stream = try o.int("stream", in: 0...1023)
+        let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
         self.naming = naming
@@ -185,15 +189,25 @@ public final class LufsNormalize: RecordTool {
         }
 
         let opened = try Decoder.open(path)
+        if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
+            if depth != nil || sampleRate != nil {
+                throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
+            }
+            return try processMedia(record, path: path, outPath: outPath, opened: opened, m4a: f)!
+        }
         let input = opened.source
         let inFormat = input.format
         let description: SndfileDescription
         var tags = AudioTags()
         if let d = opened.sndfile {
+            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
             description = d
             tags = (input as? SndfileSource)?.tags ?? AudioTags()
         } else {
-            // Decoded by ffmpeg (MP4, Matroska, ...): readable, but libsndfile can't write it back.
+            // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
+            // container, unless an audio-only --format is asked for.
+            if formatName == nil, !decodeEncodeOnly,
+               let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
             let facts = opened.facts
             let container = facts?.container ?? "its container"
             let codec = facts?.codec ?? "other"

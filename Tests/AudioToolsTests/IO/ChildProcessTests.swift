@@ -3,7 +3,7 @@ import Testing
 @testable import AudioTools
 
 /// ChildProcess ends its child on every path, promptly, and reports how it ended.
-@Suite struct ChildProcessTests {
+@Suite(.serialized) struct ChildProcessTests {
     @Test func waitReturnsStatusAndStderr() throws {
         let c = try ChildProcess("/bin/sh", ["-c", "echo out; echo oops >&2; exit 3"])
         let out = c.readData(upTo: 100)
@@ -48,6 +48,38 @@ import Testing
         let out = String(decoding: c.readData(upTo: 100), as: UTF8.self)
         #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "100000")
         #expect(c.wait().status == 0)
+    }
+
+    /// Extra input pipes arrive as fds 3 and 4, each with its own bytes, in order.
+    @Test func extraInputsArriveAsFds3And4() throws {
+        let c = try ChildProcess("/bin/sh", ["-c", "a=$(wc -c <&3); b=$(cat <&4); echo $a $b"], extraInputs: 2)
+        let first = [UInt8](repeating: 65, count: 70_000)   // more than a pipe holds
+        let writer = Thread { _ = first.withUnsafeBytes { c.write($0, toExtra: 0) }; c.closeExtra(0) }
+        writer.start()
+        #expect(Array("four".utf8).withUnsafeBytes { c.write($0, toExtra: 1) })
+        c.closeExtra(1)
+        let out = String(decoding: c.readData(upTo: 100), as: UTF8.self)
+        #expect(out.trimmingCharacters(in: .whitespacesAndNewlines) == "70000 four")
+        #expect(c.wait().status == 0)
+        #expect(!Array("late".utf8).withUnsafeBytes { c.write($0, toExtra: 1) })
+    }
+
+    /// A child killed while a writer is blocked on a full extra pipe: the write returns false.
+    @Test func endUnblocksAnExtraPipeWriter() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let c = try ChildProcess("/bin/sh", ["-c", "exec sleep 30"], extraInputs: 1)
+        final class Box: @unchecked Sendable { var ok = true; var done = false }
+        let box = Box()
+        let bytes = [UInt8](repeating: 1, count: 1 << 20)
+        let writer = Thread { box.ok = bytes.withUnsafeBytes { c.write($0, toExtra: 0) }; box.done = true }
+        writer.start()
+        usleep(100_000)
+        c.end()
+        var waited = 0
+        while !box.done && waited < 5000 { usleep(1000); waited += 1 }
+        #expect(box.done)
+        #expect(!box.ok)
+        #expect(kill(c.pid, 0) != 0)  // reaped
     }
 
     @Test func aMissingProgramIsAnError() {

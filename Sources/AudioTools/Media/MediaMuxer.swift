@@ -1,0 +1,164 @@
+import Foundation
+
+/// ffmpeg as encoder and muxer: the input file's streams copied packet for packet, except the
+/// audio streams given an encoding, which are read as raw float samples from pipes (one per
+/// stream, the child's fds 3, 4, ...) and re-encoded. The output is written under a temporary
+/// name next to the destination and put in place by `commit` only when complete; `abandon`
+/// (and release) kills ffmpeg and removes it.
+public final class MediaMuxer {
+    public let destination: String
+    public let temporary: String
+    private let overwrite: Bool
+    private var child: ChildProcess?
+    /// Guards `child`: the stream threads write while one of them may stop everything.
+    private let lock = NSLock()
+    private func current() -> ChildProcess? { lock.lock(); defer { lock.unlock() }; return child }
+    private func take() -> ChildProcess? { lock.lock(); defer { lock.unlock() }; let c = child; child = nil; return c }
+    /// Encoded audio streams in the order of their pipes: (ordinal among audio streams, encoding).
+    public let encoded: [(ordinal: Int, encoding: MediaAudioEncoding)]
+
+    /// The ffmpeg arguments (exposed for tests).
+    /// `delivered`: the streams the output holds, in order (default: all but a chapter track).
+    public static func arguments(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, encodings: [Int: MediaAudioEncoding],
+                                 muxer: String, output: String) -> [String] {
+        var args = ["-nostdin", "-v", "error", "-y", "-i", "file:" + input]
+        let audio = probe.audioStreams
+        let piped = audio.indices.filter { encodings[$0] != nil }
+        for k in piped {
+            let e = encodings[k]!
+            args += ["-f", "f32le", "-ar", String(e.sampleRate), "-ac", String(e.channels)]
+            if let l = e.channelLayout { args += ["-ch_layout", l] }
+            args += ["-i", "pipe:\(3 + piped.firstIndex(of: k)!)"]
+        }
+        var maps: [String] = [], codecs: [String] = ["-c", "copy"], meta: [String] = []
+        for (out, s) in (delivered ?? probe.deliveredStreams).enumerated() {
+            let ordinal = s.type == "audio" ? audio.firstIndex(where: { $0.index == s.index }) : nil
+            if let k = ordinal, let e = encodings[k] {
+                maps += ["-map", "\(1 + piped.firstIndex(of: k)!):a:0"]
+                codecs += ["-c:\(out)", e.encoder]
+                if let b = e.bitRate { codecs += ["-b:\(out)", String(b)] }
+                if let f = e.sampleFormat { codecs += ["-sample_fmt:\(out)", f] }
+                if e.encoder == "flac" || e.encoder == "alac", let bits = e.bitDepth, bits > 16 {
+                    codecs += ["-bits_per_raw_sample:\(out)", String(bits)]
+                }
+                meta += ["-map_metadata:s:\(out)", "0:s:\(s.index)"]
+                meta += ["-disposition:\(out)", s.disposition.isEmpty ? "0" : s.disposition.joined(separator: "+")]
+            } else {
+                maps += ["-map", "0:\(s.index)"]
+            }
+        }
+        args += maps + codecs + ["-map_metadata", "0", "-map_chapters", "0"] + meta
+        args += ["-max_muxing_queue_size", "65536", "-max_interleave_delta", "0", "-f", muxer, "file:" + output]
+        return args
+    }
+
+    public init(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, encodings: [Int: MediaAudioEncoding], muxer: String,
+                destination: String, overwrite: Bool) throws {
+        self.destination = destination
+        self.overwrite = overwrite
+        let url = URL(fileURLWithPath: destination)
+        let dir = url.deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: dir) {
+            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+                throw ToolError(.unreadable, "The folder for \(ToolError.quoted(destination)) can't be created: \(error.localizedDescription)",
+                                suggestion: "Check that the output folder is on a writable disk.")
+            }
+        }
+        temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        encoded = encodings.keys.sorted().map { ($0, encodings[$0]!) }
+        guard let ffmpeg = FFmpegSource.ffmpegPath else {
+            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) needs ffmpeg to be written back, and ffmpeg is not installed.",
+                            suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg).")
+        }
+        TemporaryFiles.register(temporary)
+        do {
+            child = try ChildProcess(ffmpeg, Self.arguments(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer, output: temporary),
+                                     stdin: .null, stdout: .null, extraInputs: encoded.count)
+        } catch {
+            TemporaryFiles.unregister(temporary)
+            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) can't be written back: \(error).",
+                            suggestion: "Check that ffmpeg is installed and runs (ffmpeg -version).")
+        }
+    }
+
+    deinit { abandon() }
+
+    /// The sink for pipe `i` (the i-th encoded stream), to be written from its own thread.
+    public func sink(_ i: Int) -> AudioSink { PipeSink(muxer: self, pipe: i, channels: encoded[i].encoding.channels) }
+
+    fileprivate func write(_ bytes: UnsafeRawBufferPointer, pipe: Int) -> Bool { current()?.write(bytes, toExtra: pipe) ?? false }
+    fileprivate func close(pipe: Int) { current()?.closeExtra(pipe) }
+
+    /// Waits for ffmpeg to finish (every pipe must be closed), then checks how it ended.
+    /// Returns ffmpeg's messages when it failed (the temporary file is then removed).
+    public func finishEncoding() -> String? {
+        guard let c = take() else { return "ffmpeg was stopped" }
+        let t = c.wait()
+        if t.status != 0 {
+            unlink(temporary); TemporaryFiles.unregister(temporary)
+            return t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)"
+        }
+        return nil
+    }
+
+    /// Puts the finished file in place: renamed over the destination with `overwrite`, else
+    /// linked exclusively (a file that appeared meanwhile is not replaced).
+    public func commit() throws {
+        defer { TemporaryFiles.unregister(temporary) }
+        let name = ToolError.quoted(destination)
+        if overwrite {
+            guard rename(temporary, destination) == 0 else {
+                let e = String(cString: strerror(errno)); unlink(temporary)
+                throw ToolError(.unreadable, "\(name) can't be put in place: \(e).", suggestion: "Check that the output folder is writable.")
+            }
+        } else {
+            if link(temporary, destination) != 0 {
+                let e = errno; unlink(temporary)
+                if e == EEXIST {
+                    throw ToolError(.exists, "\(name) appeared while it was being written; it was left as it is.",
+                                    suggestion: "Pass --overwrite to replace it, or choose another output folder.")
+                }
+                throw ToolError(.unreadable, "\(name) can't be put in place: \(String(cString: strerror(e))).",
+                                suggestion: "Check that the output folder is writable.")
+            }
+            unlink(temporary)
+        }
+    }
+
+    /// Kills ffmpeg (if running) and removes the temporary file.
+    public func abandon() {
+        take()?.end()
+        unlink(temporary)
+        TemporaryFiles.unregister(temporary)
+    }
+
+    /// Interleaves blocks into raw float samples on one of the muxer's pipes.
+    final class PipeSink: AudioSink {
+        let muxer: MediaMuxer
+        let pipe: Int
+        let channels: Int
+        private var buffer: [Float] = []
+        init(muxer: MediaMuxer, pipe: Int, channels: Int) { self.muxer = muxer; self.pipe = pipe; self.channels = channels }
+
+        func write(_ block: AudioBlock) throws {
+            let n = block.frames, ch = channels
+            guard block.channels.count == ch else { throw NormalizePipeline.Failure.channelMismatch }
+            if buffer.count < n * ch { buffer = [Float](repeating: 0, count: n * ch) }
+            buffer.withUnsafeMutableBufferPointer { dst in
+                for c in 0..<ch {
+                    block.channels[c].withUnsafeBufferPointer { src in
+                        var d = c
+                        for i in 0..<n { dst[d] = src[i]; d += ch }
+                    }
+                }
+            }
+            let ok = buffer.withUnsafeBytes { muxer.write(UnsafeRawBufferPointer(rebasing: $0[0 ..< n * ch * 4]), pipe: pipe) }
+            if !ok { throw MediaMuxerStopped() }
+        }
+        func commit() throws { muxer.close(pipe: pipe) }
+        func abandon() { muxer.close(pipe: pipe) }
+    }
+}
+
+/// The encoder stopped reading a pipe (it failed or was stopped).
+public struct MediaMuxerStopped: Error {}
