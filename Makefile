@@ -19,16 +19,19 @@ ZSHCOMPDIR  = $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 
 # pkg-config module => Debian package, for the libraries the package links.
-LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev
+LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
 # SQLite keeps the --cache of audio-probe, library-filter and lufs-measure.
 LIB_DEPS   += sqlite3:libsqlite3-dev
 # command => Debian package, for what the tests use to make and decode material.
-TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db
+TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db cc:gcc
 # GNU parallel: the test that shards audio-probe with --pipe --keep-order.
 TEST_DEPS  += parallel:parallel
 # Chromium: the report tests render the pages in a headless browser.
 TEST_DEPS  += chromium:chromium
-BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv
+BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
+# pkg-config module => Debian package, for the references the tests compile against (libebur128
+# checks album loudness).
+TEST_LIB_DEPS := libebur128:libebur128-dev
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
@@ -74,10 +77,10 @@ deps:
 
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS),cmd)
+	$(call install_missing,$(TEST_LIB_DEPS),lib)
 
 bench-deps: test-deps
 	$(call install_missing,$(BENCH_DEPS),cmd)
-	$(call install_missing,libebur128:libebur128-dev,lib)
 
 build: deps
 	$(SWIFT) build -c $(CONFIG)

@@ -17,9 +17,11 @@ let package = Package(
                        providers: [.apt(["libkissfft-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        // A small C++ target over TagLib (Debian libtag1-dev) with a C interface: tags in, tags out.
+        .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("stdc++")]),
         .target(
             name: "AudioTools",
-            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite"],
+            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite", "CTagLib"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),

@@ -9,7 +9,7 @@ import json, os, resource, shutil, subprocess, sys, time
 
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
-SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "video", "align", "align_auto", "walk", "cache", "report"]
+SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "video", "align", "align_auto", "walk", "cache", "report", "albums"]
 os.makedirs(DIR, exist_ok=True)
 
 
@@ -654,6 +654,92 @@ def report():
     rec = subprocess.run([tool("lufs-measure"), "-j", "1", "--timeline", long], capture_output=True).stdout
     print(f"  2-hour file: picture {svg:6.0f} KiB, record with --timeline {len(rec) / 1024:6.0f} KiB,"
           f" peak memory with --report {rss:6.1f} MiB")
+def albums():
+    section("albums: 12 tracks of 4 minutes (FLAC, MP3, Ogg Vorbis, Opus, M4A), measured and ReplayGain-tagged as one album")
+    import json
+    src = os.path.join(DIR, "album-src")
+    formats = [("flac", ["-c:a", "flac"]), ("mp3", ["-c:a", "libmp3lame", "-b:a", "256k"]),
+               ("ogg", ["-c:a", "libvorbis", "-q:a", "6"]), ("opus", ["-c:a", "libopus", "-b:a", "128k"]),
+               ("m4a", ["-c:a", "aac", "-b:a", "192k"])]
+    if not os.path.exists(os.path.join(src, ".complete")):
+        if not shutil.which("ffmpeg"):
+            print("  ffmpeg is not installed (make test-deps): skipped")
+            return
+        print("  generating the album (12 x 4 min) ...", flush=True)
+        shutil.rmtree(src, ignore_errors=True)
+        os.makedirs(src)
+        for i in range(12):
+            wav = music(os.path.join(DIR, f"album-{i}.wav"), 240 + i, rate=44100, bits=16)
+            ext, codec = formats[i % len(formats)]
+            sh(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", wav, "-af", f"volume={-2 * (i % 5)}dB",
+                "-metadata", "album=Bench Album", "-metadata", "album_artist=Bench Artist",
+                "-metadata", f"title=Track {i + 1}", "-metadata", f"track={i + 1}"] + codec
+               + [os.path.join(src, f"{i + 1:02d}.{ext}")])
+            os.remove(wav)
+        open(os.path.join(src, ".complete"), "w").close()
+    tracks = sorted(f for f in os.listdir(src) if not f.startswith("."))
+    work = os.path.join(DIR, "album-work")
+
+    def fresh():
+        shutil.rmtree(work, ignore_errors=True)
+        shutil.copytree(src, work)
+        return [os.path.join(work, t) for t in tracks]
+
+    cpu = {}
+
+    def timed(cmd):
+        """Wall time of one run; its CPU time (user + system, children included) goes in cpu[]."""
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t = time.perf_counter()
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[" ".join(cmd)] = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
+        return time.perf_counter() - t, r
+
+    pipeline = ["sh", "-c", f"{tool('lufs-measure')} --album -j 2 {work} | {tool('lufs-normalize')} --album --write-tags -j 2"]
+    ours = []
+    for _ in range(2):
+        fresh()
+        t, r = timed(pipeline)
+        ours.append(t)
+    ours_cpu = cpu[" ".join(pipeline)]
+    rewritten = sum(1 for l in r.stdout.splitlines() if json.loads(l).get("normalized", {}).get("rewritten"))
+    album = json.loads(r.stdout.splitlines()[0]).get("loudness", {}).get("album", {})
+    print(f"  lufs-measure --album | lufs-normalize --album --write-tags (-j 2)   {min(ours):7.3f} s"
+          f"   {rewritten} of {len(tracks)} files tagged; album {album.get('integrated_lufs')} LUFS, {album.get('true_peak_dbtp')} dBTP;"
+          f" CPU {ours_cpu:.1f} s")
+    again, r2 = timed(pipeline)
+    untouched = sum(1 for l in r2.stdout.splitlines() if json.loads(l).get("normalized", {}).get("rewritten") is False)
+    print(f"  the same again over the tagged album (re-measures, rewrites nothing) {again:7.3f} s   {untouched} of {len(tracks)} files left as they were")
+    if shutil.which("loudgain"):
+        files = fresh()
+        t_all, r_all = timed(["loudgain", "-a", "-k", "-s", "e"] + files)
+        refused = r_all.returncode != 0
+        if refused:
+            why = [l for l in (r_all.stdout + r_all.stderr).splitlines() if "Opus" in l]
+            print(f"  loudgain -a -k -s e on all 12 tracks: refused ({why[-1].strip() if why else 'exit ' + str(r_all.returncode)})")
+        files = fresh()
+        opus = [f for f in files if f.endswith(".opus")]
+        rest = [f for f in files if not f.endswith(".opus")]
+        t1, _ = timed(["loudgain", "-a", "-k", "-s", "e"] + rest)
+        c1 = cpu[" ".join(["loudgain", "-a", "-k", "-s", "e"] + rest)]
+        t2, _ = timed(["loudgain", "-a", "-k", "-s", "e"] + opus)
+        c2 = cpu[" ".join(["loudgain", "-a", "-k", "-s", "e"] + opus)]
+        lg = t1 + t2
+        print(f"  loudgain -a -k -s e, as two albums (10 non-Opus, 2 Opus)          {lg:7.3f} s"
+              f"   = {lg / min(ours):4.1f}x the time of ours (one thread; its album gain can't span the Opus tracks);"
+              f" CPU {c1 + c2:.1f} s = {(c1 + c2) / ours_cpu:4.1f}x ours")
+        print(f"  (machine load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: wall times are stretched by other work, CPU times much less)")
+    else:
+        print("  loudgain is not installed (make bench-deps installs the Debian package): no comparison")
+    if shutil.which("rsgain"):
+        files = fresh()
+        t, _ = timed(["rsgain", "custom", "-a", "-s", "i"] + files)
+        print(f"  rsgain custom -a                                                   {t:7.3f} s   = {t / min(ours):4.1f}x the time of ours")
+    else:
+        print("  !!! rsgain NOT MEASURED: it is not packaged for this Debian release and could not be built here;")
+        print("  !!! the comparison above is against loudgain only.")
+    shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

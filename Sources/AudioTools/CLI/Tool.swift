@@ -54,6 +54,28 @@ public protocol RecordTool: AnyObject {
     /// A record that came in already carrying an error is passed through untouched unless this
     /// returns true (library-filter reports such records in its summary).
     var processesFailedRecords: Bool { get }
+    /// A stage between `process` and standard output, for a run whose records depend on other
+    /// records (default: none, each record is written as soon as its turn comes).
+    var stage: RecordStage? { get }
+}
+
+/// Holds processed records back until what they depend on is known (lufs-measure --album writes
+/// an album's records when its last track is measured). With a stage, ToolMain reads the whole
+/// input ahead on a thread of its own and shows the stage every record there (`admit`, input
+/// order, failed records included; then `admitEnded`), while decoding stays within the usual
+/// window. Each processed record is handed over again (`accept`: the writing thread, input
+/// order); the stage returns the records now ready, in input order, and ToolMain writes exactly
+/// those. Records it holds do not count against the window, so the work keeps flowing.
+public protocol RecordStage: AnyObject {
+    func admit(_ record: Record)
+    /// Every input record has been admitted (some may still be processing).
+    func admitEnded()
+    func accept(_ record: Record) -> [Record]
+    /// The writing thread asks for what is ready without handing a record over (after the
+    /// runner's input has ended).
+    func ready() -> [Record]
+    /// After the last `accept`: whatever is still held, in input order.
+    func drain() -> [Record]
 }
 
 extension RecordTool {
@@ -65,6 +87,7 @@ extension RecordTool {
     public func finish(stderrIsTerminal: Bool) -> Bool { true }
     public func includeHidden(name: String) -> Bool { false }
     public var processesFailedRecords: Bool { false }
+    public var stage: RecordStage? { nil }
 }
 
 /// Diagnostics on stderr, prefixed with the tool's name (stdout carries records only).

@@ -73,7 +73,14 @@ public enum ToolMain {
         let stderrTTY = startup.stderrIsTerminal
         var failed = false
         // The reader thread runs `prepare` on each record in input order.
-        let input = startup.input.lazy.map { (record: Record) -> Record in
+        // With a stage, the whole input is read ahead on its own thread and admitted to the stage
+        // (records are small; the stage must know every record to know when a group is complete),
+        // while the runner still decodes at most its window ahead.
+        let stage = tool.stage
+        let records: AnySequence<Record> = stage.map { st in
+            AnySequence(InputReadAhead(startup.input, each: { st.admit($0) }, end: { st.admitEnded() }))
+        } ?? AnySequence(startup.input)
+        let input = records.lazy.map { (record: Record) -> Record in
             if record.hasError && !tool.processesFailedRecords { return record }
             do {
                 try tool.prepare(record)
@@ -98,7 +105,7 @@ public enum ToolMain {
                     suggestion: "Check that the file is a complete, readable audio file."), tool: info.name)
             }
         }
-        runner.run(input: input) { out in
+        func write(_ out: Record) {
             if out.hasError { failed = true }
             tool.emitted(out)
             progress.step(failed: out.hasError, path: out.path)
@@ -107,6 +114,12 @@ public enum ToolMain {
                 exit(1)  // stdout closed: end quietly
             }
         }
+        runner.run(input: input, emit: { out in
+            if let stage { stage.accept(out).forEach(write) } else { write(out) }
+        }, inputEnded: {
+            stage?.ready().forEach(write)
+        })
+        stage?.drain().forEach(write)
         progress.clear()
         startup.reportWalk()
         tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
@@ -202,7 +215,9 @@ public final class OrderedRunner<Item, Output> {
     private func lock() { pthread_mutex_lock(mutex) }
     private func unlock() { pthread_mutex_unlock(mutex) }
 
-    public func run<S: Sequence>(input: S, emit: (Output) -> Void) where S.Element == Item {
+    /// `inputEnded` is called once on the calling thread, between two `emit`s, soon after the
+    /// last input item has been read.
+    public func run<S: Sequence>(input: S, emit: (Output) -> Void, inputEnded: () -> Void = {}) where S.Element == Item {
         let reader = Thread { [self] in
             var it = input.makeIterator()
             while true {
@@ -250,10 +265,17 @@ public final class OrderedRunner<Item, Output> {
             t.start()
         }
         var ready: [Output] = []
+        var endReported = false
         while true {
             lock()
-            while results[nextToEmit] == nil && !(inputDone && nextToEmit == readCount) {
+            while results[nextToEmit] == nil && !(inputDone && nextToEmit == readCount) && !(inputDone && !endReported) {
                 pthread_cond_wait(resultReady, mutex)
+            }
+            if inputDone && !endReported {
+                endReported = true
+                unlock()
+                inputEnded()
+                continue
             }
             while let out = results.removeValue(forKey: nextToEmit) {
                 ready.append(out)
@@ -269,6 +291,39 @@ public final class OrderedRunner<Item, Output> {
             unlock()
             ready.removeAll(keepingCapacity: true)
         }
+    }
+}
+
+/// Reads a sequence to its end on its own thread as fast as it yields, calling `each` on every
+/// element there (in order) and `end` after the last; iterating hands the elements over in order,
+/// waiting when the reader is behind. The thread ends when the input does.
+final class InputReadAhead<Base: Sequence>: Sequence, IteratorProtocol {
+    private let cond = NSCondition()
+    private var buffer: [Base.Element] = []
+    private var head = 0
+    private var done = false
+
+    init(_ base: Base, each: @escaping (Base.Element) -> Void, end: @escaping () -> Void) {
+        let t = Thread { [self] in
+            for element in base {
+                each(element)
+                cond.lock(); buffer.append(element); cond.signal(); cond.unlock()
+            }
+            end()
+            cond.lock(); done = true; cond.broadcast(); cond.unlock()
+        }
+        t.stackSize = 1 << 22
+        t.start()
+    }
+
+    func next() -> Base.Element? {
+        cond.lock(); defer { cond.unlock() }
+        while head >= buffer.count && !done { cond.wait() }
+        guard head < buffer.count else { return nil }
+        let e = buffer[head]
+        head += 1
+        if head > 1024, head * 2 > buffer.count { buffer.removeFirst(head); head = 0 }
+        return e
     }
 }
 

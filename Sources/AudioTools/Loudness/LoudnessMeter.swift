@@ -45,6 +45,30 @@ public struct LoudnessMeasurement: Equatable, Sendable {
     static func decibels(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
 }
 
+/// The mean-square energies of a measurement's gating blocks (400 ms and 3 s, on the 100 ms
+/// grid), exactly as the meter gated them. Several programmes gated over the union of their
+/// blocks give their loudness as one programme: BS.1770-4 over an album, which ReplayGain 2.0
+/// calls album gain (libebur128's `ebur128_loudness_global_multiple`), not an average of tracks.
+public struct LoudnessBlocks: Equatable, Sendable {
+    public var momentary: [Double]
+    public var shortTerm: [Double]
+
+    public init(momentary: [Double] = [], shortTerm: [Double] = []) {
+        self.momentary = momentary
+        self.shortTerm = shortTerm
+    }
+
+    /// Gated loudness of all the programmes as one, LUFS; nil when no block passes the gates.
+    public static func integratedLUFS(_ programmes: [LoudnessBlocks]) -> Double? {
+        LoudnessMeter.gatedLoudness(programmes.flatMap(\.momentary), relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
+    }
+
+    /// Loudness range (EBU Tech 3342) of all the programmes as one, LU; nil as above.
+    public static func loudnessRangeLU(_ programmes: [LoudnessBlocks]) -> Double? {
+        LoudnessMeter.loudnessRange(programmes.flatMap(\.shortTerm))
+    }
+}
+
 /// A streaming BS.1770-4 / EBU R 128 meter in the manner of libebur128: create it for a rate and
 /// channel weights, `add` blocks of any size, then `finish`. Memory is constant apart from one
 /// Double per 100 ms for the gating histories (about 1.2 MB for two hours).
@@ -164,6 +188,9 @@ public final class LoudnessMeter {
 
     /// Frames added so far.
     public var frames: Int { framesSeen }
+
+    /// The gating blocks measured so far, for measuring several programmes as one (album loudness).
+    public var blocks: LoudnessBlocks { LoudnessBlocks(momentary: momentaryBlocks, shortTerm: shortTermBlocks) }
 
     /// Feeds the next frames; the block's channel count must match the weights. With
     /// `onTwoCores`, true peak runs on a second thread while this one K-weights: the two touch

@@ -19,6 +19,7 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case staleMeasurement = "stale-measurement"
     case lossy
     case exists
+    case readOnly = "read-only"
     case writeFailed = "write-failed"
     case noBleed = "no-bleed"
     case lowConfidence = "low-confidence"

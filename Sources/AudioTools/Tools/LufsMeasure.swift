@@ -22,6 +22,8 @@ public final class LufsMeasure: RecordTool {
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
             .flag("timeline", help: "Add loudness.timeline to each record: momentary and short-term loudness every 100 ms and true peak per 100 ms (null where undefined), the series behind the report's pictures."),
+            .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured."),
+            .value("album-by", "tag|folder", help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only)."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
         ] + CacheOptions.specs,
         examples: [
@@ -32,6 +34,7 @@ public final class LufsMeasure: RecordTool {
             "lufs-measure --preset ebu-r128-s1 spots/   # adverts: -23 LUFS, short-term at most -18; an empty folder fails",
             "lufs-measure --layout 7.1.4 bed.wav | jq -c '.loudness.channels[] | [.name, .weight]'",
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
+            "lufs-measure --album music/ | jq -c '{path, album: .loudness.album.integrated_lufs}'",
             "lufs-measure --cache ~/.cache/audio-tools.sqlite --preset podcast media/   # measures only what changed since the last run",
         ],
         exitNotes: "the gate")
@@ -45,6 +48,9 @@ public final class LufsMeasure: RecordTool {
     let summary: Bool
     let report: LoudnessReportWriter?
     let timeline: Bool
+    /// The album stage (with --album).
+    let albums: AlbumStage?
+    public var stage: RecordStage? { albums }
     /// `--stream N`: the one audio stream to measure.
     let stream: Int?
     let cores: CoreBudget
@@ -91,6 +97,19 @@ public final class LufsMeasure: RecordTool {
         if decodeOnly, o.has("report") || timeline { throw UsageError("--decode-only measures nothing, so there is no --report or --timeline to give.") }
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
         report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
+        let by = try o.choice("album-by", AlbumKey.Grouping.allCases.map(\.rawValue))
+        if by != nil, !o.flag("album") { throw UsageError("--album-by needs --album.") }
+        if o.flag("album") {
+            if decodeOnly { throw UsageError("--album measures loudness, so it can't be combined with --decode-only.") }
+            let grouping = AlbumKey.Grouping(rawValue: by ?? "tag")!
+            albums = AlbumStage(keyOf: { r in
+                guard let p = r.path else { return nil }
+                let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)
+                return AlbumKey.of(path: p, albumArtist: t.albumArtist, album: t.album, grouping: grouping)
+            })
+        } else {
+            albums = nil
+        }
         stream = try o.int("stream", in: 0...1023)
         cores = CoreBudget(jobs: try o.jobs())
         options = o
@@ -106,7 +125,8 @@ public final class LufsMeasure: RecordTool {
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
-        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil
+        // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil
             ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
@@ -142,9 +162,10 @@ public final class LufsMeasure: RecordTool {
         }
         var out = record
         var firstMeasurement: LoudnessMeasurement?
+        var firstBlocks: LoudnessBlocks?
         var loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
                                           firstNote: layoutNote, firstSource: layoutSource,
-                                          keepFirst: { firstMeasurement = $0 })
+                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
         var plain = loudness
@@ -154,6 +175,10 @@ public final class LufsMeasure: RecordTool {
         }
         if !timeline { loudness = plain }
         out["loudness"] = loudness
+        // --album: the file's one stream goes into its album (a file of several streams is not counted).
+        if let m = firstMeasurement, let b = firstBlocks, loudness["streams"] == nil {
+            albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
+        }
         // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
         if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
             loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
@@ -165,7 +190,7 @@ public final class LufsMeasure: RecordTool {
     /// `keep` is handed the measurement itself (the cache keeps it, to evaluate gates on a hit).
     func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
                  note layoutNote: String?, layoutSource: String,
-                 keep: ((LoudnessMeasurement) -> Void)? = nil) throws -> JSON {
+                 keep: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
@@ -181,7 +206,7 @@ public final class LufsMeasure: RecordTool {
                                         gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
-        keep?(m)
+        keep?(m, meter.blocks)
         return loudness
     }
 

@@ -5,7 +5,7 @@ extension LufsMeasure {
     /// with every audio stream under `streams` when it has more than one.
     func measureStreams(path: String, opened: Decoder.Opened, firstLayout: ChannelLayout,
                         firstNote: String?, firstSource: String,
-                        keepFirst: ((LoudnessMeasurement) -> Void)? = nil) throws -> JSON {
+                        keepFirst: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
         func first(_ source: AudioSource) throws -> JSON {
             try measure(source, layout: firstLayout, identity: opened.identity, note: firstNote, layoutSource: firstSource,
                         keep: keepFirst)

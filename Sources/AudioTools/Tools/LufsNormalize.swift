@@ -27,6 +27,9 @@ public final class LufsNormalize: RecordTool {
             .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out.", values: .choices(["linear", "exponential"])),
             .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): each output's loudness and true peak over time drawn over its source's, before and after, and index.html. Costs one extra pass over a source whose measurement came in the record."),
+            .flag("album", help: "One gain for each album, from loudness.album (lufs-measure --album): tracks keep their relative levels; the limiter touches only the peaks of tracks that need it, with no per-track compensation."),
+            .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given."),
+            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get."),
             .value("stream", "N", help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
         ],
@@ -36,6 +39,8 @@ public final class LufsNormalize: RecordTool {
             "lufs-normalize --preset ebu-r128 --output-template '{dir}/{stem}.r128.{ext}' show.wav",
             "lufs-normalize --preset podcast --format flac --bit-depth 16 --allow-loss --out-dir release/ episode.wav",
             "lufs-normalize --target -14 --fade-out 3 --fade-curve exponential --in-place song.wav",
+            "lufs-measure --album album/ | lufs-normalize --album --target -16 --out-dir out/",
+            "lufs-measure --album music/ | lufs-normalize --album --write-tags   # ReplayGain 2.0 tags, audio untouched",
         ])
 
     public let targetLUFS: Double
@@ -55,6 +60,10 @@ public final class LufsNormalize: RecordTool {
     let reportWriter: LoudnessReportWriter?
     /// The tolerance the report's verdict allows around the target (the preset's, else 1 LU).
     let reportToleranceLU: Double
+    /// One gain per album, from loudness.album.
+    let album: Bool
+    /// With --write-tags: the tag writer that handles every record instead.
+    let tagger: LufsNormalizeTags?
     /// `--stream N`: the one audio stream of a media file to normalise.
     let stream: Int?
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
@@ -79,7 +88,11 @@ public final class LufsNormalize: RecordTool {
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
-        guard let target = try o.double("target", in: -70 ... -1) ?? preset?.targetLUFS else {
+        let writeTags = o.flag("write-tags")
+        album = o.flag("album")
+        if o.flag("dry-run"), !writeTags { throw UsageError("--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).") }
+        guard let target = try o.double("target", in: -70 ... -1) ?? preset?.targetLUFS
+                ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
         }
         targetLUFS = target
@@ -93,7 +106,8 @@ public final class LufsNormalize: RecordTool {
         if inPlace, outDir != nil || template != nil {
             throw UsageError("--in-place replaces the inputs, so it can't be combined with --out-dir or --output-template.")
         }
-        if !inPlace, outDir == nil, template == nil {
+        tagger = writeTags ? try LufsNormalizeTags(options: o, referenceLUFS: target, album: album) : nil
+        if !writeTags, !inPlace, outDir == nil, template == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
         }
         if let t = template, !t.contains("{stem}") {
@@ -150,7 +164,7 @@ public final class LufsNormalize: RecordTool {
             planned[p] = out
             byOutput[LufsNormalizeNaming.absolute(out), default: []].append(p)
         }
-        for a in o.paths where a != "-" {
+        for a in o.paths where a != "-" && !writeTags {
             var st = stat()
             if PathBytes.stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 for p in DirectoryWalker(root: a) { add(p, base: a) }
@@ -172,6 +186,7 @@ public final class LufsNormalize: RecordTool {
     // MARK: processing
 
     public func process(_ record: Record) throws -> Record {
+        if let tagger { return try tagger.process(record) }
         guard let path = record.path else { return record }
         let name = ToolError.quoted(path)
         let outPath = try outputPath(for: path)
@@ -263,6 +278,8 @@ public final class LufsNormalize: RecordTool {
                             suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate.")
         }
 
+        // With --album: the album's measurement, refused before any work when the record has none.
+        let albumValues = album ? try LufsNormalizeTags.albumValues(record, path: path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
         var passes = 0
@@ -315,8 +332,10 @@ public final class LufsNormalize: RecordTool {
             }
             passes += 1
         }
-        let sourceLUFS = measured!.integrated
-        var sourcePeak = measured!.truePeak ?? -200
+        let sourceLUFS = albumValues.map { $0.lufs } ?? measured!.integrated
+        // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
+        // works per track, from the track's own peak.
+        var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured!.truePeak) ?? -200
         if peakMode == .reduce { sourcePeak += Self.roundingAllowanceDB }
 
         let gain: NormalizeGainPlan
@@ -330,7 +349,10 @@ public final class LufsNormalize: RecordTool {
         let hasFades = fadeIn > 0 || fadeOut > 0
         // Compensation passes when limiting or fades take loudness away (not for reduce, whose
         // gain is already as high as the ceiling allows).
-        let compensate = (peakMode == .limit && (gain.limiterNeeded || hasFades)) || (peakMode == .ignore && hasFades)
+        let compensate = !album && ((peakMode == .limit && (gain.limiterNeeded || hasFades)) || (peakMode == .ignore && hasFades))
+        if let a = albumValues {
+            notes.append("Album gain: \(String(format: "%.2f", gain.gainDB)) dB for every track of “\(a.key)” (\(a.tracks) tracks, \(a.lufs.map { String(format: "%.2f", $0) } ?? "no") LUFS as one programme), so the tracks keep their relative levels; no track gets its own compensation gain.")
+        }
         let limit = peakMode == .limit
             && (compensate || gain.predictedTruePeakDBTP > ceilingDBTP - Self.limiterMargin - 0.05)
         let dither: Int? = (!out.isFloat && !out.isLossy && (out.bitDepth ?? 24) <= 16) ? out.bitDepth : nil
@@ -383,13 +405,14 @@ public final class LufsNormalize: RecordTool {
         }
         var shortfall: Double? = nil
         if peakMode == .reduce, gain.shortfallLU > 0 {
-            let s = m.integratedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU
+            // An album track is not meant to reach the target itself: the album is what falls short.
+            let s = albumValues != nil ? gain.shortfallLU : (m.integratedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU)
             shortfall = s
-            notes.append("The gain was lowered by \(String(format: "%.2f", gain.shortfallLU)) dB to keep the true peak under the ceiling: the file is \(String(format: "%.2f", s)) LU under the \(LoudnessGate.compact(targetLUFS)) LUFS target.")
+            notes.append("The gain was lowered by \(String(format: "%.2f", gain.shortfallLU)) dB to keep the true peak under the ceiling: the \(albumValues != nil ? "album" : "file") is \(String(format: "%.2f", s)) LU under the \(LoudnessGate.compact(targetLUFS)) LUFS target.")
         } else if peakMode == .ignore, let tp = m.truePeakDBTP, tp > ceilingDBTP {
             notes.append("--peak ignore let the true peak reach \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling (the floating-point file holds it).")
         }
-        if peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
+        if !album, peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
             notes.append("The output is \(String(format: "%.2f", abs(lufs - targetLUFS))) LU \(lufs < targetLUFS ? "under" : "over") the target: reaching it would take more than \(Int(Self.maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first.")
         }
         if m.integratedLUFS == nil { notes.append("The output has no measurable integrated loudness (under the −70 LUFS gate or shorter than 0.4 s).") }
@@ -475,7 +498,7 @@ public final class LufsNormalize: RecordTool {
     /// Claims each stdin record's output path in input order (ToolMain calls this serially), so
     /// of two records that would write the same file the earlier one always wins.
     public func prepare(_ record: Record) throws {
-        guard let path = record.path, planned[path] == nil else { return }
+        guard tagger == nil, let path = record.path, planned[path] == nil else { return }
         let out = try outputPath(for: path)
         let absOut = LufsNormalizeNaming.absolute(out)
         claimLock.lock()

@@ -1,0 +1,144 @@
+import CTagLib
+import Foundation
+
+/// TagLib (through the CTagLib shim) on one file: the fields of the tag that holds gain values,
+/// the file's generic tags, and edits of that tag. C types stay in here.
+public enum TagLibFile {
+    public struct Contents: Sendable {
+        /// The gain tag's fields in file order: Vorbis comment fields, TXXX descriptions, or
+        /// MP4 freeform atom names, each with its first value.
+        public var fields: [(key: String, value: String)]
+        /// TagLib's generic property map (TITLE, ARTIST, ALBUM, ALBUMARTIST, ...), first values.
+        public var properties: [String: String]
+        /// The ID3v2 major version (3 or 4) of a file that has an ID3v2 tag.
+        public var id3Version: Int?
+    }
+
+    static func kind(_ f: TagFormat) -> Int32 {
+        switch f {
+        case .flac: return Int32(CTAG_FLAC.rawValue)
+        case .oggVorbis: return Int32(CTAG_OGG_VORBIS.rawValue)
+        case .opus: return Int32(CTAG_OPUS.rawValue)
+        case .mp3: return Int32(CTAG_MP3.rawValue)
+        case .wav: return Int32(CTAG_WAV.rawValue)
+        case .aiff: return Int32(CTAG_AIFF.rawValue)
+        case .mp4: return Int32(CTAG_MP4.rawValue)
+        }
+    }
+
+    static func pairs(_ l: ctag_list) -> [(key: String, value: String)] {
+        (0..<l.count).map { i in (String(cString: l.keys[i]!), String(cString: l.values[i]!)) }
+    }
+
+    public static func read(_ path: String, format: TagFormat) throws -> Contents {
+        var store = ctag_list(), props = ctag_list()
+        var version: Int32 = 0
+        let status = ctag_read(path, kind(format), &store, &props, &version)
+        defer { ctag_list_free(&store); ctag_list_free(&props) }
+        guard status == Int32(CTAG_OK.rawValue) else { throw failure(status, path: path, format: format, writing: false) }
+        var p: [String: String] = [:]
+        for (k, v) in pairs(props) where p[k] == nil { p[k] = v }
+        return Contents(fields: pairs(store), properties: p, id3Version: version > 0 ? Int(version) : nil)
+    }
+
+    /// Sets `fields` (replacing any spelling of the same keys) and deletes `removing` in the gain
+    /// tag, saving the file where it is. Call it on a copy (see `FileReplacement`).
+    public static func write(_ path: String, format: TagFormat, fields: [(key: String, value: String)], removing: [String]) throws {
+        let keys = fields.map { strdup($0.key) }, values = fields.map { strdup($0.value) }, gone = removing.map { strdup($0) }
+        defer { (keys + values + gone).forEach { free($0) } }
+        let k = keys.map { UnsafePointer<CChar>($0) }, v = values.map { UnsafePointer<CChar>($0) }, r = gone.map { UnsafePointer<CChar>($0) }
+        let status = k.withUnsafeBufferPointer { kp in
+            v.withUnsafeBufferPointer { vp in
+                r.withUnsafeBufferPointer { rp in
+                    ctag_write(path, kind(format), kp.baseAddress, vp.baseAddress, fields.count, rp.baseAddress, removing.count)
+                }
+            }
+        }
+        guard status == Int32(CTAG_OK.rawValue) else { throw failure(status, path: path, format: format, writing: true) }
+    }
+
+    static func failure(_ status: Int32, path: String, format: TagFormat, writing: Bool) -> ToolError {
+        let name = ToolError.quoted(path)
+        if status == Int32(CTAG_SAVE_FAILED.rawValue) {
+            return ToolError(.unreadable, "TagLib could not write the \(format.store) of \(name); the file was left as it was.",
+                             suggestion: "Check that the disk has room and the file is not damaged (ffmpeg -v error -i FILE -f null - lists what is wrong).")
+        }
+        return ToolError(.malformed, "TagLib can't read \(name) as \(format.rawValue.uppercased()), so its tags can't be \(writing ? "written" : "read"); the file was left as it was.",
+                         suggestion: "Check the file with audio-probe; a damaged file can be repaired by exporting it again.")
+    }
+}
+
+/// Rewrites a file through a complete copy renamed over it: a crash or kill at any moment leaves
+/// either the old file or the new one. The copy is a reflink (FICLONE) where the file system has
+/// it, so only the changed blocks take new space; its mode, and where allowed its owner, are the
+/// original's.
+public enum FileReplacement {
+    /// Linux's FICLONE ioctl, _IOW(0x94, 9, int).
+    static let ficlone: UInt = 0x4004_9409
+
+    /// Copies `path` next to itself, lets `edit` change the copy, then renames it over `path`.
+    /// Returns whether the copy was a reflink.
+    @discardableResult
+    public static func rewrite(_ path: String, edit: (String) throws -> Void) throws -> Bool {
+        let name = ToolError.quoted(path)
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        var mode = stat()
+        // A file with no owner write permission is read-only on purpose, even to root.
+        let fileLocked = access(path, W_OK) != 0 || (stat(path, &mode) == 0 && mode.st_mode & S_IWUSR == 0)
+        if fileLocked || access(dir, W_OK) != 0 {
+            throw ToolError(.readOnly, "\(name) is read-only (\(fileLocked ? "the file" : "its folder") can't be written), so its tags were not changed.",
+                            suggestion: "Give yourself write permission on the file and its folder (chmod u+w), or leave it out of the batch.")
+        }
+        let src = open(path, O_RDONLY | O_CLOEXEC)
+        guard src >= 0 else { throw ioError(path, "opened") }
+        defer { close(src) }
+        var st = stat()
+        guard fstat(src, &st) == 0 else { throw ioError(path, "examined") }
+        let tmp = dir + "/." + url.lastPathComponent + ".tags-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let dst = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0o7777)
+        guard dst >= 0 else { throw ioError(path, "copied (no room for a temporary copy beside it)") }
+        var done = false
+        defer { if !done { unlink(tmp) } }
+        var reflinked = false
+        do {
+            defer { close(dst) }
+            if ioctl(dst, ficlone, src) == 0 {
+                reflinked = true
+            } else {
+                try copyBytes(from: src, to: dst, path: path)
+            }
+            _ = fchown(dst, st.st_uid, st.st_gid)  // keeps the owner where allowed; the mode is set above
+            _ = fchmod(dst, st.st_mode & 0o7777)
+        }
+        try edit(tmp)
+        let fd = open(tmp, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 { fsync(fd); close(fd) }
+        guard rename(tmp, path) == 0 else { throw ioError(path, "replaced") }
+        done = true
+        let d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if d >= 0 { fsync(d); close(d) }
+        return reflinked
+    }
+
+    static func copyBytes(from src: Int32, to dst: Int32, path: String) throws {
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        lseek(src, 0, SEEK_SET)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(src, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw ioError(path, "copied") }
+            if n == 0 { return }
+            var off = 0
+            while off < n {
+                let w = buffer.withUnsafeBytes { Glibc.write(dst, $0.baseAddress! + off, n - off) }
+                if w < 0 { if errno == EINTR { continue }; throw ioError(path, "copied") }
+                off += w
+            }
+        }
+    }
+
+    static func ioError(_ path: String, _ what: String) -> ToolError {
+        ToolError(.unreadable, "\(ToolError.quoted(path)) could not be \(what): \(String(cString: strerror(errno))); it was left as it was.",
+                  suggestion: "Check the permissions and free space of its folder.")
+    }
+}
