@@ -9,18 +9,9 @@ import Testing
     /// Runs a program and returns its stdout (failing the test on a non-zero status).
     @discardableResult
     static func sh(_ args: [String]) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        _ = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        if p.terminationStatus != 0 { Issue.record("\(args.joined(separator: " ")) exited with \(p.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self)
+        let r = try E2E.program("/usr/bin/env", args)
+        if r.status != 0 { Issue.record("\(args.joined(separator: " ")) exited with \(r.status)") }
+        return String(decoding: r.stdout, as: UTF8.self)
     }
 
     static func needFFmpeg() -> Bool {

@@ -9,24 +9,9 @@ import Testing
     /// Runs a program (ffmpeg, ffprobe) and returns its stdout; records an issue if it fails.
     @discardableResult
     static func tool(_ args: [String]) throws -> String {
-        // Foundation's Process, not ChildProcess: ChildProcessTests count this process's children.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let errReader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
-        errReader.start()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !errReader.isFinished { usleep(1000) }
-        #expect(p.terminationStatus == 0, "\(args.prefix(3).joined(separator: " ")) failed: \(String(decoding: errBox.data, as: UTF8.self))")
-        return String(decoding: data, as: UTF8.self)
+        let r = try E2E.program("/usr/bin/env", args)
+        #expect(r.status == 0, "\(args.prefix(3).joined(separator: " ")) failed: \(r.stderr)")
+        return String(decoding: r.stdout, as: UTF8.self)
     }
 
     static func probe(_ path: String) throws -> JSON {

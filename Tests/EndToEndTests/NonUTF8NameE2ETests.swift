@@ -7,23 +7,9 @@ import Testing
 @Suite struct NonUTF8NameE2ETests {
     /// Runs a shell command line (which can spell any bytes with printf) and returns its raw stdout.
     static func sh(_ script: String) throws -> (status: Int32, out: Data, err: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", script]
-        p.environment = ProcessInfo.processInfo.environment.merging(["BIN": E2E.binDir.path]) { $1 }
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let t = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
-        t.start()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !t.isFinished { usleep(1000) }
-        return (p.terminationStatus, data, String(decoding: errBox.data, as: UTF8.self))
+        let r = try E2E.program("/bin/sh", ["-c", script],
+                                environment: ProcessInfo.processInfo.environment.merging(["BIN": E2E.binDir.path]) { $1 })
+        return (r.status, r.stdout, r.stderr)
     }
 
     static func lines(_ data: Data) throws -> [JSON] {

@@ -57,6 +57,29 @@ enum E2E {
                    stderr: String(decoding: errBox.data, as: UTF8.self))
     }
 
+    /// Runs any program (ffmpeg, ffprobe, a shell line) with stdin closed; stderr is drained on
+    /// its own thread, so a chatty program can't block on either pipe. Foundation's Process, not
+    /// ChildProcess, so tests that check this process's own children are not disturbed.
+    static func program(_ executable: String, _ args: [String], environment: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        if let environment { p.environment = environment }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        final class Box: @unchecked Sendable { var data = Data() }
+        let errBox = Box()
+        let errReader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
+        errReader.start()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while !errReader.isFinished { usleep(1000) }
+        return (p.terminationStatus, data, String(decoding: errBox.data, as: UTF8.self))
+    }
+
     /// A fresh folder for one test, removed by the caller's defer.
     static func tempDir(_ label: String = "e2e") -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("audio-tools-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
