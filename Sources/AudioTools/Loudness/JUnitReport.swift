@@ -54,26 +54,6 @@ public enum JUnitReport {
         String(format: "%.3f", s.isFinite ? max(s, 0) : 0)
     }
 
-    /// Escapes markup characters; characters XML 1.0 cannot carry become U+FFFD.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.unicodeScalars.count)
-        for u in s.unicodeScalars {
-            switch u {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&apos;"
-            case "\n": out += "&#10;"
-            case "\t": out += "&#9;"
-            case "\r": out += "&#13;"
-            default:
-                let v = u.value
-                let allowed = v >= 0x20 && v != 0xFFFE && v != 0xFFFF && !(0xD800...0xDFFF).contains(v)
-                out.unicodeScalars.append(allowed ? u : "\u{FFFD}")
-            }
-        }
-        return out
-    }
+    /// Escapes markup characters (see XMLText).
+    static func escape(_ s: String) -> String { XMLText.escaped(s) }
 }

@@ -144,23 +144,7 @@ enum ReportText {
         return out
     }
 
-    static func escape(_ s: String) -> String {
-        var o = ""
-        o.reserveCapacity(s.count)
-        for ch in s {
-            switch ch {
-            case "&": o += "&amp;"
-            case "<": o += "&lt;"
-            case ">": o += "&gt;"
-            case "\"": o += "&quot;"
-            case "'": o += "&#39;"
-            default:
-                // Control characters are not allowed in XML 1.0.
-                if let a = ch.asciiValue, a < 0x20, a != 0x09, a != 0x0A { o += "\u{FFFD}" } else { o.append(ch) }
-            }
-        }
-        return o
-    }
+    static func escape(_ s: String) -> String { XMLText.escaped(s) }
 
     /// A long name shortened in the middle so that both its folder and its file name show.
     static func shortened(_ s: String, to limit: Int) -> String {
