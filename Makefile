@@ -140,6 +140,7 @@ define install_tree
 	  $(BIN)/$(MULTICALL) $$t --generate-completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
 	  $(BIN)/$(MULTICALL) $$t --generate-completion fish > $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
 	done
+	$(BIN)/$(MULTICALL) --generate-man > $(DESTDIR)$(MANDIR)/man1/$(MULTICALL).1
 	$(BIN)/$(MULTICALL) lufs-measure --generate-records-man docs/records.md > $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/*.1 $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
 endef
@@ -149,7 +150,7 @@ uninstall:
 	  rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 $(DESTDIR)$(BASHCOMPDIR)/$$t \
 	    $(DESTDIR)$(ZSHCOMPDIR)/_$$t $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
 	done
-	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7 $(DESTDIR)$(BINDIR)/$(MULTICALL)
+	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7 $(DESTDIR)$(BINDIR)/$(MULTICALL) $(DESTDIR)$(MANDIR)/man1/$(MULTICALL).1
 
 # The Debian package: the five tools with the Swift runtime linked in (no toolchain needed on
 # the target), linked against the system libraries of LIB_DEPS, with man pages and completions.
@@ -159,7 +160,7 @@ DEB_ROOT       ?= build/deb/root
 DEB_MAINTAINER ?= audio-tools maintainers <audio-tools@example.org>
 DEB_STRIP      ?= strip --strip-unneeded
 DEB_RECOMMENDS := ffmpeg
-# xz: the smallest package (about 75 MB), minutes to compress; gzip or zstd: seconds, about 115 MB.
+# xz: the smallest package (about 15 MB); gzip or zstd: faster, larger.
 DEB_COMPRESS   ?= xz
 
 deb: deps

@@ -43,7 +43,7 @@ import Testing
     }
 
     static func expectedFiles(man: String, zsh: String, manSuffix: String = "") -> [String] {
-        var files = ["\(man)/man7/audio-tools-records.7\(manSuffix)", "bin/audio-tools"]
+        var files = ["\(man)/man7/audio-tools-records.7\(manSuffix)", "bin/audio-tools", "\(man)/man1/audio-tools.1\(manSuffix)"]
         for t in ToolCatalog.names {
             files += ["bin/\(t)", "\(man)/man1/\(t).1\(manSuffix)", "share/bash-completion/completions/\(t)",
                       "\(zsh)/_\(t)", "share/fish/vendor_completions.d/\(t).fish"]
@@ -243,6 +243,17 @@ import Testing
         let wrong = try E2E.program(bin, ["lufs-mesure"])
         #expect(wrong.status == 2 && wrong.stdout.isEmpty && wrong.stderr.contains("'lufs-mesure' is not one of the tools"))
         #expect(try E2E.program(bin, []).status == 2)
+        // Its own page renders cleanly and names every tool.
+        let page = try E2E.program(bin, ["--generate-man"])
+        let dir = E2E.tempDir("multicall-man")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try page.stdout.write(to: URL(fileURLWithPath: dir + "/audio-tools.1"))
+        if E2E.has("man") {
+            let shown = try Self.sh("man", ["--warnings", "-l", dir + "/audio-tools.1"], environment: ["MANWIDTH": "120", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"])
+            #expect(shown.status == 0 && shown.stderr.isEmpty, "\(shown.stderr)")
+            for t in ToolCatalog.names { #expect(shown.stdout.contains(t + "(1)"), "\(t)") }
+            #expect(shown.stdout.contains("\nTOOLS\n"))
+        }
     }
 
     @Test(.enabled(if: E2E.has("make") && E2E.has("dpkg-query") && E2E.has("pkg-config"), "needs make, pkg-config and dpkg (Debian)"))

@@ -28,6 +28,10 @@ public enum ToolCatalog {
         if let run = entries[programName] { run(args) }
         if let first = args.first, let run = entries[first] { run(Array(args.dropFirst())) }
         let me = programName
+        if args.first == "--generate-man" {
+            ToolMain.writeStdout(ManPage.multiCall(name: me, tools: all))
+            exit(0)
+        }
         if args.first == "--version" {
             ToolMain.writeStdout("\(me) (\(HelpText.version))\n")
             exit(0)
