@@ -147,7 +147,11 @@ public enum AudioProbeInspector {
             if let codec = f.codec, !["alac", "flac"].contains(codec), !codec.hasPrefix("pcm") { f.bitDepth = nil }
         }
         if let n = format.frameCount { f.frames = n }
-        let (frames, id) = try decodeEnds(source, path: path, deep: deep, deepReport: &f.deep)
+        // libsndfile's Vorbis (and Opus) seek restarts decoding without the previous block's
+        // overlap, so the first frames after it depend on where reading stood before the seek.
+        // Their ids have always been made reading the head in whole blocks; they keep being so.
+        let exactSeek = !["vorbis", "opus"].contains(opened.sndfile?.codec ?? "")
+        let (frames, id) = try decodeEnds(source, path: path, deep: deep, exactSeek: exactSeek, deepReport: &f.deep)
         f.frames = frames
         f.contentID = id
         f.checked = deep ? "every frame" : "first and last second"
@@ -165,16 +169,19 @@ public enum AudioProbeInspector {
     /// Decodes the first second and (after a seek) the last second, which catches a cut-off file
     /// and yields the content id; with `deep`, decodes everything in between too. Returns the
     /// frame count and the id. Throws `truncated` (or the decoder's code) naming where it stopped.
-    static func decodeEnds(_ source: AudioSource, path: String, deep: Bool, deepReport: inout JSON?) throws -> (Int, String) {
+    /// `exactSeek` says the source decodes the same samples after a seek as straight through, so
+    /// the head may be read to the frame instead of in whole blocks.
+    static func decodeEnds(_ source: AudioSource, path: String, deep: Bool, exactSeek: Bool = true,
+                           deepReport: inout JSON?) throws -> (Int, String) {
         let format = source.format
         let blockFrames = 16384
         var builder = ContentID.Builder(sampleRate: format.sampleRate, channels: format.channelCount,
                                         totalFrames: format.frameCount ?? 0)
         var block = AudioBlock(channelCount: format.channelCount, capacity: blockFrames)
         var position = 0
-        func readOne() throws -> Int {
+        func readOne(_ maxFrames: Int = blockFrames) throws -> Int {
             do {
-                let n = try source.read(into: &block, maxFrames: blockFrames)
+                let n = try source.read(into: &block, maxFrames: maxFrames)
                 position += n
                 return n
             } catch let e as ToolError {
@@ -185,10 +192,20 @@ public enum AudioProbeInspector {
                 throw e
             }
         }
+        let allowance = source is FFmpegSource ? FFmpegSource.paddingAllowance(rate: format.sampleRate) : 0
+        // A frame before this one can't be in the last second of a stream that isn't cut off
+        // (a stream that ends sooner is refused as truncated below), so it isn't given to the
+        // tail window; without a stated length every frame is.
+        let tailFrom = format.frameCount.map { max(0, $0 - builder.windowFrames - allowance) } ?? 0
         while !builder.headIsComplete || format.frameCount == nil || deep {
-            let n = try readOne()
+            // With the length known, read no further than the head window needs (more reads
+            // follow when leading silence pushed it on): the middle is sought past, not decoded.
+            let exact = exactSeek && format.frameCount != nil && !deep && !builder.headIsComplete
+            let wanted = exact ? min(blockFrames, max(1, builder.headFramesWanted)) : blockFrames
+            let n = try readOne(wanted)
             if n == 0 { break }
-            builder.add(block: block)
+            builder.addHead(block: block)
+            if position > tailFrom { builder.addTail(block: block) }
             if format.frameCount != nil && !deep && builder.headIsComplete { break }
         }
         if let total = format.frameCount, !deep {
@@ -203,7 +220,9 @@ public enum AudioProbeInspector {
                         suggestion: "Pick a complete copy — the download or copy may not have finished.")
                 }
             }
-            while try readOne() > 0 { builder.addTail(block: block) }
+            while try readOne() > 0 {
+                if position > tailFrom { builder.addTail(block: block) }
+            }
         }
         builder.totalFrames = position
         if deep {
@@ -217,7 +236,6 @@ public enum AudioProbeInspector {
             throw ToolError(.truncated, "\(ToolError.quoted(path)) has a header but no audio after it.",
                             suggestion: "Pick a complete copy — the download or copy may not have finished.")
         }
-        let allowance = source is FFmpegSource ? FFmpegSource.paddingAllowance(rate: format.sampleRate) : 0
         if let promised = format.frameCount, position + allowance < promised {
             throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: its header promises \(promised) frames but only \(position) are there.",
                             suggestion: "Pick a complete copy — the download or copy may not have finished.")
