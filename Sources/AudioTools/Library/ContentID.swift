@@ -71,26 +71,71 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
 
         /// Feeds blocks from the start of the stream; frames past the head window are ignored.
         public mutating func addHead(block: AudioBlock) {
-            var from = 0
-            if headFrames == 0 {
-                // Leading digital silence is counted, not hashed, so the window starts on sound.
-                let limit = min(block.frames, maxLeadingSilence - leadingSilence)
-                while from < limit, (0..<min(channels, block.channels.count)).allSatisfy({ block.channels[$0][from] == 0 }) {
-                    from += 1
-                }
-                leadingSilence += from
-            }
-            let wanted = min(windowFrames - headFrames, block.frames - from)
-            guard wanted > 0 else { return }
-            makeStorageUnique()
-            // A missing channel (a block narrower than the stream) reads as silence.
-            quantise(block, from: from, count: wanted, into: storage.head + headFrames * channels)
-            headFrames += wanted
+            let ch = channels, heard = min(channels, block.channels.count)
+            addHead(frames: block.frames, silent: { f in (0..<heard).allSatisfy { block.channels[$0][f] == 0 } },
+                    put: { from, count, dst in Self.quantise(block, channels: ch, from: from, count: count, into: dst) })
         }
 
         /// Feeds blocks running up to the end of the stream; only the last `windowFrames` are kept.
         public mutating func addTail(block: AudioBlock) {
-            let n = block.frames
+            let ch = channels
+            addTail(frames: block.frames, put: { from, count, dst in Self.quantise(block, channels: ch, from: from, count: count, into: dst) })
+        }
+
+        /// Feeds the whole stream in order: head and tail both.
+        public mutating func add(block: AudioBlock) {
+            addHead(block: block)
+            addTail(block: block)
+        }
+
+        /// `addHead` for `frames` frames laid out as decoders give them: interleaved, `channels`
+        /// samples a frame (the layout hashed, so no deinterleaving happens).
+        public mutating func addHead(interleaved p: UnsafePointer<Float>, frames: Int) {
+            let ch = channels
+            addHead(frames: frames, silent: { f in (0..<ch).allSatisfy { p[f * ch + $0] == 0 } },
+                    put: { from, count, dst in Self.quantise(p + from * ch, count: count * ch, into: dst, stride: 1) })
+        }
+
+        /// `addTail` for interleaved frames.
+        public mutating func addTail(interleaved p: UnsafePointer<Float>, frames: Int) {
+            let ch = channels
+            addTail(frames: frames, put: { from, count, dst in Self.quantise(p + from * ch, count: count * ch, into: dst, stride: 1) })
+        }
+
+        /// `addHead` for interleaved 16-bit samples, the words a 16-bit file holds: the same id
+        /// as its float samples (word / 32768) give, without the conversion either way.
+        public mutating func addHead(interleaved p: UnsafePointer<Int16>, frames: Int) {
+            let ch = channels
+            addHead(frames: frames, silent: { f in (0..<ch).allSatisfy { p[f * ch + $0] == 0 } },
+                    put: { from, count, dst in Self.copyWords(p + from * ch, count: count * ch, into: dst) })
+        }
+
+        /// `addTail` for interleaved 16-bit samples.
+        public mutating func addTail(interleaved p: UnsafePointer<Int16>, frames: Int) {
+            let ch = channels
+            addTail(frames: frames, put: { from, count, dst in Self.copyWords(p + from * ch, count: count * ch, into: dst) })
+        }
+
+        /// The head window's rule, whatever the layout: leading digital silence (frames for
+        /// which `silent` holds) is counted, not hashed, so the window starts on sound; `put`
+        /// writes frames `from..<from + count` as interleaved words at its pointer.
+        private mutating func addHead(frames: Int, silent: (Int) -> Bool,
+                                      put: (_ from: Int, _ count: Int, _ dst: UnsafeMutablePointer<UInt16>) -> Void) {
+            var from = 0
+            if headFrames == 0 {
+                let limit = min(frames, maxLeadingSilence - leadingSilence)
+                while from < limit, silent(from) { from += 1 }
+                leadingSilence += from
+            }
+            let wanted = min(windowFrames - headFrames, frames - from)
+            guard wanted > 0 else { return }
+            makeStorageUnique()
+            put(from, wanted, storage.head + headFrames * channels)
+            headFrames += wanted
+        }
+
+        /// The tail window's rule: a ring that keeps the last `windowFrames` frames fed.
+        private mutating func addTail(frames n: Int, put: (_ from: Int, _ count: Int, _ dst: UnsafeMutablePointer<UInt16>) -> Void) {
             guard n > 0 else { return }
             makeStorageUnique()
             // Only the block's last windowFrames can survive.
@@ -100,15 +145,18 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             let count = n - first
             // The copy wraps around the ring at most once.
             let part1 = min(count, window - slot), part2 = count - part1
-            quantise(block, from: first, count: part1, into: storage.tail + slot * channels)
-            quantise(block, from: first + part1, count: part2, into: storage.tail)
+            put(first, part1, storage.tail + slot * channels)
+            if part2 > 0 { put(first + part1, part2, storage.tail) }
             tailFramesSeen += n
         }
 
-        /// Feeds the whole stream in order: head and tail both.
-        public mutating func add(block: AudioBlock) {
-            addHead(block: block)
-            addTail(block: block)
+        /// 16-bit samples as the little-endian words hashed.
+        static func copyWords(_ src: UnsafePointer<Int16>, count: Int, into dst: UnsafeMutablePointer<UInt16>) {
+            #if _endian(little)
+            UnsafeMutableRawPointer(dst).copyMemory(from: src, byteCount: count * 2)
+            #else
+            for i in 0..<count { dst[i] = UInt16(bitPattern: src[i]).littleEndian }
+            #endif
         }
 
         /// Nearest 16-bit step, clamped to full scale; NaN counts as silence. The rule the id is
@@ -193,7 +241,7 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
 
         /// Quantises frames `from..<from + count` of `block` into interleaved words at `dst`; a
         /// channel the block lacks reads as silence.
-        private func quantise(_ block: AudioBlock, from: Int, count: Int, into dst: UnsafeMutablePointer<UInt16>) {
+        private static func quantise(_ block: AudioBlock, channels: Int, from: Int, count: Int, into dst: UnsafeMutablePointer<UInt16>) {
             guard count > 0 else { return }
             if channels == 2, block.channels.count >= 2 {
                 block.channels[0].withUnsafeBufferPointer { l in
