@@ -14,6 +14,7 @@ public enum AudioProbeInspector {
     /// Probes `path`. With `deep`, every frame is decoded, so damage between the first and last
     /// second is found too, and `probe.deep` says how far decoding got.
     public static func inspect(path: String, deep: Bool = false) -> Report {
+        AllocatorPolicy.reuseFreedMemory()
         var facts = Facts()
         do {
             try run(path: path, deep: deep, into: &facts)
