@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// An identifier for a recording's audio rather than its file: the same after renames, moves and
 /// tag edits, and the same for a lossless re-encode (WAV ↔ FLAC), because it hashes decoded samples.
@@ -309,24 +309,26 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
     /// Buffers of 16-bit words kept between one id and the next, so a run over many files
     /// reuses the same few pages instead of faulting fresh ones in for every file.
     enum ScratchPool {
-        private static let lock = Mutex<[(UnsafeMutablePointer<UInt16>, Int)]>([])
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var free: [(UnsafeMutablePointer<UInt16>, Int)] = []
         /// Larger buffers (many channels at high rates) are freed, not kept.
         private static let maxKeptCount = 1 << 22
         private static let maxKept = 8
 
         static func take(count: Int) -> UnsafeMutablePointer<UInt16> {
-            let reused: UnsafeMutablePointer<UInt16>? = lock.withLock { free in
-                guard let i = free.firstIndex(where: { $0.1 == count }) else { return nil }
-                return free.remove(at: i).0
-            }
+            lock.lock()
+            let i = free.firstIndex(where: { $0.1 == count })
+            let reused = i.map { free.remove(at: $0).0 }
+            lock.unlock()
             return reused ?? UnsafeMutablePointer<UInt16>.allocate(capacity: max(count, 1))
         }
 
         static func give(_ p: UnsafeMutablePointer<UInt16>, count: Int) {
-            let kept = count <= maxKeptCount && lock.withLock { free in
-                guard free.count < maxKept else { return false }
-                free.append((p, count))
-                return true
+            var kept = false
+            if count <= maxKeptCount {
+                lock.lock()
+                if free.count < maxKept { free.append((p, count)); kept = true }
+                lock.unlock()
             }
             if !kept { p.deallocate() }
         }
