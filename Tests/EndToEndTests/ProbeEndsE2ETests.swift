@@ -70,4 +70,32 @@ import Testing
             #expect(quick["s24.flac"] == Self.id24)
         }
     }
+
+    /// A float WAV, byte by byte, stereo at 8 kHz: a quiet ramp with the given samples replaced.
+    static func floatWAV(frames: Int, replacing: [(frame: Int, channel: Int, value: Float)]) -> Data {
+        func le(_ v: Int, _ n: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) } }
+        var samples = (0..<frames * 2).map { Float($0 % 200) / 1000 }
+        for r in replacing { samples[r.frame * 2 + r.channel] = r.value }
+        let dataBytes = samples.count * 4
+        var d = Data(Array("RIFF".utf8) + le(36 + dataBytes, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(3, 2) + le(2, 2))
+        d += le(8000, 4) + le(8000 * 8, 4) + le(8, 2) + le(32, 2) + Array("data".utf8) + le(dataBytes, 4)
+        for x in samples { d += le(Int(x.bitPattern), 4) }
+        return d
+    }
+
+    @Test func aSampleThatIsNotANumberIsNamedAsEveryToolNamesIt() throws {
+        let dir = E2E.tempDir("probe-nan")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Channel 2 goes bad first in time, channel 1 later: the message names the first bad
+        // sample of the lowest channel that has one, as lufs-measure's planar reader does.
+        let path = dir + "/bad.wav"
+        try Self.floatWAV(frames: 20_000, replacing: [(300, 1, .nan), (800, 0, .infinity)]).write(to: URL(fileURLWithPath: path))
+        let probe = try E2E.run("audio-probe", [path])
+        let error = try #require(probe.records.first?["error"])
+        #expect(error["code"] == .string("non-finite-samples"), "\(probe.stdout)")
+        let message = try #require(error["message"]?.stringValue)
+        #expect(message.contains("in channel 1 at frame 800"), "\(message)")
+        let measure = try E2E.run("lufs-measure", [path])
+        #expect(measure.records.first?["error"]?["message"]?.stringValue == message)
+    }
 }
