@@ -15,8 +15,14 @@ public final class TruePeakOversampler {
     /// `interSamplePeaks`' output (the filter's group delay).
     public var latency: Int { factor == 1 ? 0 : tapsPerPhase / 2 }
 
-    /// Branch p's taps, each broadcast to a vector: `coefficients[p * tapsPerPhase + k]`.
-    private let coefficients: [SIMD8<Float>]
+    /// The branches' taps folded over their mirror symmetry (h_{f−p}[k] = h_p[t−1−k]), each
+    /// broadcast to a vector: `Folded.half` taps of the middle branch (h_{f/2}[k]), then at 4× as
+    /// many of (h_1[k] + h_3[k]) / 2 and of (h_1[k] − h_3[k]) / 2. See `kernel`.
+    private let folded: [SIMD8<Float>]
+    enum Folded {
+        /// Tap pairs per branch.
+        static let half = 8
+    }
     /// Branch p's taps as scalars, same layout.
     let taps: [Float]
     /// max over branches p ≥ 1 of Σ|h_p|, widened to cover Float rounding: no interpolated value can
@@ -48,7 +54,7 @@ public final class TruePeakOversampler {
     public init(sampleRate: Int, oversampling: Bool = true) {
         let f = oversampling ? Self.factor(forSampleRate: sampleRate) : 1
         factor = f
-        tapsPerPhase = f == 1 ? 1 : 16
+        tapsPerPhase = f == 1 ? 1 : 2 * Folded.half
         let t = tapsPerPhase
         var h = [Float](repeating: 0, count: f * t)
         var bound: Double = 0
@@ -63,7 +69,16 @@ public final class TruePeakOversampler {
             h[0] = 1
         }
         taps = h
-        coefficients = h.map { SIMD8<Float>(repeating: $0) }
+        var fold: [Float] = []
+        if f > 1 {
+            let m = f / 2
+            fold = (0..<Folded.half).map { h[m * t + $0] }
+            if f == 4 {
+                fold += (0..<Folded.half).map { (h[t + $0] + h[3 * t + $0]) / 2 }
+                fold += (0..<Folded.half).map { (h[t + $0] - h[3 * t + $0]) / 2 }
+            }
+        }
+        folded = fold.map { SIMD8<Float>(repeating: $0) }
         gainBound = Float(bound * (1 + 1e-4))
         work = [Float](repeating: 0, count: t - 1 + Self.chunk)
         frameWork = [Float](repeating: 0, count: t - 1)
@@ -71,7 +86,8 @@ public final class TruePeakOversampler {
 
     /// Kaiser-windowed sinc (β = 7) cut off at the input Nyquist frequency, split into `factor`
     /// branches of `tapsPerPhase` taps; branch 0 is a pure delay of `tapsPerPhase / 2` samples, and
-    /// every branch is scaled to unit gain at DC.
+    /// every branch is scaled to unit gain at DC. The prototype is symmetric about its centre, so
+    /// branch f − p is branch p reversed; that is made exact in Float (the kernel relies on it).
     static func design(factor f: Int, tapsPerPhase t: Int) -> [Float] {
         let length = f * t
         let centre = Double(length / 2)
@@ -90,11 +106,13 @@ public final class TruePeakOversampler {
             proto[n] = sinc * w
         }
         var out = [Float](repeating: 0, count: length)
-        for p in 0..<f {
+        for p in 0...(f / 2) {
             var branch = (0..<t).map { proto[p + f * $0] }
             let sum = branch.reduce(0, +)
             branch = branch.map { $0 / sum }
+            if p > 0 && 2 * p == f { branch = (0..<t).map { (branch[$0] + branch[t - 1 - $0]) / 2 } }
             for k in 0..<t { out[p * t + k] = Float(branch[k]) }
+            if p > 0 && 2 * p < f { for k in 0..<t { out[(f - p) * t + k] = Float(branch[t - 1 - k]) } }
         }
         return out
     }
@@ -181,47 +199,82 @@ public final class TruePeakOversampler {
 
     /// Interpolates outputs for input positions base[0..<count] (base[-history...] is valid past),
     /// returning the largest |value| over branches ≥ 1, or with `framePeaks` also branch 0 and
-    /// storing each frame's largest. Lanes and the scalar tail use identical arithmetic order.
+    /// storing each frame's largest. Lanes and the scalar tail use identical arithmetic order, so
+    /// a value never depends on where a call or a chunk begins.
+    ///
+    /// The branches come in mirror images (see `Folded`), so each tap pair is read once: with
+    /// u_k = x[n−k] + x[n−(t−1)+k] and v_k = x[n−k] − x[n−(t−1)+k] for k < t/2, the middle branch
+    /// is Σ mid_k·u_k, and at 4× branches 1 and 3 come as their half sum Σ sum_k·u_k and half
+    /// difference Σ diff_k·v_k, whose larger magnitude is |half sum| + |half difference|. That is
+    /// 3·t/2 products where the plain form takes 3·t, and the three sums run side by side.
     private func kernel(base: UnsafePointer<Float>, count: Int, framePeaks: UnsafeMutablePointer<Float>?) -> Float {
-        let t = tapsPerPhase, f = factor
-        let delay = t / 2
+        let last = tapsPerPhase - 1, half = Folded.half, delay = latency
+        let paired = factor == 4
         var best: Float = 0
-        coefficients.withUnsafeBufferPointer { cb in
-            let cv = cb.baseAddress!
+        folded.withUnsafeBufferPointer { fb in
+            let midC = fb.baseAddress!, sumC = midC + half, diffC = sumC + half
             var vbest = SIMD8<Float>(repeating: 0)
             var n = 0
+            @inline(__always) func load(_ i: Int) -> SIMD8<Float> {
+                UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
+            }
+            /// |v|: the sign bit cleared.
+            @inline(__always) func magnitude(_ v: SIMD8<Float>) -> SIMD8<Float> {
+                unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+            }
             while n + 8 <= count {
-                var peak = SIMD8<Float>(repeating: 0)
-                if framePeaks != nil {
-                    let x = UnsafeRawPointer(base + n - delay).loadUnaligned(as: SIMD8<Float>.self)
-                    peak = x.replacing(with: -x, where: x .< 0)
-                }
-                for p in 1..<f {
-                    let hp = cv + p * t
-                    var acc = SIMD8<Float>(repeating: 0)
-                    for k in 0..<t {
-                        acc += hp[k] * UnsafeRawPointer(base + n - k).loadUnaligned(as: SIMD8<Float>.self)
+                var peak: SIMD8<Float>
+                if paired {
+                    var mid = SIMD8<Float>(repeating: 0), sum = mid, diff = mid
+                    for k in 0..<half {
+                        let a = load(n &- k), b = load(n &- last &+ k)
+                        let u = a + b, v = a - b
+                        mid += midC[k] * u
+                        sum += sumC[k] * u
+                        diff += diffC[k] * v
                     }
-                    let a = acc.replacing(with: -acc, where: acc .< 0)
-                    peak = peak.replacing(with: a, where: a .> peak)
+                    peak = magnitude(mid)
+                    let outer = magnitude(sum) + magnitude(diff)
+                    peak = peak.replacing(with: outer, where: outer .> peak)
+                } else {
+                    var mid = SIMD8<Float>(repeating: 0)
+                    for k in 0..<half { mid += midC[k] * (load(n &- k) + load(n &- last &+ k)) }
+                    peak = magnitude(mid)
+                }
+                if framePeaks != nil {
+                    let x = magnitude(load(n - delay))
+                    peak = peak.replacing(with: x, where: x .> peak)
                 }
                 vbest = vbest.replacing(with: peak, where: peak .> vbest)
                 if let fp = framePeaks { UnsafeMutableRawPointer(fp + n).storeBytes(of: peak, as: SIMD8<Float>.self) }
                 n += 8
             }
             for l in 0..<8 where vbest[l] > best { best = vbest[l] }
-            taps.withUnsafeBufferPointer { tb in
-                while n < count {
-                    var peak: Float = framePeaks != nil ? abs(base[n - delay]) : 0
-                    for p in 1..<f {
-                        var acc: Float = 0
-                        for k in 0..<t { acc += tb[p * t + k] * base[n - k] }
-                        if abs(acc) > peak { peak = abs(acc) }
+            let mc = UnsafeBufferPointer(start: midC, count: half)
+            let sc = UnsafeBufferPointer(start: sumC, count: half), dc = UnsafeBufferPointer(start: diffC, count: half)
+            while n < count {
+                var peak: Float
+                if paired {
+                    var mid: Float = 0, sum: Float = 0, diff: Float = 0
+                    for k in 0..<half {
+                        let a = base[n - k], b = base[n - last + k]
+                        let u = a + b, v = a - b
+                        mid += mc[k][0] * u
+                        sum += sc[k][0] * u
+                        diff += dc[k][0] * v
                     }
-                    if peak > best { best = peak }
-                    framePeaks?[n] = peak
-                    n += 1
+                    peak = abs(mid)
+                    let outer = abs(sum) + abs(diff)
+                    if outer > peak { peak = outer }
+                } else {
+                    var mid: Float = 0
+                    for k in 0..<half { mid += mc[k][0] * (base[n - k] + base[n - last + k]) }
+                    peak = abs(mid)
                 }
+                if framePeaks != nil, abs(base[n - delay]) > peak { peak = abs(base[n - delay]) }
+                if peak > best { best = peak }
+                framePeaks?[n] = peak
+                n += 1
             }
         }
         return best
