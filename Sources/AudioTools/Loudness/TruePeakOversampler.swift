@@ -208,27 +208,31 @@ public final class TruePeakOversampler {
     /// difference Σ diff_k·v_k, whose larger magnitude is |half sum| + |half difference|. That is
     /// 3·t/2 products where the plain form takes 3·t, and the three sums run side by side.
     private func kernel(base: UnsafePointer<Float>, count: Int, framePeaks: UnsafeMutablePointer<Float>?) -> Float {
+        typealias V = SIMD8<Float>
+        let width = V.scalarCount
         let last = tapsPerPhase - 1, half = Folded.half, delay = latency
         let paired = factor == 4
         var best: Float = 0
         folded.withUnsafeBufferPointer { fb in
             let midC = fb.baseAddress!, sumC = midC + half, diffC = sumC + half
-            var vbest = SIMD8<Float>(repeating: 0)
-            var n = 0
-            @inline(__always) func load(_ i: Int) -> SIMD8<Float> {
-                UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
-            }
+            @inline(__always) func load(_ i: Int) -> V { UnsafeRawPointer(base + i).loadUnaligned(as: V.self) }
             /// |v|: the sign bit cleared.
-            @inline(__always) func magnitude(_ v: SIMD8<Float>) -> SIMD8<Float> {
-                unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+            @inline(__always) func magnitude(_ v: V) -> V {
+                unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: V.self)
             }
-            while n + 8 <= count {
-                var peak: SIMD8<Float>
+            var vbest = V(repeating: 0)
+            var n = 0
+            while n + width <= count {
+                // Tap pair 0 starts each sum (no add to zero), then pairs 1 ..< half in order.
+                var peak: V
+                var a = load(n), b = load(n &- last)
+                var u = a + b
                 if paired {
-                    var mid = SIMD8<Float>(repeating: 0), sum = mid, diff = mid
-                    for k in 0..<half {
-                        let a = load(n &- k), b = load(n &- last &+ k)
-                        let u = a + b, v = a - b
+                    var v = a - b
+                    var mid = midC[0] * u, sum = sumC[0] * u, diff = diffC[0] * v
+                    for k in 1..<half {
+                        a = load(n &- k); b = load(n &- last &+ k)
+                        u = a + b; v = a - b
                         mid += midC[k] * u
                         sum += sumC[k] * u
                         diff += diffC[k] * v
@@ -237,38 +241,40 @@ public final class TruePeakOversampler {
                     let outer = magnitude(sum) + magnitude(diff)
                     peak = peak.replacing(with: outer, where: outer .> peak)
                 } else {
-                    var mid = SIMD8<Float>(repeating: 0)
-                    for k in 0..<half { mid += midC[k] * (load(n &- k) + load(n &- last &+ k)) }
+                    var mid = midC[0] * u
+                    for k in 1..<half { mid += midC[k] * (load(n &- k) + load(n &- last &+ k)) }
                     peak = magnitude(mid)
                 }
                 if framePeaks != nil {
-                    let x = magnitude(load(n - delay))
+                    let x = magnitude(load(n &- delay))
                     peak = peak.replacing(with: x, where: x .> peak)
                 }
                 vbest = vbest.replacing(with: peak, where: peak .> vbest)
-                if let fp = framePeaks { UnsafeMutableRawPointer(fp + n).storeBytes(of: peak, as: SIMD8<Float>.self) }
-                n += 8
+                if let fp = framePeaks { UnsafeMutableRawPointer(fp + n).storeBytes(of: peak, as: V.self) }
+                n += width
             }
-            for l in 0..<8 where vbest[l] > best { best = vbest[l] }
-            let mc = UnsafeBufferPointer(start: midC, count: half)
-            let sc = UnsafeBufferPointer(start: sumC, count: half), dc = UnsafeBufferPointer(start: diffC, count: half)
+            for l in 0..<width where vbest[l] > best { best = vbest[l] }
+            // The same arithmetic, one lane at a time.
             while n < count {
                 var peak: Float
+                var a = base[n], b = base[n - last]
+                var u = a + b
                 if paired {
-                    var mid: Float = 0, sum: Float = 0, diff: Float = 0
-                    for k in 0..<half {
-                        let a = base[n - k], b = base[n - last + k]
-                        let u = a + b, v = a - b
-                        mid += mc[k][0] * u
-                        sum += sc[k][0] * u
-                        diff += dc[k][0] * v
+                    var v = a - b
+                    var mid = midC[0][0] * u, sum = sumC[0][0] * u, diff = diffC[0][0] * v
+                    for k in 1..<half {
+                        a = base[n - k]; b = base[n - last + k]
+                        u = a + b; v = a - b
+                        mid += midC[k][0] * u
+                        sum += sumC[k][0] * u
+                        diff += diffC[k][0] * v
                     }
                     peak = abs(mid)
                     let outer = abs(sum) + abs(diff)
                     if outer > peak { peak = outer }
                 } else {
-                    var mid: Float = 0
-                    for k in 0..<half { mid += mc[k][0] * (base[n - k] + base[n - last + k]) }
+                    var mid = midC[0][0] * u
+                    for k in 1..<half { mid += midC[k][0] * (base[n - k] + base[n - last + k]) }
                     peak = abs(mid)
                 }
                 if framePeaks != nil, abs(base[n - delay]) > peak { peak = abs(base[n - delay]) }
