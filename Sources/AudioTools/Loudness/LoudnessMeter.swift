@@ -294,10 +294,13 @@ public final class LoudnessMeter {
         let ringSize = subRing.count
         let momentarySubs = Self.subBlocksPerHop * Self.momentaryHops
         let leavingShort = subCount >= ringSize ? subRing[subRingPos] : 0
-        let leavingMomentary = subCount >= momentarySubs
-            ? subRing[(subRingPos - momentarySubs + ringSize) % ringSize] : 0
+        // Ring positions without a division (this runs every millisecond of audio).
+        var momentaryStart = subRingPos - momentarySubs
+        if momentaryStart < 0 { momentaryStart += ringSize }
+        let leavingMomentary = subCount >= momentarySubs ? subRing[momentaryStart] : 0
         subRing[subRingPos] = energy
-        subRingPos = (subRingPos + 1) % ringSize
+        subRingPos += 1
+        if subRingPos == ringSize { subRingPos = 0 }
         subCount += 1
         momentarySum = momentarySum + energy - leavingMomentary
         shortTermSum = shortTermSum + energy - leavingShort

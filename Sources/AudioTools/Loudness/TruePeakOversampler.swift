@@ -121,16 +121,23 @@ public final class TruePeakOversampler {
     public func add(_ samples: UnsafeBufferPointer<Float>) {
         precondition(!finished, "add after finish")
         guard let src = samples.baseAddress else { return }
-        let h = tapsPerPhase - 1, c = Self.chunk
+        let h = tapsPerPhase - 1, c = Self.chunk, count = samples.count
         var i = 0
         work.withUnsafeMutableBufferPointer { wb in
             let w = wb.baseAddress!
-            while i < samples.count {
-                let n = min(c - filled, samples.count - i)
+            while i < count {
+                if filled == 0 && i >= h && count - i >= c {
+                    // Whole chunks whose history lies in `samples` are read where they are.
+                    while count - i >= c { processChunk(src + i, count: c); i += c }
+                    w.update(from: src + i - h, count: h)
+                    continue
+                }
+                // Otherwise gathered in `work`, behind the history kept there.
+                let n = min(c - filled, count - i)
                 (w + h + filled).update(from: src + i, count: n)
                 filled += n
                 i += n
-                if filled == c { processChunk(w, count: c) }
+                if filled == c { processGathered(w) }
             }
         }
     }
@@ -147,34 +154,47 @@ public final class TruePeakOversampler {
         finished = true
         work.withUnsafeMutableBufferPointer { wb in
             let w = wb.baseAddress!
-            guard factor > 1 else { processChunk(w, count: filled); return }
+            guard factor > 1 else { processChunk(w, count: filled); filled = 0; return }
             // Silence after the end, only as far as the branch windows still reach the last sample.
             var zerosNeeded = latency
             while zerosNeeded > 0 {
                 let n = min(Self.chunk - filled, zerosNeeded)
                 (w + tapsPerPhase - 1 + filled).update(repeating: 0, count: Self.chunk - filled)
                 zerosNeeded -= n
-                processChunk(w, count: filled + n)
+                filled += n
+                processGathered(w)
             }
         }
     }
 
-    /// Handles the chunk at `w + history`, evaluating its first `count` positions (all of it
-    /// except at the end of the stream), then keeps its last samples as the next history.
-    private func processChunk(_ w: UnsafeMutablePointer<Float>, count: Int) {
-        let h = tapsPerPhase - 1, c = Self.chunk
-        let chunkMax = Self.absMax(w + h, count: count)
-        if chunkMax > samplePeak { samplePeak = chunkMax }
-        if factor > 1 {
-            let windowMax = max(previousChunkMax, chunkMax)
-            previousChunkMax = chunkMax
-            if windowMax * gainBound > max(interpolatedMax, samplePeak) {
-                let m = kernel(base: w + h, count: count, framePeaks: nil)
-                if m > interpolatedMax { interpolatedMax = m }
-            }
-            (w).update(from: w + c, count: h)
-        }
+    /// Handles the `filled` samples gathered at `w + history`, then keeps the chunk's last
+    /// samples as the next history.
+    private func processGathered(_ w: UnsafeMutablePointer<Float>) {
+        let h = tapsPerPhase - 1
+        processChunk(w + h, count: filled)
+        w.update(from: w + Self.chunk, count: h)
         filled = 0
+    }
+
+    /// Handles the `count` samples at `chunk` (all of a chunk except at the end of the stream;
+    /// `chunk[-history ..< 0]` are the samples before them): sample peak, and the interpolated
+    /// values unless they provably cannot raise the maximum.
+    ///
+    /// The skip rule: every interpolated value here is Σ h_p[k]·x[n−k] over a window inside this
+    /// chunk and the history, which lies inside the previous chunk, so |value| ≤ Σ|h_p| ·
+    /// max(this chunk's max, the previous chunk's max) ≤ `gainBound` · `windowMax` (`gainBound`
+    /// is widened past Float rounding). When that is at most the maximum found so far, nothing
+    /// here can raise it, and the result is exactly what evaluating every value gives.
+    private func processChunk(_ chunk: UnsafePointer<Float>, count: Int) {
+        let chunkMax = Self.absMax(chunk, count: count)
+        if chunkMax > samplePeak { samplePeak = chunkMax }
+        guard factor > 1 else { return }
+        let windowMax = max(previousChunkMax, chunkMax)
+        previousChunkMax = chunkMax
+        if windowMax * gainBound > max(interpolatedMax, samplePeak) {
+            let m = kernel(base: chunk, count: count, framePeaks: nil)
+            if m > interpolatedMax { interpolatedMax = m }
+        }
     }
 
     /// Per-frame inter-sample peaks (limiter mode): for each input frame n, writes the largest
