@@ -127,8 +127,18 @@ public final class TruePeakOversampler {
             let w = wb.baseAddress!
             while i < count {
                 if filled == 0 && i >= h && count - i >= c {
-                    // Whole chunks whose history lies in `samples` are read where they are.
-                    while count - i >= c { processChunk(src + i, count: c); i += c }
+                    // Whole chunks whose history lies in `samples` are read where they are, and a
+                    // run of chunks that all need interpolating is interpolated in one call.
+                    var run = -1
+                    while count - i >= c {
+                        if needsInterpolation(src + i, count: c) {
+                            if run < 0 { run = i }
+                        } else if run >= 0 {
+                            interpolate(src + run, count: i - run); run = -1
+                        }
+                        i += c
+                    }
+                    if run >= 0 { interpolate(src + run, count: i - run) }
                     w.update(from: src + i - h, count: h)
                     continue
                 }
@@ -177,24 +187,34 @@ public final class TruePeakOversampler {
     }
 
     /// Handles the `count` samples at `chunk` (all of a chunk except at the end of the stream;
-    /// `chunk[-history ..< 0]` are the samples before them): sample peak, and the interpolated
-    /// values unless they provably cannot raise the maximum.
+    /// `chunk[-history ..< 0]` are the samples before them).
+    private func processChunk(_ chunk: UnsafePointer<Float>, count: Int) {
+        if needsInterpolation(chunk, count: count) { interpolate(chunk, count: count) }
+    }
+
+    /// Takes the sample peak of the `count` samples at `chunk`, and says whether their
+    /// interpolated values could raise the maximum found so far.
     ///
     /// The skip rule: every interpolated value here is Σ h_p[k]·x[n−k] over a window inside this
-    /// chunk and the history, which lies inside the previous chunk, so |value| ≤ Σ|h_p| ·
+    /// chunk and its history, which lies inside the previous chunk, so |value| ≤ Σ|h_p| ·
     /// max(this chunk's max, the previous chunk's max) ≤ `gainBound` · `windowMax` (`gainBound`
     /// is widened past Float rounding). When that is at most the maximum found so far, nothing
-    /// here can raise it, and the result is exactly what evaluating every value gives.
-    private func processChunk(_ chunk: UnsafePointer<Float>, count: Int) {
+    /// here can raise it, and the result is exactly what evaluating every value gives. The
+    /// maximum may lag (chunks of a run are interpolated together after their decisions): a lower
+    /// maximum only makes the rule skip less, never wrongly.
+    private func needsInterpolation(_ chunk: UnsafePointer<Float>, count: Int) -> Bool {
         let chunkMax = Self.absMax(chunk, count: count)
         if chunkMax > samplePeak { samplePeak = chunkMax }
-        guard factor > 1 else { return }
+        guard factor > 1 else { return false }
         let windowMax = max(previousChunkMax, chunkMax)
         previousChunkMax = chunkMax
-        if windowMax * gainBound > max(interpolatedMax, samplePeak) {
-            let m = kernel(base: chunk, count: count, framePeaks: nil)
-            if m > interpolatedMax { interpolatedMax = m }
-        }
+        return windowMax * gainBound > max(interpolatedMax, samplePeak)
+    }
+
+    /// Interpolates `count` positions at `base` (with their history before it) into the maximum.
+    private func interpolate(_ base: UnsafePointer<Float>, count: Int) {
+        let m = kernel(base: base, count: count, framePeaks: nil)
+        if m > interpolatedMax { interpolatedMax = m }
     }
 
     /// Per-frame inter-sample peaks (limiter mode): for each input frame n, writes the largest
