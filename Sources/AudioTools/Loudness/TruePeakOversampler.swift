@@ -23,7 +23,7 @@ public final class TruePeakOversampler {
         /// Tap pairs per branch.
         static let half = 8
     }
-    /// Branch p's taps as scalars, same layout.
+    /// Branch p's taps, unfolded: `taps[p * tapsPerPhase + k]` multiplies x[n − k].
     let taps: [Float]
     /// max over branches p ≥ 1 of Σ|h_p|, widened to cover Float rounding: no interpolated value can
     /// exceed it times the largest |input| in the branch's window.
