@@ -158,6 +158,35 @@ import Testing
         #expect(again.stdout == one.stdout)
     }
 
+    /// One long file with a core to spare runs as a pipeline (decode, true peak and K-weighting
+    /// on threads of their own); with one job it runs on one thread. The records are the same bytes.
+    @Test func oneFileOnTwoCoresGivesTheSameRecords() throws {
+        let dir = E2E.tempDir("pipeline")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rate = 48000
+        var state: UInt64 = 7
+        func noise() -> Float {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Double(state >> 40) / Double(1 << 24) - 0.5)
+        }
+        // Bursts over a tone, loud enough near the end that true peak is found late in the file.
+        let n = 20 * rate
+        var l = [Float](repeating: 0, count: n), r = l
+        for i in 0..<n {
+            let t = Double(i) / Double(rate)
+            let env = Float(0.2 + 0.6 * (t.truncatingRemainder(dividingBy: 2.5) < 0.4 ? 1 : 0) + (t > 17 ? 0.15 : 0))
+            let tone = Float(0.3 * sin(2 * Double.pi * 997 * t))
+            l[i] = env * (0.5 * noise()) + tone
+            r[i] = env * (0.4 * noise()) - tone
+        }
+        try E2E.write(dir + "/long.wav", rate: rate, channels: [l, r])
+        let one = try E2E.run("lufs-measure", ["-j", "1", "--timeline", dir + "/long.wav"])
+        let two = try E2E.run("lufs-measure", ["-j", "2", "--timeline", dir + "/long.wav"])
+        #expect(one.status == 0 && one.records.count == 1)
+        #expect(one.records.first?["loudness"]?["true_peak_dbtp"]?.doubleValue != nil)
+        #expect(two.stdout == one.stdout)
+    }
+
     @Test func recordsPassThroughWithTheirFieldsAndErrorsUntouched() throws {
         let dir = E2E.tempDir("pass")
         defer { try? FileManager.default.removeItem(atPath: dir) }

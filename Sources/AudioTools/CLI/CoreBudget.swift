@@ -8,8 +8,9 @@ extension ParsedOptions {
 }
 
 /// How many of the `--jobs` workers are busy, so one file can use a core no other file is using:
-/// with one long file and two jobs, the second core decodes ahead or measures true peak. The
-/// answer only moves work between threads, never changes a result.
+/// with one long file and two jobs, lufs-measure runs decoding, true peak and K-weighting as
+/// pipeline stages on threads of their own (decided as the file starts). The answer only moves
+/// work between threads, never changes a result.
 public final class CoreBudget: @unchecked Sendable {
     public let jobs: Int
     private let lock = NSLock()

@@ -196,9 +196,6 @@ public final class LoudnessMeter {
     /// `onTwoCores`, true peak runs on a second thread while this one K-weights: the two touch
     /// disjoint state and each stays sequential in time, so the results are the same bits.
     public func add(_ block: AudioBlock, onTwoCores: Bool = false) {
-        precondition(result == nil, "add after finish")
-        precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
-        guard block.frames > 0 else { return }
         if onTwoCores && measuresTruePeak {
             DispatchQueue.concurrentPerform(iterations: 2) { part in
                 if part == 0 { addPeaks(block) } else { addLoudness(block) }
@@ -207,20 +204,35 @@ public final class LoudnessMeter {
             addPeaks(block)
             addLoudness(block)
         }
-        framesSeen += block.frames
     }
 
-    /// Sample and true peak of every channel.
-    private func addPeaks(_ block: AudioBlock) {
+    /// The peak half of `add`: sample and true peak of every channel (and the timeline's peaks).
+    /// With `addLoudness` it may run on another thread at its own pace (a pipeline stage): the
+    /// halves touch disjoint state, and each must be handed every block, in order. `finish` only
+    /// after both have seen the last block.
+    public func addPeaks(_ block: AudioBlock) {
+        precondition(result == nil, "add after finish")
+        precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
         let frames = block.frames
+        guard frames > 0 else { return }
         for c in 0..<weights.count {
             block.channels[c].withUnsafeBufferPointer { peakMeters[c].add(UnsafeBufferPointer(rebasing: $0[0..<frames])) }
         }
         timelineCollector?.add(block)
     }
 
+    /// The loudness half of `add`: K-weighting, the sliding windows and the gating blocks; it
+    /// counts the frames. See `addPeaks`.
+    public func addLoudness(_ block: AudioBlock) {
+        precondition(result == nil, "add after finish")
+        precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
+        guard block.frames > 0 else { return }
+        filterAndGate(block)
+        framesSeen += block.frames
+    }
+
     /// K-weighting, the sliding windows and the gating blocks.
-    private func addLoudness(_ block: AudioBlock) {
+    private func filterAndGate(_ block: AudioBlock) {
         let frames = block.frames
         var pos = 0
         while pos < frames {
@@ -282,10 +294,13 @@ public final class LoudnessMeter {
         let ringSize = subRing.count
         let momentarySubs = Self.subBlocksPerHop * Self.momentaryHops
         let leavingShort = subCount >= ringSize ? subRing[subRingPos] : 0
-        let leavingMomentary = subCount >= momentarySubs
-            ? subRing[(subRingPos - momentarySubs + ringSize) % ringSize] : 0
+        // Ring positions without a division (this runs every millisecond of audio).
+        var momentaryStart = subRingPos - momentarySubs
+        if momentaryStart < 0 { momentaryStart += ringSize }
+        let leavingMomentary = subCount >= momentarySubs ? subRing[momentaryStart] : 0
         subRing[subRingPos] = energy
-        subRingPos = (subRingPos + 1) % ringSize
+        subRingPos += 1
+        if subRingPos == ringSize { subRingPos = 0 }
         subCount += 1
         momentarySum = momentarySum + energy - leavingMomentary
         shortTermSum = shortTermSum + energy - leavingShort

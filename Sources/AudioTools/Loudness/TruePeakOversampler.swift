@@ -15,9 +15,15 @@ public final class TruePeakOversampler {
     /// `interSamplePeaks`' output (the filter's group delay).
     public var latency: Int { factor == 1 ? 0 : tapsPerPhase / 2 }
 
-    /// Branch p's taps, each broadcast to a vector: `coefficients[p * tapsPerPhase + k]`.
-    private let coefficients: [SIMD8<Float>]
-    /// Branch p's taps as scalars, same layout.
+    /// The branches' taps folded over their mirror symmetry (h_{f−p}[k] = h_p[t−1−k]), each
+    /// broadcast to a vector: `Folded.half` taps of the middle branch (h_{f/2}[k]), then at 4× as
+    /// many of (h_1[k] + h_3[k]) / 2 and of (h_1[k] − h_3[k]) / 2. See `kernel`.
+    private let folded: [SIMD8<Float>]
+    enum Folded {
+        /// Tap pairs per branch.
+        static let half = 8
+    }
+    /// Branch p's taps, unfolded: `taps[p * tapsPerPhase + k]` multiplies x[n − k].
     let taps: [Float]
     /// max over branches p ≥ 1 of Σ|h_p|, widened to cover Float rounding: no interpolated value can
     /// exceed it times the largest |input| in the branch's window.
@@ -48,7 +54,7 @@ public final class TruePeakOversampler {
     public init(sampleRate: Int, oversampling: Bool = true) {
         let f = oversampling ? Self.factor(forSampleRate: sampleRate) : 1
         factor = f
-        tapsPerPhase = f == 1 ? 1 : 16
+        tapsPerPhase = f == 1 ? 1 : 2 * Folded.half
         let t = tapsPerPhase
         var h = [Float](repeating: 0, count: f * t)
         var bound: Double = 0
@@ -63,7 +69,16 @@ public final class TruePeakOversampler {
             h[0] = 1
         }
         taps = h
-        coefficients = h.map { SIMD8<Float>(repeating: $0) }
+        var fold: [Float] = []
+        if f > 1 {
+            let m = f / 2
+            fold = (0..<Folded.half).map { h[m * t + $0] }
+            if f == 4 {
+                fold += (0..<Folded.half).map { (h[t + $0] + h[3 * t + $0]) / 2 }
+                fold += (0..<Folded.half).map { (h[t + $0] - h[3 * t + $0]) / 2 }
+            }
+        }
+        folded = fold.map { SIMD8<Float>(repeating: $0) }
         gainBound = Float(bound * (1 + 1e-4))
         work = [Float](repeating: 0, count: t - 1 + Self.chunk)
         frameWork = [Float](repeating: 0, count: t - 1)
@@ -71,7 +86,8 @@ public final class TruePeakOversampler {
 
     /// Kaiser-windowed sinc (β = 7) cut off at the input Nyquist frequency, split into `factor`
     /// branches of `tapsPerPhase` taps; branch 0 is a pure delay of `tapsPerPhase / 2` samples, and
-    /// every branch is scaled to unit gain at DC.
+    /// every branch is scaled to unit gain at DC. The prototype is symmetric about its centre, so
+    /// branch f − p is branch p reversed; that is made exact in Float (the kernel relies on it).
     static func design(factor f: Int, tapsPerPhase t: Int) -> [Float] {
         let length = f * t
         let centre = Double(length / 2)
@@ -90,11 +106,13 @@ public final class TruePeakOversampler {
             proto[n] = sinc * w
         }
         var out = [Float](repeating: 0, count: length)
-        for p in 0..<f {
+        for p in 0...(f / 2) {
             var branch = (0..<t).map { proto[p + f * $0] }
             let sum = branch.reduce(0, +)
             branch = branch.map { $0 / sum }
+            if p > 0 && 2 * p == f { branch = (0..<t).map { (branch[$0] + branch[t - 1 - $0]) / 2 } }
             for k in 0..<t { out[p * t + k] = Float(branch[k]) }
+            if p > 0 && 2 * p < f { for k in 0..<t { out[(f - p) * t + k] = Float(branch[t - 1 - k]) } }
         }
         return out
     }
@@ -103,16 +121,33 @@ public final class TruePeakOversampler {
     public func add(_ samples: UnsafeBufferPointer<Float>) {
         precondition(!finished, "add after finish")
         guard let src = samples.baseAddress else { return }
-        let h = tapsPerPhase - 1, c = Self.chunk
+        let h = tapsPerPhase - 1, c = Self.chunk, count = samples.count
         var i = 0
         work.withUnsafeMutableBufferPointer { wb in
             let w = wb.baseAddress!
-            while i < samples.count {
-                let n = min(c - filled, samples.count - i)
+            while i < count {
+                if filled == 0 && i >= h && count - i >= c {
+                    // Whole chunks whose history lies in `samples` are read where they are, and a
+                    // run of chunks that all need interpolating is interpolated in one call.
+                    var run = -1
+                    while count - i >= c {
+                        if needsInterpolation(src + i, count: c) {
+                            if run < 0 { run = i }
+                        } else if run >= 0 {
+                            interpolate(src + run, count: i - run); run = -1
+                        }
+                        i += c
+                    }
+                    if run >= 0 { interpolate(src + run, count: i - run) }
+                    w.update(from: src + i - h, count: h)
+                    continue
+                }
+                // Otherwise gathered in `work`, behind the history kept there.
+                let n = min(c - filled, count - i)
                 (w + h + filled).update(from: src + i, count: n)
                 filled += n
                 i += n
-                if filled == c { processChunk(w, count: c) }
+                if filled == c { processGathered(w) }
             }
         }
     }
@@ -129,34 +164,57 @@ public final class TruePeakOversampler {
         finished = true
         work.withUnsafeMutableBufferPointer { wb in
             let w = wb.baseAddress!
-            guard factor > 1 else { processChunk(w, count: filled); return }
+            guard factor > 1 else { processChunk(w, count: filled); filled = 0; return }
             // Silence after the end, only as far as the branch windows still reach the last sample.
             var zerosNeeded = latency
             while zerosNeeded > 0 {
                 let n = min(Self.chunk - filled, zerosNeeded)
                 (w + tapsPerPhase - 1 + filled).update(repeating: 0, count: Self.chunk - filled)
                 zerosNeeded -= n
-                processChunk(w, count: filled + n)
+                filled += n
+                processGathered(w)
             }
         }
     }
 
-    /// Handles the chunk at `w + history`, evaluating its first `count` positions (all of it
-    /// except at the end of the stream), then keeps its last samples as the next history.
-    private func processChunk(_ w: UnsafeMutablePointer<Float>, count: Int) {
-        let h = tapsPerPhase - 1, c = Self.chunk
-        let chunkMax = Self.absMax(w + h, count: count)
-        if chunkMax > samplePeak { samplePeak = chunkMax }
-        if factor > 1 {
-            let windowMax = max(previousChunkMax, chunkMax)
-            previousChunkMax = chunkMax
-            if windowMax * gainBound > max(interpolatedMax, samplePeak) {
-                let m = kernel(base: w + h, count: count, framePeaks: nil)
-                if m > interpolatedMax { interpolatedMax = m }
-            }
-            (w).update(from: w + c, count: h)
-        }
+    /// Handles the `filled` samples gathered at `w + history`, then keeps the chunk's last
+    /// samples as the next history.
+    private func processGathered(_ w: UnsafeMutablePointer<Float>) {
+        let h = tapsPerPhase - 1
+        processChunk(w + h, count: filled)
+        w.update(from: w + Self.chunk, count: h)
         filled = 0
+    }
+
+    /// Handles the `count` samples at `chunk` (all of a chunk except at the end of the stream;
+    /// `chunk[-history ..< 0]` are the samples before them).
+    private func processChunk(_ chunk: UnsafePointer<Float>, count: Int) {
+        if needsInterpolation(chunk, count: count) { interpolate(chunk, count: count) }
+    }
+
+    /// Takes the sample peak of the `count` samples at `chunk`, and says whether their
+    /// interpolated values could raise the maximum found so far.
+    ///
+    /// The skip rule: every interpolated value here is Σ h_p[k]·x[n−k] over a window inside this
+    /// chunk and its history, which lies inside the previous chunk, so |value| ≤ Σ|h_p| ·
+    /// max(this chunk's max, the previous chunk's max) ≤ `gainBound` · `windowMax` (`gainBound`
+    /// is widened past Float rounding). When that is at most the maximum found so far, nothing
+    /// here can raise it, and the result is exactly what evaluating every value gives. The
+    /// maximum may lag (chunks of a run are interpolated together after their decisions): a lower
+    /// maximum only makes the rule skip less, never wrongly.
+    private func needsInterpolation(_ chunk: UnsafePointer<Float>, count: Int) -> Bool {
+        let chunkMax = Self.absMax(chunk, count: count)
+        if chunkMax > samplePeak { samplePeak = chunkMax }
+        guard factor > 1 else { return false }
+        let windowMax = max(previousChunkMax, chunkMax)
+        previousChunkMax = chunkMax
+        return windowMax * gainBound > max(interpolatedMax, samplePeak)
+    }
+
+    /// Interpolates `count` positions at `base` (with their history before it) into the maximum.
+    private func interpolate(_ base: UnsafePointer<Float>, count: Int) {
+        let m = kernel(base: base, count: count, framePeaks: nil)
+        if m > interpolatedMax { interpolatedMax = m }
     }
 
     /// Per-frame inter-sample peaks (limiter mode): for each input frame n, writes the largest
@@ -181,47 +239,88 @@ public final class TruePeakOversampler {
 
     /// Interpolates outputs for input positions base[0..<count] (base[-history...] is valid past),
     /// returning the largest |value| over branches ≥ 1, or with `framePeaks` also branch 0 and
-    /// storing each frame's largest. Lanes and the scalar tail use identical arithmetic order.
+    /// storing each frame's largest. Lanes and the scalar tail use identical arithmetic order, so
+    /// a value never depends on where a call or a chunk begins.
+    ///
+    /// The branches come in mirror images (see `Folded`), so each tap pair is read once: with
+    /// u_k = x[n−k] + x[n−(t−1)+k] and v_k = x[n−k] − x[n−(t−1)+k] for k < t/2, the middle branch
+    /// is Σ mid_k·u_k, and at 4× branches 1 and 3 come as their half sum Σ sum_k·u_k and half
+    /// difference Σ diff_k·v_k, whose larger magnitude is |half sum| + |half difference|. That is
+    /// 3·t/2 products where the plain form takes 3·t, and the three sums run side by side.
     private func kernel(base: UnsafePointer<Float>, count: Int, framePeaks: UnsafeMutablePointer<Float>?) -> Float {
-        let t = tapsPerPhase, f = factor
-        let delay = t / 2
+        typealias V = SIMD8<Float>
+        let width = V.scalarCount
+        let last = tapsPerPhase - 1, half = Folded.half, delay = latency
+        let paired = factor == 4
         var best: Float = 0
-        coefficients.withUnsafeBufferPointer { cb in
-            let cv = cb.baseAddress!
-            var vbest = SIMD8<Float>(repeating: 0)
+        folded.withUnsafeBufferPointer { fb in
+            let midC = fb.baseAddress!, sumC = midC + half, diffC = sumC + half
+            @inline(__always) func load(_ i: Int) -> V { UnsafeRawPointer(base + i).loadUnaligned(as: V.self) }
+            /// |v|: the sign bit cleared.
+            @inline(__always) func magnitude(_ v: V) -> V {
+                unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: V.self)
+            }
+            var vbest = V(repeating: 0)
             var n = 0
-            while n + 8 <= count {
-                var peak = SIMD8<Float>(repeating: 0)
-                if framePeaks != nil {
-                    let x = UnsafeRawPointer(base + n - delay).loadUnaligned(as: SIMD8<Float>.self)
-                    peak = x.replacing(with: -x, where: x .< 0)
-                }
-                for p in 1..<f {
-                    let hp = cv + p * t
-                    var acc = SIMD8<Float>(repeating: 0)
-                    for k in 0..<t {
-                        acc += hp[k] * UnsafeRawPointer(base + n - k).loadUnaligned(as: SIMD8<Float>.self)
+            while n + width <= count {
+                // Tap pair 0 starts each sum (no add to zero), then pairs 1 ..< half in order.
+                var peak: V
+                var a = load(n), b = load(n &- last)
+                var u = a + b
+                if paired {
+                    var v = a - b
+                    var mid = midC[0] * u, sum = sumC[0] * u, diff = diffC[0] * v
+                    for k in 1..<half {
+                        a = load(n &- k); b = load(n &- last &+ k)
+                        u = a + b; v = a - b
+                        mid += midC[k] * u
+                        sum += sumC[k] * u
+                        diff += diffC[k] * v
                     }
-                    let a = acc.replacing(with: -acc, where: acc .< 0)
-                    peak = peak.replacing(with: a, where: a .> peak)
+                    peak = magnitude(mid)
+                    let outer = magnitude(sum) + magnitude(diff)
+                    peak = peak.replacing(with: outer, where: outer .> peak)
+                } else {
+                    var mid = midC[0] * u
+                    for k in 1..<half { mid += midC[k] * (load(n &- k) + load(n &- last &+ k)) }
+                    peak = magnitude(mid)
+                }
+                if framePeaks != nil {
+                    let x = magnitude(load(n &- delay))
+                    peak = peak.replacing(with: x, where: x .> peak)
                 }
                 vbest = vbest.replacing(with: peak, where: peak .> vbest)
-                if let fp = framePeaks { UnsafeMutableRawPointer(fp + n).storeBytes(of: peak, as: SIMD8<Float>.self) }
-                n += 8
+                if let fp = framePeaks { UnsafeMutableRawPointer(fp + n).storeBytes(of: peak, as: V.self) }
+                n += width
             }
-            for l in 0..<8 where vbest[l] > best { best = vbest[l] }
-            taps.withUnsafeBufferPointer { tb in
-                while n < count {
-                    var peak: Float = framePeaks != nil ? abs(base[n - delay]) : 0
-                    for p in 1..<f {
-                        var acc: Float = 0
-                        for k in 0..<t { acc += tb[p * t + k] * base[n - k] }
-                        if abs(acc) > peak { peak = abs(acc) }
+            for l in 0..<width where vbest[l] > best { best = vbest[l] }
+            // The same arithmetic, one lane at a time.
+            while n < count {
+                var peak: Float
+                var a = base[n], b = base[n - last]
+                var u = a + b
+                if paired {
+                    var v = a - b
+                    var mid = midC[0][0] * u, sum = sumC[0][0] * u, diff = diffC[0][0] * v
+                    for k in 1..<half {
+                        a = base[n - k]; b = base[n - last + k]
+                        u = a + b; v = a - b
+                        mid += midC[k][0] * u
+                        sum += sumC[k][0] * u
+                        diff += diffC[k][0] * v
                     }
-                    if peak > best { best = peak }
-                    framePeaks?[n] = peak
-                    n += 1
+                    peak = abs(mid)
+                    let outer = abs(sum) + abs(diff)
+                    if outer > peak { peak = outer }
+                } else {
+                    var mid = midC[0][0] * u
+                    for k in 1..<half { mid += midC[k][0] * (base[n - k] + base[n - last + k]) }
+                    peak = abs(mid)
                 }
+                if framePeaks != nil, abs(base[n - delay]) > peak { peak = abs(base[n - delay]) }
+                if peak > best { best = peak }
+                framePeaks?[n] = peak
+                n += 1
             }
         }
         return best

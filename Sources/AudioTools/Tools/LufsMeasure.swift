@@ -194,9 +194,10 @@ public final class LufsMeasure: RecordTool {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
-        // A core no other file is using decodes ahead, and splits true peak from K-weighting.
+        // A core no other file is using when the file starts: decode, peaks and K-weighting as
+        // three pipeline stages on threads of their own.
         if cores.hasSpareCore {
-            try ReadAhead.forEachBlock(source) { meter.add($0, onTwoCores: cores.hasSpareCore) }
+            try ReadAhead.forEachBlock(source, beside: { meter.addPeaks($0) }) { meter.addLoudness($0) }
         } else {
             try Decoder.forEachBlock(source) { meter.add($0) }
         }

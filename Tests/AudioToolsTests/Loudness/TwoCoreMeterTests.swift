@@ -29,6 +29,62 @@ import Testing
         #expect(one.integratedLUFS != nil && one.truePeaks.count == 2)
     }
 
+    /// The meter's two halves as pipeline stages on threads of their own (as lufs-measure runs one
+    /// long file with a core to spare), each at its own pace: the same bits as one thread, the
+    /// timeline's per-hop peaks included.
+    @Test func pipelineStagesGiveTheSameBits() throws {
+        let x = LoudnessMeterTests.noise(seconds: 7.3, rate: 48000, seed: 21)
+        let one = LoudnessMeter(sampleRate: 48000, weights: [1, 1], collectsTimeline: true)
+        try Decoder.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x)) { one.add($0) }
+        let expected = one.finish()
+        for _ in 0..<5 {
+            let split = LoudnessMeter(sampleRate: 48000, weights: [1, 1], collectsTimeline: true)
+            let n = try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x),
+                                               beside: { split.addPeaks($0) }) { split.addLoudness($0) }
+            #expect(n == x[0].count)
+            #expect(split.finish() == expected)
+            #expect(split.timeline == one.timeline && split.timeline != nil)
+            #expect(split.blocks == one.blocks)
+        }
+        #expect(expected.frames == x[0].count && expected.truePeaks.count == 2)
+    }
+
+    @Test func theSideStageSeesEveryBlockInOrder() throws {
+        let x = LoudnessMeterTests.noise(seconds: 3.1, rate: 48000, seed: 4)
+        var main: [Float] = [], side: [Float] = []
+        try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x),
+                                   beside: { side += $0.channels[1][0..<$0.frames] }) { main += $0.channels[1][0..<$0.frames] }
+        #expect(main == x[1] && side == x[1])
+    }
+
+    /// When the main stage stops early, or the decoder fails, the side stage stops too: no thread
+    /// runs on after the call, and the side stage never sees a block past the failure.
+    @Test func theSideStageStopsWithTheMainStage() {
+        for _ in 0..<30 {
+            let source = FailingSource(failAt: 1_000_000)
+            final class Count: @unchecked Sendable { var n = 0 }
+            let sideCount = Count()
+            var count = 0
+            #expect(throws: ToolError.self) {
+                try ReadAhead.forEachBlock(source, beside: { _ in sideCount.n += 1 }) { _ in
+                    count += 1
+                    if count == 3 { throw ToolError(.malformed, "stop", suggestion: "") }
+                }
+            }
+            let reads = source.reads, seen = sideCount.n
+            usleep(2000)
+            #expect(source.reads == reads && sideCount.n == seen, "a thread kept running after the call returned")
+            #expect(reads <= 3 + ReadAhead.depth && seen <= reads)
+        }
+        let failing = FailingSource(failAt: 4)
+        var side: [Float] = [], main: [Float] = []
+        #expect(throws: ToolError.self) {
+            try ReadAhead.forEachBlock(failing, beside: { side.append($0.channels[0][0]) }) { main.append($0.channels[0][0]) }
+        }
+        #expect(main == [1, 2, 3, 4])
+        #expect(side.count <= 4 && side == Array(main.prefix(side.count)))
+    }
+
     /// A source that fails after a number of blocks, counting its reads.
     final class FailingSource: AudioSource {
         let format = AudioFormat(sampleRate: 48000, channelCount: 2, frameCount: nil)
