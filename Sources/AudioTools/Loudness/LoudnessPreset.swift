@@ -41,6 +41,16 @@ public struct LoudnessPreset: Equatable, Sendable {
                        source: "Apple Podcasts audio requirements (−16 LKFS ±1 dB, true peak not above −1 dBFS); AES TD1004.1.15-10 (−16 LUFS for stereo streaming)"),
     ]
 
+    /// Every preset with what it checks, for help text: "ebu-r128 (-23 ±0.5 LU, true peak ≤ -1 dBTP), ...".
+    public static var described: String {
+        func n(_ v: Double) -> String { v == v.rounded() ? String(Int(v)) : String(v) }
+        return all.map { p in
+            var s = "\(p.name) (\(n(p.targetLUFS)) ±\(n(p.toleranceLU)) LU, true peak ≤ \(n(p.maxTruePeakDBTP)) dBTP"
+            if let st = p.maxShortTermLUFS { s += ", short-term ≤ \(n(st)) LUFS" }
+            return s + ")"
+        }.joined(separator: ", ")
+    }
+
     /// The preset with this name (case-insensitive), if any.
     public static func named(_ name: String) -> LoudnessPreset? {
         all.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }

@@ -8,7 +8,7 @@ public final class LufsMeasure: RecordTool {
         abstract: "Measure loudness (ITU-R BS.1770-4 / EBU R128): integrated, range, momentary and short-term maxima, sample and true peak.",
         discussion: "Each file is decoded once, in blocks, and measured in a single pass. With --target or --preset every record also gets loudness.gate, and the exit status is 1 when any file misses the target, so the tool can gate a CI job. Values that do not exist (the loudness of silence, the short-term maximum of a file under 3 s) are null, with the reason in loudness.notes.",
         options: [
-            .value("preset", "NAME", help: "Gate against a documented target: \(LoudnessPreset.names). See docs/lufs-measure.md for sources.", values: .choices(LoudnessPreset.all.map(\.name))),
+            .value("preset", "NAME", help: "Gate against a published delivery spec: \(LoudnessPreset.described). Explicit --target, --tolerance, --max-true-peak or --max-short-term override its values.", values: .choices(LoudnessPreset.all.map(\.name))),
             .value("target", "LUFS", help: "Gate: the integrated loudness files must have (overrides the preset's)."),
             .value("tolerance", "LU", help: "Gate: how far from --target is still a pass (default: the preset's, else 1)."),
             .value("max-true-peak", "DBTP", help: "Gate: the highest true peak allowed (overrides the preset's)."),
