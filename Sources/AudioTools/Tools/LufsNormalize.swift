@@ -66,6 +66,8 @@ public final class LufsNormalize: RecordTool {
     let tagger: LufsNormalizeTags?
     /// `--stream N`: the one audio stream of a media file to normalise.
     let stream: Int?
+    /// Files in work against --jobs: a core no other file is using decodes ahead and meters true peak.
+    let cores: CoreBudget
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -149,6 +151,7 @@ public final class LufsNormalize: RecordTool {
         let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
         reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
         stream = try o.int("stream", in: 0...1023)
+        cores = CoreBudget(jobs: try o.jobs())
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
@@ -187,6 +190,10 @@ public final class LufsNormalize: RecordTool {
 
     public func process(_ record: Record) throws -> Record {
         if let tagger { return try tagger.process(record) }
+        return try cores.working { try normalize(record) }
+    }
+
+    func normalize(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let name = ToolError.quoted(path)
         let outPath = try outputPath(for: path)
@@ -360,36 +367,46 @@ public final class LufsNormalize: RecordTool {
                                  ceilingDBTP: ceilingDBTP, limit: limit, marginDB: Self.limiterMargin,
                                  ditherBitDepth: dither)
 
-        let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
-                                   channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
-        sink.setSpeakers(layout.roles)
-        let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
+        // A written pass: a new file (unnamed until committed) and the meter of what reaches it.
+        let weights = layout.weights, rate = out.sampleRate, timeline = reportWriter != nil, cores = self.cores
+        var sink: SndfileSink? = nil
+        var finalMeter: LoudnessMeter? = nil
+        func makeOutput() throws -> NormalizePipeline.Output {
+            let s = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: rate,
+                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
+            s.setSpeakers(layout.roles)
+            let meter = LoudnessMeter(sampleRate: rate, weights: weights, collectsTimeline: timeline)
+            sink = s
+            finalMeter = meter
+            return .init(sink: s, onOutputBlock: { meter.add($0, onTwoCores: cores.hasSpareCore) }, integrated: { meter.finish().integratedLUFS })
+        }
         let report: NormalizeReport
         do {
             if compensate {
-                let weights = layout.weights, rate = out.sampleRate
                 report = try NormalizePipeline.runCompensated(
-                    plan, targetLUFS: targetLUFS, source: source, sink: sink,
+                    plan, targetLUFS: targetLUFS, source: source, makeOutput: makeOutput,
                     makeMeter: {
                         let m = LoudnessMeter(sampleRate: rate, weights: weights, measuresTruePeak: false)
                         return NormalizePipeline.LoudnessProbe(add: { m.add($0) }, integrated: { m.finish().integratedLUFS })
                     },
                     maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB,
-                    meterWrittenPass: false, onOutputBlock: { finalMeter.add($0) })
+                    decodeAhead: cores.hasSpareCore).report
             } else {
-                report = try NormalizePipeline.run(plan, source: source, sink: sink, onOutputBlock: { finalMeter.add($0) })
+                let output = try makeOutput()
+                report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,
+                                                   onOutputBlock: output.onOutputBlock)
             }
-            try sink.commit()
+            try sink!.commit()
         } catch let e as NormalizePipeline.Failure {
-            sink.abandon()
+            sink?.abandon()
             throw ToolError(.malformed, "\(name) could not be normalised (\(e == .unknownLength ? "its length is unknown, which a fade-out needs" : "its channel count changed mid-stream")); nothing was written.",
                             suggestion: "Convert it to WAV or FLAC first.")
         } catch {
-            sink.abandon()
+            sink?.abandon()
             throw error
         }
         passes += report.passes
-        let m = finalMeter.finish()
+        let m = finalMeter!.finish()
 
         var losses = resolved.losses + (positionLoss.map { [$0] } ?? [])
         if report.clampedSamples > 0 {
@@ -454,7 +471,7 @@ public final class LufsNormalize: RecordTool {
                 "velocity": .double(fadeCurve.velocity),
             ])
         }
-        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: finalMeter.timeline, source: sourceTimeline,
+        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: finalMeter!.timeline, source: sourceTimeline,
                                  sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured!.truePeak,
                                  targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
                                  gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
