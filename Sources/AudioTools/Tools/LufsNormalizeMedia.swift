@@ -81,8 +81,7 @@ extension LufsNormalize {
             if let l = entry, let lufs = l["integrated_lufs"] {
                 if let id = FileIdentity(json: l["file"]) {
                     if id != opened.identity {
-                        throw ToolError(.staleMeasurement, "\(name) has changed since it was measured (\(Self.change(from: id, to: opened.identity))), so its measurement no longer applies; nothing was written.",
-                                        suggestion: "Measure it again (lufs-measure \(Self.shellQuoted(path)) | lufs-normalize ...), or pass the bare path to have it measured here.")
+                        throw RecordedLoudness.stale(path, measured: id, now: opened.identity)
                     }
                     measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
                 }
