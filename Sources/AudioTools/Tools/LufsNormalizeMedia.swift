@@ -107,12 +107,10 @@ extension LufsNormalize {
                 throw ToolError(.badInput, "\(name) is a media file, whose length ffmpeg states only roughly, so --fade-out can't be placed on it; nothing was written.",
                                 suggestion: "Leave out --fade-out, or choose an audio-only --format (flac or wav).")
             }
-            let fadeIn = Int((fadeInSeconds * Double(e.sampleRate)).rounded())
-            let compensate = (peakMode == .limit && (gain.limiterNeeded || fadeIn > 0)) || (peakMode == .ignore && fadeIn > 0)
-            let limit = peakMode == .limit && (compensate || gain.predictedTruePeakDBTP > ceilingDBTP - Self.limiterMargin - 0.05 || e.isLossy)
-            let plan = NormalizePlan(gainDB: gain.gainDB, fadeInFrames: fadeIn, fadeCurve: fadeCurve, ceilingDBTP: ceilingDBTP,
-                                     limit: limit, marginDB: Self.limiterMargin, ditherBitDepth: e.ditherBits)
-            jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: plan, compensate: compensate,
+            let decision = NormalizeDecision(gain: gain, peakMode: peakMode, fadeInSeconds: fadeInSeconds, fadeOutSeconds: 0,
+                                             fadeCurve: fadeCurve, sampleRate: e.sampleRate, ceilingDBTP: ceilingDBTP,
+                                             marginDB: Self.limiterMargin, alwaysLimit: e.isLossy, ditherBitDepth: e.ditherBits)
+            jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: decision.plan, compensate: decision.compensate,
                                             targetLUFS: targetLUFS, weights: layout.weights))
         }
         if sources.values.contains(where: \.here) {
