@@ -26,9 +26,13 @@ public struct CompensationSearch: Sendable {
     public private(set) var lastShortfallLU: Double?
     private var previous: (gain: Double, loudness: Double)?
 
+    /// Whether the first pass is likely to land (little to limit): it is then written as it runs.
+    public let firstPassMayLand: Bool
+
     public init(plan: NormalizePlan, targetLUFS: Double, toleranceLU: Double = 0.05, maxPasses: Int = 3,
-                maxCompensationDB: Double = 6) {
+                maxCompensationDB: Double = 6, firstPassMayLand: Bool = true) {
         self.plan = plan
+        self.firstPassMayLand = firstPassMayLand
         self.targetLUFS = targetLUFS
         self.toleranceLU = toleranceLU
         self.maxPasses = maxPasses
@@ -40,9 +44,9 @@ public struct CompensationSearch: Sendable {
     public var mayMeasure: Bool { passes < max(1, maxPasses) - 1 }
 
     /// Whether the next pass is likely enough to land that it is worth writing as it runs: the
-    /// first (limiting and fades usually take little), or one after a small step.
+    /// first when `firstPassMayLand`, or one after a small step.
     public var worthWriting: Bool {
-        guard let s = lastShortfallLU else { return true }
+        guard let s = lastShortfallLU else { return firstPassMayLand }
         return abs(s) <= (passes == 1 ? Self.landingStepLU.first : Self.landingStepLU.secant)
     }
 

@@ -217,15 +217,17 @@ public enum NormalizePipeline {
 
     /// The same search for the gain as `runCompensated(_:targetLUFS:source:sink:...)`, and the
     /// same written samples, in fewer passes: a pass likely to be the last measuring one (the
-    /// first, or one after a small step) is written as it runs, into an output from `makeOutput`,
+    /// first when `firstPassMayLand`, or one after a small step) is written as it runs, into an output from `makeOutput`,
     /// and kept when it lands, so it needn't run again; one that misses is abandoned. The
     /// returned output's sink is neither committed nor abandoned: the caller decides.
     public static func runCompensated(_ plan: NormalizePlan, targetLUFS: Double, source: AudioSource,
                                       makeOutput: () throws -> Output, makeMeter: () -> LoudnessProbe,
                                       toleranceLU: Double = 0.05, maxPasses: Int = 3,
-                                      maxCompensationDB: Double = 6, decodeAhead: Bool = false) throws -> (report: NormalizeReport, output: Output) {
+                                      maxCompensationDB: Double = 6, firstPassMayLand: Bool = true,
+                                      decodeAhead: Bool = false) throws -> (report: NormalizeReport, output: Output) {
         var search = CompensationSearch(plan: plan, targetLUFS: targetLUFS, toleranceLU: toleranceLU,
-                                        maxPasses: maxPasses, maxCompensationDB: maxCompensationDB)
+                                        maxPasses: maxPasses, maxCompensationDB: maxCompensationDB,
+                                        firstPassMayLand: firstPassMayLand)
         var settled = false
         while true {
             try source.seek(toFrame: 0)

@@ -23,11 +23,12 @@ public struct NormalizedFileWriter {
         self.maxPasses = maxPasses; self.maxCompensationDB = maxCompensationDB
     }
 
-    /// Normalises `source` (at its first frame) by `plan` into `outPath` and commits it; the
+    /// Normalises `source` (at its first frame) by the decision's plan into `outPath` and commits it; the
     /// report and the meter of what was written. `name` is the input, quoted, for messages;
     /// `cores` says when a core is spare for decoding ahead and metering true peak.
-    public func write(_ plan: NormalizePlan, compensate: Bool, targetLUFS: Double, source: AudioSource,
+    public func write(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource,
                       name: String, cores: CoreBudget) throws -> (report: NormalizeReport, meter: LoudnessMeter) {
+        let plan = decision.plan
         let weights = layout.weights, rate = format.sampleRate
         var sink: SndfileSink? = nil
         var finalMeter: LoudnessMeter? = nil
@@ -43,7 +44,7 @@ public struct NormalizedFileWriter {
         }
         let report: NormalizeReport
         do {
-            if compensate {
+            if decision.compensate {
                 report = try NormalizePipeline.runCompensated(
                     plan, targetLUFS: targetLUFS, source: source, makeOutput: makeOutput,
                     makeMeter: {
@@ -51,7 +52,7 @@ public struct NormalizedFileWriter {
                         return NormalizePipeline.LoudnessProbe(add: { m.add($0) }, integrated: { m.finish().integratedLUFS })
                     },
                     maxPasses: maxPasses, maxCompensationDB: maxCompensationDB,
-                    decodeAhead: cores.hasSpareCore).report
+                    firstPassMayLand: decision.firstPassMayLand, decodeAhead: cores.hasSpareCore).report
             } else {
                 let output = try makeOutput()
                 report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,

@@ -247,7 +247,7 @@ public final class LufsNormalize: RecordTool {
         let writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
                                           overwrite: overwrite || naming.inPlace, collectsTimeline: reportWriter != nil,
                                           maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
-        let (report, meter) = try writer.write(decision.plan, compensate: decision.compensate, targetLUFS: targetLUFS,
+        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS,
                                                source: src.source, name: name, cores: cores)
         passes += report.passes
         let m = meter.finish()

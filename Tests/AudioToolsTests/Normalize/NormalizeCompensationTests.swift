@@ -64,6 +64,11 @@ import Testing
         var t = CompensationSearch(plan: NormalizePlan(gainDB: 10), targetLUFS: -10, maxPasses: 4)
         _ = t.record(-10.08)
         #expect(t.worthWriting)
+        // Deep limiting ahead: the first pass measures only.
+        var deep = CompensationSearch(plan: NormalizePlan(gainDB: 10), targetLUFS: -10, maxPasses: 4, firstPassMayLand: false)
+        #expect(!deep.worthWriting)
+        _ = deep.record(-10.09)
+        #expect(deep.worthWriting)
     }
 
     /// The written-as-it-runs runCompensated against the measure-then-write one: the same

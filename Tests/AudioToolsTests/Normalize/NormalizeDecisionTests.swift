@@ -30,6 +30,16 @@ import Testing
         #expect(d.plan.ceilingDBTP == -1 && d.plan.limiterTiming.marginDB == 0.15)
     }
 
+    @Test func theOvershootSaysWhetherTheFirstPassMayLand() throws {
+        // Threshold −1.15 dBTP: +0.5 predicted is 1.65 dB over it, +1 is 2.15 dB.
+        let light = decide(try gain(peak: -5.5))
+        #expect(abs(light.overshootDB - 1.65) < 1e-9 && light.firstPassMayLand)
+        let deep = decide(try gain(peak: -5))
+        #expect(abs(deep.overshootDB - 2.15) < 1e-9 && !deep.firstPassMayLand)
+        let under = decide(try gain(peak: -12), fadeIn: 1)
+        #expect(under.overshootDB == 0 && under.firstPassMayLand && under.compensate)
+    }
+
     @Test func underTheCeilingPlainGain() throws {
         let d = decide(try gain(peak: -12))     // -6 dBTP predicted
         #expect(!d.compensate && !d.plan.limit)
