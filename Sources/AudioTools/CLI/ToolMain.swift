@@ -91,40 +91,57 @@ public enum ToolMain {
                 return record
             }
         }
-        let runner = OrderedRunner(jobs: jobs, window: max(4, jobs * 4)) { (record: Record) -> Record in
-            if record.hasError && !tool.processesFailedRecords { return record }
+        // Without a stage, a record's line is written on the worker that made it, not in the
+        // one thread that writes them all out.
+        let runner = OrderedRunner(jobs: jobs, window: runnerWindow(jobs: jobs)) { (record: Record) -> Finished in
+            if record.hasError && !tool.processesFailedRecords { return Finished(record, serialize: stage == nil) }
             do {
                 var out = try tool.process(record)
                 if !out.hasError { out["schema"] = .int(Record.schemaVersion) }
-                return out
+                return Finished(out, serialize: stage == nil)
             } catch let e as ToolError {
-                return record.failing(e, tool: info.name)
+                return Finished(record.failing(e, tool: info.name), serialize: stage == nil)
             } catch {
-                return record.failing(ToolError(.unreadable,
+                return Finished(record.failing(ToolError(.unreadable,
                     "\(record.path.map(ToolError.quoted) ?? "A record") could not be processed: \(error).",
-                    suggestion: "Check that the file is a complete, readable audio file."), tool: info.name)
+                    suggestion: "Check that the file is a complete, readable audio file."), tool: info.name), serialize: stage == nil)
             }
         }
-        func write(_ out: Record) {
+        let output = LineWriter(onClosed: { progress.clear(); exit(1) })  // stdout closed: end quietly
+        func write(_ out: Record, line: String? = nil) {
             if out.hasError { failed = true }
             tool.emitted(out)
             progress.step(failed: out.hasError, path: out.path)
-            if !writeStdout(out.serialized() + "\n") {
-                progress.clear()
-                exit(1)  // stdout closed: end quietly
-            }
+            output.append(line ?? out.serialized())
         }
-        runner.run(input: input, emit: { out in
-            if let stage { stage.accept(out).forEach(write) } else { write(out) }
-        }, inputEnded: {
-            stage?.ready().forEach(write)
+        runner.run(input: input, emit: { done in
+            if let stage { stage.accept(done.record).forEach { write($0) } } else { write(done.record, line: done.line) }
+        }, caughtUp: output.flush, inputEnded: {
+            output.flush()
+            stage?.ready().forEach { write($0) }
         })
-        stage?.drain().forEach(write)
+        stage?.drain().forEach { write($0) }
+        output.flush()
         progress.clear()
         startup.reportWalk()
         tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
         exit(failed || !extrasPassed ? 1 : 0)
+    }
+
+    /// Items read ahead of the one being written: enough that results which come back in
+    /// microseconds (cache hits) don't leave the threads waiting on each other, few enough that
+    /// memory stays small.
+    public static func runnerWindow(jobs: Int) -> Int { max(16, jobs * 8) }
+
+    /// A processed record, and its line when the worker wrote it already.
+    struct Finished {
+        var record: Record
+        var line: String?
+        init(_ record: Record, serialize: Bool) {
+            self.record = record
+            line = serialize ? record.serialized() : nil
+        }
     }
 
     /// The packaging outputs (`--generate-man`, `--generate-completion SHELL`,
@@ -212,12 +229,24 @@ public final class OrderedRunner<Item, Output> {
         mutex.deallocate()
     }
 
+    /// How many quick items a worker takes at once.
+    static var batch: Int { 8 }
+    /// An item done in less than this is quick.
+    static var quickNanoseconds: UInt64 { 200_000 }
+
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
     private func lock() { pthread_mutex_lock(mutex) }
     private func unlock() { pthread_mutex_unlock(mutex) }
 
     /// `inputEnded` is called once on the calling thread, between two `emit`s, soon after the
-    /// last input item has been read.
-    public func run<S: Sequence>(input: S, emit: (Output) -> Void, inputEnded: () -> Void = {}) where S.Element == Item {
+    /// last input item has been read; `caughtUp` after each run of `emit`s, when the next result
+    /// isn't ready yet (the moment to flush what they wrote).
+    public func run<S: Sequence>(input: S, emit: (Output) -> Void, caughtUp: () -> Void = {}, inputEnded: () -> Void = {}) where S.Element == Item {
         let reader = Thread { [self] in
             var it = input.makeIterator()
             while true {
@@ -244,21 +273,49 @@ public final class OrderedRunner<Item, Output> {
         reader.start()
         for _ in 0..<jobs {
             let t = Thread { [self] in
+                // Items that took microseconds (cache hits) are taken several at a time, so the
+                // threads don't spend more on handing them over than on the work. The first slow
+                // one ends the batch: the rest go back to the queue for any worker to take.
+                var take = 1
+                var taken: [(Int, Item)] = []
+                var done: [(Int, Output)] = []
                 while true {
                     lock()
                     while queueHead >= queue.count && !inputDone { pthread_cond_wait(itemReady, mutex) }
                     if queueHead >= queue.count { unlock(); return }
-                    let (seq, item) = queue[queueHead]
-                    queueHead += 1
+                    let n = min(take, queue.count - queueHead)
+                    taken.append(contentsOf: queue[queueHead..<queueHead + n])
+                    queueHead += n
                     if queueHead > 64, queueHead * 2 > queue.count {
                         queue.removeFirst(queueHead); queueHead = 0
                     }
                     unlock()
-                    let out = work(item)
+                    take = Self.batch
+                    for (seq, item) in taken {
+                        let start = Self.monotonicNanoseconds()
+                        done.append((seq, work(item)))
+                        if Self.monotonicNanoseconds() - start >= Self.quickNanoseconds { take = 1; break }
+                    }
                     lock()
-                    results[seq] = out
-                    if seq == nextToEmit { pthread_cond_signal(resultReady) }
+                    let rest = taken.count - done.count
+                    if rest > 0 {
+                        if queueHead >= rest {
+                            queueHead -= rest
+                            queue.replaceSubrange(queueHead..<queueHead + rest, with: taken[done.count...])
+                        } else {
+                            queue.insert(contentsOf: taken[done.count...], at: queueHead)
+                        }
+                        pthread_cond_broadcast(itemReady)
+                    }
+                    var wake = false
+                    for (seq, out) in done {
+                        results[seq] = out
+                        if seq == nextToEmit { wake = true }
+                    }
+                    if wake { pthread_cond_signal(resultReady) }
                     unlock()
+                    taken.removeAll(keepingCapacity: true)
+                    done.removeAll(keepingCapacity: true)
                 }
             }
             t.stackSize = 1 << 23
@@ -288,9 +345,36 @@ public final class OrderedRunner<Item, Output> {
             lock()
             inFlight -= ready.count
             pthread_cond_signal(room)
+            let more = results[nextToEmit] != nil
             unlock()
+            if !more { caughtUp() }
             ready.removeAll(keepingCapacity: true)
         }
+    }
+}
+
+/// Buffers stdout lines and writes them in one go at `flush` (or once 64 KiB have gathered): one
+/// system call per batch of ready records instead of one per record. `onClosed` runs when stdout
+/// is closed or failing.
+final class LineWriter {
+    private var pending = ""
+    private let onClosed: () -> Void
+
+    init(onClosed: @escaping () -> Void) {
+        self.onClosed = onClosed
+        pending.reserveCapacity(1 << 16)
+    }
+
+    func append(_ line: String) {
+        pending += line
+        pending += "\n"
+        if pending.utf8.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        guard !pending.isEmpty else { return }
+        if !ToolMain.writeStdout(pending) { onClosed() }
+        pending.removeAll(keepingCapacity: true)
     }
 }
 

@@ -6,7 +6,7 @@ public enum CacheOptions {
     public static let environmentVariable = "AUDIO_TOOLS_CACHE"
 
     public static let specs: [OptionSpec] = [
-        .value("cache", "FILE", help: "Keep results in the SQLite file FILE (created when missing) and reuse them for files that haven't changed: same path, device, inode, size and modification time, same audio-tools version and result-changing options. Output is byte-identical either way; only the time differs. Default: $AUDIO_TOOLS_CACHE, else none. Never put it on NFS (docs/cache.md)."),
+        .value("cache", "FILE", help: "Keep results in the SQLite file FILE (created when missing) and reuse them for files that haven't changed: same path, device, inode, size and modification time, same audio-tools version and result-changing options. Output is byte-identical either way; only the time differs. Default: $AUDIO_TOOLS_CACHE, else none. Keep it on a local disk, one per host: SQLite's locks don't hold over NFS or SMB, and a shared file there gets corrupted."),
         .flag("no-cache", help: "Use no cache, even when AUDIO_TOOLS_CACHE is set."),
         .flag("cache-prune", help: "After the run, remove the cache's entries for files that are gone or have changed (relative paths are judged from the current folder). With no paths and a terminal on stdin, only prunes."),
     ]

@@ -16,18 +16,28 @@ public struct LoudnessCache {
         settings = "layout=\(layout?.description ?? "file");dual-mono=\(dualMono ? 1 : 0);\(DecoderSignature.current)"
     }
 
-    /// A kept measurement: the `loudness` object without its gate, and the values a gate reads.
+    /// A kept measurement: the `loudness` object without its gate, kept as text (written out as
+    /// stored, not parsed again), and the values a gate reads when they were asked for.
     public struct Entry {
-        public var loudness: [String: JSON]
-        public var measurement: LoudnessMeasurement
+        public var loudness: JSON
+        public var measurement: LoudnessMeasurement?
+
+        /// The `loudness` object of a record: as stored, or with `gate` (made from the
+        /// measurement) among its members.
+        public func loudness(gate: ((LoudnessMeasurement) -> JSON)?) -> JSON {
+            guard let gate, let m = measurement, var l = loudness.opened.objectValue else { return loudness }
+            l["gate"] = gate(m)
+            return .object(l)
+        }
     }
 
     /// What the cache holds for the file at `path` as it is now; `stamp` is what to store a fresh
-    /// result under (nil when the file can't be stamped: then nothing is kept).
-    public func lookup(path: String) -> (entry: Entry?, stamp: FileStamp?) {
+    /// result under (nil when the file can't be stamped: then nothing is kept). With `forGate`
+    /// the measurement is read too, and an entry without a readable one is a miss.
+    public func lookup(path: String, forGate: Bool = false) -> (entry: Entry?, stamp: FileStamp?) {
         guard let stamp = FileStamp.of(path), access(path, R_OK) == 0 else { return (nil, nil) }
         guard let hit = cache.lookup(kind: Self.kind, settings: settings, path: path, stamp: stamp) else { return (nil, stamp) }
-        return (Self.decode(hit.value), stamp)
+        return (Self.decode(hit.value, measurement: forGate), stamp)
     }
 
     /// Keeps a fresh measurement of the file `stamp` describes, when the file is still that file.
@@ -49,8 +59,11 @@ public struct LoudnessCache {
         ])
     }
 
-    static func decode(_ text: String) -> Entry? {
-        guard let j = try? JSON.parse(text), let l = j["loudness"]?.objectValue, let m = j["measurement"] else { return nil }
+    static func decode(_ text: String, measurement wanted: Bool = true) -> Entry? {
+        guard let j = JSON.members(text), let l = j["loudness"], case .raw(let lText) = l, lText.utf8.first == UInt8(ascii: "{"),
+              let mText = j["measurement"] else { return nil }
+        guard wanted else { return Entry(loudness: l, measurement: nil) }
+        guard let m = mText.objectValue else { return nil }
         func d(_ key: String) -> Double? { m[key]?.doubleValue }
         func list(_ key: String) -> [Double]? {
             guard let a = m[key]?.arrayValue else { return nil }

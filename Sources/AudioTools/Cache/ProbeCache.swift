@@ -15,6 +15,7 @@ public enum ProbeCache {
     /// What probing `path` finds, from the cache when it holds this very file, else probed and
     /// kept. `libraryID` is the song's id (the content id, or the byte id when the audio couldn't
     /// be decoded) when the cache knows it, nil otherwise.
+    /// A cached probe comes as one raw text (`JSON.raw`), written out as it was stored.
     public static func inspect(path: String, deep: Bool, cache: ResultCache?) -> (report: AudioProbeInspector.Report, libraryID: String?) {
         guard let cache, let stamp = FileStamp.of(path), access(path, R_OK) == 0 else {
             return (AudioProbeInspector.inspect(path: path, deep: deep), nil)
@@ -41,8 +42,11 @@ public enum ProbeCache {
         return JSON.object(["probe": r.probe ?? .null, "refusal": refusal]).serialized()
     }
 
+    /// The stored report with its probe kept as text (`JSON.raw`), so a hit is written out as it
+    /// was stored without being parsed and serialised again; nil for an entry that isn't one.
     static func decode(_ text: String) -> AudioProbeInspector.Report? {
-        guard let j = try? JSON.parse(text), let probe = j["probe"], probe != .null, let refusal = j["refusal"] else { return nil }
+        guard let j = JSON.members(text), let probe = j["probe"], !probe.isNullText,
+              let refusal = j["refusal"]?.resolved else { return nil }
         if refusal == .null { return AudioProbeInspector.Report(probe: probe, refusal: nil) }
         guard let code = refusal["code"]?.stringValue.flatMap(ErrorCode.init(rawValue:)),
               let message = refusal["message"]?.stringValue, let suggestion = refusal["suggestion"]?.stringValue else { return nil }

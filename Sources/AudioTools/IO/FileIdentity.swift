@@ -47,7 +47,7 @@ public struct FileIdentity: Equatable, Sendable {
     }
 
     public init?(json: JSON?) {
-        guard let j = json, let s = j["size_bytes"]?.intValue, let m = j["modified_ns"]?.intValue, s >= 0 else { return nil }
+        guard let j = json?.resolved, let s = j["size_bytes"]?.intValue, let m = j["modified_ns"]?.intValue, s >= 0 else { return nil }
         self.init(sizeBytes: UInt64(s), modifiedNanoseconds: Int64(m))
     }
 }

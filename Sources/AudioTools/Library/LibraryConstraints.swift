@@ -58,7 +58,7 @@ public struct LibraryConstraints: Equatable, Sendable {
 
     /// The first limit `item` breaks (duration, then sample rate, then channels), or nil.
     public func check(_ item: LibraryItem) -> Violation? {
-        let name = ToolError.quoted(item.path)
+        var name: String { ToolError.quoted(item.path) }  // only a violation names the file
         if minDuration != nil || maxDuration != nil {
             guard let d = item.durationSeconds, d.isFinite else {
                 return Violation(message: "\(name) has no known duration, so the duration limits can't be checked.",

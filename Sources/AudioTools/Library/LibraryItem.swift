@@ -158,3 +158,42 @@ extension LibraryItem {
         return t
     }
 }
+
+extension LibraryItem {
+    /// The last component of `path` (a trailing slash ignored), found from the end.
+    static func fileName(_ path: String) -> String {
+        if let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")), path.utf8.index(after: slash) != path.utf8.endIndex {
+            return String(path[path.utf8.index(after: slash)...])
+        }
+        return path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// Whether a record's `probe` describes the file as it is now (same size and modification time).
+    static func isCurrent(_ probe: JSON?, path: String) -> Bool {
+        guard let p = probe, p["content_id"]?.stringValue != nil,
+              let then = FileIdentity(json: p["file"]), let now = try? FileIdentity.of(path) else { return false }
+        return then == now
+    }
+
+    /// The members of a `probe` that `init(path:id:probe:)` and library-filter read.
+    static let probeKeys = ["content_id", "tags", "file", "duration_seconds", "container", "codec", "sample_rate", "channels", "bit_depth"]
+
+    /// What search and sort see of a probed file.
+    init(path: String, id: String, probe: JSON?) {
+        let tags = probe?["tags"]?.resolved
+        func tag(_ k: String) -> String? { tags?[k]?.stringValue }
+        func leadingNumber(_ s: String?) -> Int? {
+            guard let s else { return nil }
+            let digits = s.drop(while: { !$0.isNumber }).prefix(while: \.isNumber)
+            return digits.isEmpty || digits.count > 9 ? nil : Int(digits)
+        }
+        let identity = FileIdentity(json: probe?["file"])
+        self.init(
+            id: id, path: path, title: tag("title"), artist: tag("artist"), album: tag("album"), genre: tag("genre"),
+            year: leadingNumber(tag("year")), track: leadingNumber(tag("track")),
+            durationSeconds: probe?["duration_seconds"]?.doubleValue, format: probe?["container"]?.stringValue,
+            codec: probe?["codec"]?.stringValue, sampleRate: probe?["sample_rate"]?.intValue,
+            channels: probe?["channels"]?.intValue, bitDepth: probe?["bit_depth"]?.intValue,
+            sizeBytes: Int64(clamping: identity?.sizeBytes ?? 0), modifiedNanoseconds: identity?.modifiedNanoseconds ?? 0)
+    }
+}

@@ -10,6 +10,9 @@ public enum JSON: Equatable, Sendable {
     case string(String)
     case array([JSON])
     case object([String: JSON])
+    /// A JSON text exactly as `serialized()` wrote it, kept unparsed: written out verbatim and
+    /// parsed only when looked into. Made by `verbatim(_:)` and `members(_:)`, which check it.
+    case raw(String)
 
     public static func int<I: BinaryInteger>(_ v: I) -> JSON { .number(String(v)) }
 
@@ -31,21 +34,74 @@ public enum JSON: Equatable, Sendable {
         v.map { double($0, decimals: decimals) } ?? .null
     }
 
-    public subscript(key: String) -> JSON? {
-        if case .object(let o) = self { return o[key] }
-        return nil
+    /// The value with a `.raw` text parsed (every other value as it is). Parse once with this
+    /// before reading many fields of a raw value: each accessor on a raw value parses it anew.
+    public var resolved: JSON {
+        guard case .raw(let text) = self else { return self }
+        return (try? JSON.parse(text)) ?? .null
     }
 
-    public var stringValue: String? { if case .string(let s) = self { return s }; return nil }
-    public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
-    public var objectValue: [String: JSON]? { if case .object(let o) = self { return o }; return nil }
-    public var arrayValue: [JSON]? { if case .array(let a) = self { return a }; return nil }
-    public var doubleValue: Double? { if case .number(let n) = self { return Double(n) }; return nil }
+    /// A raw object opened one level (its members still raw): for reading several members of it
+    /// at the cost of one scan. Any other value is returned as it is.
+    public var opened: JSON {
+        guard case .raw(let text) = self, text.utf8.first == UInt8(ascii: "{"), let o = JSON.members(text) else { return self }
+        return .object(o)
+    }
+
+    /// A raw object cut down to the members named `keys` (still raw), from one scan that makes
+    /// nothing of the others: for reading a few members of a large text. Any other value is
+    /// returned as it is.
+    public func picking(_ keys: [String]) -> JSON {
+        guard case .raw(var text) = self, text.utf8.first == UInt8(ascii: "{") else { return self }
+        let wanted = keys.map { Array($0.utf8) }
+        let picked = text.withUTF8 { buf -> [String: JSON]? in
+            var s = Scanner(bytes: buf)
+            guard let o = s.members(depth: 0, only: wanted), s.i == buf.count else { return nil }
+            return o
+        }
+        return picked.map { .object($0) } ?? self
+    }
+
+    /// Whether this is null, without parsing a raw text to find out.
+    var isNullText: Bool {
+        if case .raw(let t) = self { return t == "null" }
+        return self == .null
+    }
+
+    public subscript(key: String) -> JSON? {
+        switch self {
+        case .object(let o): return o[key]
+        case .raw: return resolved[key]
+        default: return nil
+        }
+    }
+
+    public var stringValue: String? { if case .string(let s) = resolved { return s }; return nil }
+    public var boolValue: Bool? { if case .bool(let b) = resolved { return b }; return nil }
+    public var objectValue: [String: JSON]? { if case .object(let o) = resolved { return o }; return nil }
+    public var arrayValue: [JSON]? { if case .array(let a) = resolved { return a }; return nil }
+    public var doubleValue: Double? { if case .number(let n) = resolved { return Double(n) }; return nil }
     public var intValue: Int? {
-        if case .number(let n) = self { return Int(n) ?? Double(n).flatMap { $0 == $0.rounded() && abs($0) < 9e15 ? Int($0) : nil } }
+        if case .number(let n) = resolved { return Int(n) ?? Double(n).flatMap { $0 == $0.rounded() && abs($0) < 9e15 ? Int($0) : nil } }
         return nil
     }
     public var isNull: Bool { self == .null }
+
+    /// Equal values, whether kept as text or parsed.
+    public static func == (a: JSON, b: JSON) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)): return x == y
+        case (.raw(let x), .raw(let y)): return x == y || a.resolved == b.resolved
+        case (.raw, _): return a.resolved == b
+        case (_, .raw): return a == b.resolved
+        default: return false
+        }
+    }
 }
 
 // MARK: - Writing
@@ -64,6 +120,7 @@ extension JSON {
         case .null: out += "null"
         case .bool(let b): out += b ? "true" : "false"
         case .number(let n): out += n
+        case .raw(let text): out += text
         case .string(let s): JSON.writeString(s, to: &out)
         case .array(let a):
             out += "["
@@ -140,6 +197,155 @@ public struct JSONParseError: Error, CustomStringConvertible {
 }
 
 extension JSON {
+    /// `text` kept as a `.raw` value when it is one well-formed JSON value with no space around
+    /// or inside it outside strings, as `serialized()` writes; nil otherwise. Checked, not parsed.
+    public static func verbatim(_ text: String) -> JSON? {
+        var t = text
+        return t.withUTF8 { buf in
+            var s = Scanner(bytes: buf)
+            guard s.skipValue(depth: 0), s.i == buf.count else { return nil }
+            return .raw(text)
+        }
+    }
+
+    /// The members of the object `text`, each kept as a `.raw` value: the one level a reader
+    /// needs to pick members apart, without parsing what is inside them. nil unless `text` is a
+    /// compact, well-formed object (as `serialized()` writes) with no key twice.
+    public static func members(_ text: String) -> [String: JSON]? {
+        var t = text
+        return t.withUTF8 { buf -> [String: JSON]? in
+            var s = Scanner(bytes: buf)
+            guard let o = s.members(depth: 0), s.i == buf.count else { return nil }
+            return o
+        }
+    }
+
+    /// Steps over compact JSON values without building them: the check behind `verbatim` and `members`.
+    private struct Scanner {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var i = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        /// The object at `i`, its members kept as text; with `only`, just the members whose keys
+        /// (unescaped UTF-8) are among those.
+        mutating func members(depth: Int, only: [[UInt8]]? = nil) -> [String: JSON]? {
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "{") else { return nil }
+            i += 1
+            var o: [String: JSON] = [:]
+            if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return o }
+            while true {
+                let keyStart = i
+                guard skipString(), i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return nil }
+                let quoted = UnsafeBufferPointer(rebasing: bytes[keyStart..<i])
+                if let only, !only.contains(where: { $0.count == quoted.count - 2 && memcmp($0, quoted.baseAddress! + 1, $0.count) == 0 }) {
+                    i += 1
+                    guard skipValue(depth: depth + 1), i < bytes.count else { return nil }
+                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if bytes[i] == UInt8(ascii: "}") { i += 1; return o }
+                    return nil
+                }
+                // A key without escapes is its bytes between the quotes; one with them is parsed.
+                let key = quoted.contains(UInt8(ascii: "\\"))
+                    ? (try? JSON.parse(String(decoding: quoted, as: UTF8.self)))?.stringValue
+                    : String(decoding: UnsafeBufferPointer(rebasing: quoted.dropFirst().dropLast()), as: UTF8.self)
+                guard let key, o[key] == nil else { return nil }
+                i += 1
+                let valueStart = i
+                guard skipValue(depth: depth + 1) else { return nil }
+                o[key] = .raw(String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<i]), as: UTF8.self))
+                guard i < bytes.count else { return nil }
+                if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                if bytes[i] == UInt8(ascii: "}") { i += 1; return o }
+                return nil
+            }
+        }
+
+        mutating func skipValue(depth: Int) -> Bool {
+            guard depth <= 256, i < bytes.count else { return false }
+            switch bytes[i] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let object = bytes[i] == UInt8(ascii: "{")
+                let close = object ? UInt8(ascii: "}") : UInt8(ascii: "]")
+                i += 1
+                if i < bytes.count, bytes[i] == close { i += 1; return true }
+                while true {
+                    if object {
+                        guard skipString(), i < bytes.count, bytes[i] == UInt8(ascii: ":") else { return false }
+                        i += 1
+                    }
+                    guard skipValue(depth: depth + 1), i < bytes.count else { return false }
+                    if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
+                    if bytes[i] == close { i += 1; return true }
+                    return false
+                }
+            case UInt8(ascii: "\""): return skipString()
+            case UInt8(ascii: "t"): return skipWord("true")
+            case UInt8(ascii: "f"): return skipWord("false")
+            case UInt8(ascii: "n"): return skipWord("null")
+            default: return skipNumber()
+            }
+        }
+
+        mutating func skipWord(_ word: StaticString) -> Bool {
+            let n = word.utf8CodeUnitCount
+            guard i + n <= bytes.count, memcmp(bytes.baseAddress! + i, word.utf8Start, n) == 0 else { return false }
+            i += n
+            return true
+        }
+
+        /// A string with valid escapes and no raw control characters (its UTF-8 was checked when
+        /// the text became a String).
+        mutating func skipString() -> Bool {
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { return false }
+            i += 1
+            while i < bytes.count {
+                let c = bytes[i]
+                if c == UInt8(ascii: "\"") { i += 1; return true }
+                if c < 0x20 { return false }
+                i += 1
+                guard c == UInt8(ascii: "\\") else { continue }
+                guard i < bytes.count else { return false }
+                let e = bytes[i]
+                i += 1
+                switch e {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                     UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    continue
+                case UInt8(ascii: "u"):
+                    guard i + 4 <= bytes.count else { return false }
+                    for _ in 0..<4 {
+                        guard isxdigit(Int32(bytes[i])) != 0 else { return false }
+                        i += 1
+                    }
+                default: return false
+                }
+            }
+            return false
+        }
+
+        mutating func skipNumber() -> Bool {
+            func digits() -> Int {
+                let s = i
+                while i < bytes.count, bytes[i] >= 0x30, bytes[i] <= 0x39 { i += 1 }
+                return i - s
+            }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+            guard i < bytes.count else { return false }
+            if bytes[i] == UInt8(ascii: "0") { i += 1 } else if digits() == 0 { return false }
+            if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+                i += 1
+                if digits() == 0 { return false }
+            }
+            if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+                i += 1
+                if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+                if digits() == 0 { return false }
+            }
+            return true
+        }
+    }
+
     /// Parses one JSON text; nesting deeper than `maxDepth` is refused rather than recursed into.
     public static func parse(_ text: String, maxDepth: Int = 256) throws -> JSON {
         var bytes = Array(text.utf8)

@@ -109,6 +109,8 @@ public final class LibraryFilter: RecordTool {
         var kind: Kind
         var item: LibraryItem?
         var record: Record
+        /// The record's line, written on the worker (a song's only; nil otherwise).
+        var line: String? = nil
         var usable: Bool { if case .song(.usable) = kind { return true }; return false }
     }
 
@@ -127,7 +129,7 @@ public final class LibraryFilter: RecordTool {
               input.errorCode != ErrorCode.newerSchema.rawValue else {
             return Entry(kind: .inputError, item: nil, record: input)
         }
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = LibraryItem.fileName(path)
         if let kind = LibrarySkipKind.classify(fileName: name) {
             return Entry(kind: .skipped(kind), item: nil, record: input)
         }
@@ -140,11 +142,11 @@ public final class LibraryFilter: RecordTool {
             refusal = ToolError(ErrorCode(rawValue: e?["code"]?.stringValue ?? "") ?? .unreadable,
                                 e?["message"]?.stringValue ?? "\(ToolError.quoted(path)) was refused by an earlier tool.",
                                 suggestion: e?["suggestion"]?.stringValue ?? "Pick another file.")
-        } else if !Self.isCurrent(probe, path: path) {
+        } else if !LibraryItem.isCurrent(probe, path: path) {
             // Not probed yet, or probed before the file last changed: probe it now.
             let (report, id) = ProbeCache.inspect(path: path, deep: deep, cache: cache)
             knownID = id
-            probe = report.probe
+            probe = report.probe?.picking(LibraryItem.probeKeys)  // a cached probe is text: only what is read below
             record["probe"] = report.probe ?? .null
             if let r = report.refusal {
                 refusal = r
@@ -152,7 +154,7 @@ public final class LibraryFilter: RecordTool {
             }
         }
         let id = probe?["content_id"]?.stringValue ?? knownID ?? AudioProbeInspector.byteID(path: path)
-        let item = Self.item(path: path, id: id ?? "", probe: probe)
+        let item = LibraryItem(path: path, id: id ?? "", probe: probe)
         var reason: JSON = .null
         let outcome: LibrarySummary.Outcome
         if let r = refusal {
@@ -166,33 +168,7 @@ public final class LibraryFilter: RecordTool {
         }
         record["library"] = .object(["usable": .bool(outcome == .usable), "id": id.map { .string($0) } ?? .null, "reason": reason])
         record["schema"] = .int(Record.schemaVersion)
-        return Entry(kind: .song(outcome), item: item, record: record)
-    }
-
-    /// Whether a record's `probe` describes the file as it is now (same size and modification time).
-    static func isCurrent(_ probe: JSON?, path: String) -> Bool {
-        guard let p = probe, p["content_id"]?.stringValue != nil,
-              let then = FileIdentity(json: p["file"]), let now = try? FileIdentity.of(path) else { return false }
-        return then == now
-    }
-
-    /// What search and sort see of a probed file.
-    static func item(path: String, id: String, probe: JSON?) -> LibraryItem {
-        let tags = probe?["tags"]
-        func tag(_ k: String) -> String? { tags?[k]?.stringValue }
-        func leadingNumber(_ s: String?) -> Int? {
-            guard let s else { return nil }
-            let digits = s.drop(while: { !$0.isNumber }).prefix(while: \.isNumber)
-            return digits.isEmpty || digits.count > 9 ? nil : Int(digits)
-        }
-        let identity = FileIdentity(json: probe?["file"])
-        return LibraryItem(
-            id: id, path: path, title: tag("title"), artist: tag("artist"), album: tag("album"), genre: tag("genre"),
-            year: leadingNumber(tag("year")), track: leadingNumber(tag("track")),
-            durationSeconds: probe?["duration_seconds"]?.doubleValue, format: probe?["container"]?.stringValue,
-            codec: probe?["codec"]?.stringValue, sampleRate: probe?["sample_rate"]?.intValue,
-            channels: probe?["channels"]?.intValue, bitDepth: probe?["bit_depth"]?.intValue,
-            sizeBytes: Int64(clamping: identity?.sizeBytes ?? 0), modifiedNanoseconds: identity?.modifiedNanoseconds ?? 0)
+        return Entry(kind: .song(outcome), item: item, record: record, line: record.serialized())
     }
 
     /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
@@ -200,7 +176,7 @@ public final class LibraryFilter: RecordTool {
     public static func main(arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let startup = ToolMain.start(LibraryFilter.self, arguments: arguments)
         let tool = startup.tool
-        let runner = OrderedRunner(jobs: startup.jobs, window: max(4, startup.jobs * 4)) { (r: Record) -> Entry in tool.entry(for: r) }
+        let runner = OrderedRunner(jobs: startup.jobs, window: ToolMain.runnerWindow(jobs: startup.jobs)) { (r: Record) -> Entry in tool.entry(for: r) }
         var listing = LibraryListing(sortFields: Set(tool.sort.keys.map(\.field)))
         // `--get` with a cache: the files the index names, when it knows them all, instead of a walk.
         var input = AnySequence(startup.input)
@@ -212,8 +188,9 @@ public final class LibraryFilter: RecordTool {
             fromIndex = true
         }
         var failed = false
+        let output = LineWriter(onClosed: { startup.clearProgress(); exit(1) })  // stdout closed: end quietly
         func write(_ line: String) {
-            if !ToolMain.writeStdout(line + "\n") { startup.clearProgress(); exit(1) }
+            output.append(line)
         }
         runner.run(input: input) { entry in
             startup.step(failed: !entry.usable, path: entry.record.path)
@@ -222,6 +199,7 @@ public final class LibraryFilter: RecordTool {
                 // Input that couldn't be read as a record is reported at once, as every tool does.
                 failed = true
                 write(entry.record.serialized())
+                output.flush()
             case .skipped(let kind):
                 listing.summary.count(.skipped(kind))
             case .song(let outcome):
@@ -230,7 +208,7 @@ public final class LibraryFilter: RecordTool {
                 let wanted = tool.getIDs.isEmpty ? tool.query.matches(item) : tool.getIDs.contains(item.id)
                 if wanted && (entry.usable || tool.includeUnusable) {
                     // Per song only the sort fields are kept in memory; the finished line goes to disk.
-                    listing.append(item, line: entry.record.serialized())
+                    listing.append(item, line: entry.line ?? entry.record.serialized())
                 }
             }
         }
@@ -257,6 +235,7 @@ public final class LibraryFilter: RecordTool {
                 }
             }
         }
+        output.flush()
         CacheOptions.finish(tool.cache, options: tool.options)
         if tool.printSummary, fromIndex {
             let n = listing.items.count

@@ -59,6 +59,8 @@ public final class LufsMeasure: RecordTool {
     let loudnessCache: LoudnessCache?
     private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?, isError: Bool)] = []
     private var anyGateFailed = false
+    /// Whether stderr is a terminal (the summary table is then shown): asked once, not per record.
+    private let stderrIsTerminal = isatty(2) != 0
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
@@ -127,13 +129,11 @@ public final class LufsMeasure: RecordTool {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
         let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil
-            ? (nil, nil) : loudnessCache?.lookup(path: path) ?? (nil, nil)
+            ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
-            var l = hit.loudness
-            if let g = gate { l["gate"] = LufsMeasure.gateJSON(g, label: gateLabel, hit.measurement) }
             var out = record
-            out["loudness"] = .object(l)
+            out["loudness"] = hit.loudness(gate: gate.map { g in { LufsMeasure.gateJSON(g, label: self.gateLabel, $0) } })
             return out
         }
         let opened = try Decoder.open(path)
@@ -256,7 +256,7 @@ public final class LufsMeasure: RecordTool {
 
     public func emitted(_ record: Record) {
         report?.emitted(record)
-        guard gate != nil || summary || junitPath != nil || isatty(2) != 0 else { return }
+        guard gate != nil || summary || junitPath != nil || stderrIsTerminal else { return }
         let name = record.path ?? "(input)"
         if let e = record.fields["error"], e != .null {
             reportRows.append((name, false, [e["message"]?.stringValue ?? "failed"], nil, nil, false))

@@ -119,7 +119,13 @@ import Testing
         let text = JSON.object(["loudness": .object(["x": .int(1)]), "measurement": LoudnessCache.encode(m)]).serialized()
         let back = try #require(LoudnessCache.decode(text))
         #expect(back.measurement == m)
-        #expect(back.loudness == ["x": .int(1)])
+        #expect(back.loudness == .object(["x": .int(1)]))
+        // Kept as the text it was stored as: written out without being parsed again.
+        #expect(back.loudness.serialized() == #"{"x":1}"#)
+        #expect(back.loudness(gate: { _ in .bool(true) }).serialized() == #"{"gate":true,"x":1}"#)
+        #expect(back.loudness(gate: nil).serialized() == #"{"x":1}"#)
+        // Without a gate the measurement isn't read at all.
+        #expect(try #require(LoudnessCache.decode(text, measurement: false)).measurement == nil)
     }
 
     @Test func aProbeReportComesBackExactly() throws {
@@ -127,6 +133,8 @@ import Testing
         let r = AudioProbeInspector.Report(probe: probe, refusal: ToolError(.truncated, "“a.wav” is cut off.", suggestion: "Pick a complete copy."))
         let back = try #require(ProbeCache.decode(ProbeCache.encode(r)))
         #expect(back.probe == probe && back.refusal == r.refusal)
+        #expect(back.probe?.serialized() == probe.serialized())
+        if case .raw = back.probe {} else { Issue.record("a cached probe should come back as its stored text") }
         #expect(ProbeCache.decode(ProbeCache.encode(back)) != nil)
         #expect(JSON.object(["probe": back.probe!]).serialized() == JSON.object(["probe": probe]).serialized())
         #expect(ProbeCache.decode(#"{"probe":{},"refusal":{"code":"no-such-code","message":"m","suggestion":"s"}}"#) == nil)

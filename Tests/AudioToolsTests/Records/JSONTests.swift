@@ -24,6 +24,47 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSON.parse(deep) }
     }
 
+    @Test func verbatimTextIsWrittenAsItIsAndReadLikeTheParsedValue() throws {
+        let value = try JSON.parse(#"{"a":[1e3,-0,true,null],"m":{"a":"é\n","b":"x \"q\""},"z":1.50}"#)
+        let text = value.serialized()
+        let raw = try #require(JSON.verbatim(text))
+        #expect(raw.serialized() == text)
+        #expect(raw == value && value == raw)
+        #expect(raw["m"]?["b"]?.stringValue == "x \"q\"")
+        #expect(raw["z"]?.doubleValue == 1.5)
+        #expect(raw["a"]?.arrayValue?.count == 4)
+        // Inside a record it is spliced in place: the same line as the parsed value gives.
+        #expect(JSON.object(["k": raw, "b": .int(2)]).serialized() == JSON.object(["k": value, "b": .int(2)]).serialized())
+    }
+
+    @Test(arguments: ["", " 1", #"{"a": 1}"#, #"{"a":1"#, "[1,]", #""a\u12""#, #""a\u0001" "#, "nul", "1.", #"{"a":1}{}"#, "\"tab\there\""])
+    func verbatimRefusesWhatIsNotCompactJSON(_ text: String) {
+        #expect(JSON.verbatim(text) == nil)
+    }
+
+    @Test func membersSplitTheTopLevelOnly() throws {
+        let text = #"{"k\"ey":[1,{"x":"}"}],"plain":"a,b","n":null,"o":{"refusal":1}}"#
+        let m = try #require(JSON.members(text))
+        #expect(m.count == 4)
+        #expect(m["k\"ey"]?.serialized() == #"[1,{"x":"}"}]"#)
+        #expect(m["plain"]?.stringValue == "a,b")
+        #expect(m["n"]?.isNullText == true)
+        #expect(m["o"]?["refusal"]?.intValue == 1)
+        #expect(JSON.object(m).serialized() == (try JSON.parse(text)).serialized())
+        #expect(JSON.members("{}")?.isEmpty == true)
+        for bad in ["[1]", "{\"a\":1,\"a\":2}", "{\"a\":1} ", "{\"a\" :1}", "{\"a\":1,}", "{"] {
+            #expect(JSON.members(bad) == nil, "\(bad)")
+        }
+        // Picking keeps only the members asked for, still as text.
+        let picked = try #require(JSON.verbatim(text)).picking(["plain", "o", "absent"])
+        #expect(picked.objectValue?.keys.sorted() == ["o", "plain"])
+        #expect(picked["o"]?.serialized() == #"{"refusal":1}"#)
+        // Opening a raw object gives its members, still as text.
+        let opened = try #require(JSON.verbatim(text)).opened
+        #expect(opened.objectValue?.count == 4)
+        #expect(opened.serialized() == (try JSON.parse(text)).serialized())
+    }
+
     @Test func doublesAreDeterministicAndFinite() {
         #expect(JSON.double(-23.0049, decimals: 2).serialized() == "-23")
         #expect(JSON.double(-23.456, decimals: 2).serialized() == "-23.46")
