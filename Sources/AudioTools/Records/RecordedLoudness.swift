@@ -30,6 +30,15 @@ public enum RecordedLoudness {
                   suggestion: "Measure it again (lufs-measure \(shellQuoted(path)) | lufs-normalize ...), or pass the bare path to have it measured here.")
     }
 
+    /// The record's measurement of audio stream `ordinal`: the `loudness.streams` entry, or
+    /// `loudness` itself when it is of that stream (its `stream` key, or none for stream 0).
+    public static func stream(_ loudness: JSON?, ordinal: Int) -> JSON? {
+        guard let l = loudness, l.objectValue != nil else { return nil }
+        if let list = l["streams"]?.arrayValue, let e = list.first(where: { $0["stream"]?.intValue == ordinal }) { return e }
+        let own = l["stream"]?.intValue ?? 0
+        return own == ordinal ? l : nil
+    }
+
     /// The layout the measurement used (the record's, or the file's channel map, or the default
     /// for the channel count, as lufs-measure chooses it), so the output is measured alike.
     public static func layout(loudness: JSON?, description: SndfileDescription, channelCount: Int) -> ChannelLayout {

@@ -112,4 +112,16 @@ import Testing
         let text: JSON = .object(["integrated_lufs": .string("loud"), "file": id.json])
         #expect(throws: ToolError.self) { try RecordedLoudness.check(text, identity: id, path: "a.wav") }
     }
+
+    @Test func eachStreamFindsItsOwnMeasurement() {
+        let one: JSON = .object(["integrated_lufs": .double(-20)])
+        #expect(RecordedLoudness.stream(one, ordinal: 0) == one && RecordedLoudness.stream(one, ordinal: 1) == nil)
+        let second: JSON = .object(["integrated_lufs": .double(-21), "stream": .int(1)])
+        #expect(RecordedLoudness.stream(second, ordinal: 1) == second && RecordedLoudness.stream(second, ordinal: 0) == nil)
+        let e0: JSON = .object(["stream": .int(0), "integrated_lufs": .double(-22)])
+        let e2: JSON = .object(["stream": .int(2), "integrated_lufs": .double(-23)])
+        let all: JSON = .object(["integrated_lufs": .double(-22), "streams": .array([e0, e2])])
+        #expect(RecordedLoudness.stream(all, ordinal: 2) == e2 && RecordedLoudness.stream(all, ordinal: 0) == e0)
+        #expect(RecordedLoudness.stream(nil, ordinal: 0) == nil && RecordedLoudness.stream(.string("x"), ordinal: 0) == nil)
+    }
 }
