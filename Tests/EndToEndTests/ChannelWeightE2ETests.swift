@@ -144,6 +144,28 @@ import Testing
         #expect(recs[1]?["layout"]?.stringValue == "L,R,C,Cb,Lss,Rss")
     }
 
+    /// A second audio stream is weighted by the positions ffmpeg decodes for it too: six channels
+    /// with the noise in the back centre (1.0), which a count-based 5.1 guess would take for the LFE.
+    @Test func everyStreamOfAFileIsWeightedByItsOwnLayout() throws {
+        guard E2E.has("ffmpeg") else { return }
+        let dir = E2E.tempDir("streamweights")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let n = Self.noise(seconds: 3)
+        try E2E.write(dir + "/mono.wav", rate: Self.rate, channels: [n], codec: "pcm_f32")
+        try Self.writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
+        let r0 = try E2E.program("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", dir + "/mono.wav", "-i", dir + "/six.wav",
+                                                 "-map", "0:a", "-map", "1:a", "-c:a", "flac", dir + "/two.mka"])
+        try #require(r0.status == 0, "\(r0.stderr)")
+        let r = try E2E.run("lufs-measure", [dir + "/mono.wav", dir + "/two.mka"])
+        let mono = try #require(r.records.first?["loudness"]?["integrated_lufs"]?.doubleValue)
+        let streams = r.records.last?["loudness"]?["streams"]?.arrayValue ?? []
+        try #require(streams.count == 2, "\(r.stdout)")
+        #expect(streams[1]["layout_source"]?.stringValue == "file")
+        #expect(streams[1]["layout"]?.stringValue == "L,R,C,Cb,Lss,Rss")
+        let second = try #require(streams[1]["integrated_lufs"]?.doubleValue, "\(r.stdout)")
+        #expect(abs(second - mono) <= 0.05, "the back centre weighs 1.0: \(second) vs \(mono)")
+    }
+
     /// A CAF channel layout, read through libsndfile: L R LFE (DVD 4), whose third channel a
     /// count-based guess would take for a centre.
     @Test func cafChannelLayoutIsRead() throws {

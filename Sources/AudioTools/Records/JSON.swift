@@ -38,7 +38,16 @@ public enum JSON: Equatable, Sendable {
     /// before reading many fields of a raw value: each accessor on a raw value parses it anew.
     public var resolved: JSON {
         guard case .raw(let text) = self else { return self }
-        return (try? JSON.parse(text)) ?? .null
+        // Scalars (the checked text of one value) need no parser: most members read are these.
+        switch text.utf8.first ?? 0 {
+        case UInt8(ascii: "n"): return .null
+        case UInt8(ascii: "t"): return .bool(true)
+        case UInt8(ascii: "f"): return .bool(false)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(text)
+        case UInt8(ascii: "\"") where !text.utf8.contains(UInt8(ascii: "\\")):
+            return .string(String(text.dropFirst().dropLast()))
+        default: return (try? JSON.parse(text)) ?? .null
+        }
     }
 
     /// A raw object opened one level (its members still raw): for reading several members of it

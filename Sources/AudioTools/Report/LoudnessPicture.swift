@@ -164,6 +164,23 @@ public enum LoudnessPicture {
         s.path(curve(t.momentaryLUFS, t, x, ly, floor: lane.bottom), stroke: Color.momentary, width: 1, id: "momentary")
         s.path(curve(t.shortTermLUFS, t, x, ly, floor: lane.bottom), stroke: Color.shortTerm, width: 2.2, id: "short-term")
         s.raw("</g>\n")
+        // Short-term and momentary limits: a line each, and the curve above it drawn again in red.
+        for l in item.loudnessLimits where l.limit >= ly.bottom && l.limit <= ly.top {
+            let clip = "above-\(l.id)-limit"
+            s.raw("<clipPath id=\"\(clip)\"><rect x=\"\(f(plotLeft))\" y=\"\(f(lane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(max(0, ly(l.limit) - lane.top)))\"/></clipPath>\n")
+            // Only the stretches over the limit (with a neighbour each side, so the clip cuts
+            // the crossings where they are).
+            let over = l.series.indices.map { i -> Double? in
+                let near = l.series[max(0, i - 1)...min(l.series.count - 1, i + 1)]
+                return near.contains { ($0 ?? -.infinity) > l.limit } ? l.series[i] : nil
+            }
+            if over.contains(where: { $0 != nil }) {
+                s.raw("<g clip-path=\"url(#\(clip))\" fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\">\n")
+                s.path(curve(over, t, x, ly, floor: lane.bottom), stroke: Color.over, width: l.id == "short-term" ? 2.6 : 1.4, id: "\(l.id)-over-limit")
+                s.raw("</g>\n")
+            }
+            s.line(plotLeft, ly(l.limit), plotRight, ly(l.limit), stroke: Color.over, width: 1.2, dash: "2 3", id: "\(l.id)-limit")
+        }
         // Peak lane: the per-column maximum as a step area; above the ceiling in red.
         s.raw("<g clip-path=\"url(#clip-peak)\">\n")
         if let src = item.source {
@@ -195,6 +212,9 @@ public enum LoudnessPicture {
             let xb = plotRight + 6
             s.line(xb, ly(hi), xb, ly(lo), stroke: Color.range, width: 3)
             labels.append(((ly(hi) + ly(lo)) / 2, "LRA " + ReportText.dB(lra) + " LU", Color.range, false))
+        }
+        for l in item.loudnessLimits where l.limit >= ly.bottom && l.limit <= ly.top {
+            labels.append((ly(l.limit), l.label + " " + ReportText.dB(l.limit).replacingOccurrences(of: ".0", with: ""), Color.over, false))
         }
         spread(&labels, minGap: 15, top: lane.top + 8, bottom: lane.bottom - 2)
         for l in labels { s.text(plotRight + 14, l.y + 4, l.text, size: 12, fill: l.color, weight: l.bold ? "bold" : nil) }
@@ -289,6 +309,7 @@ public enum LoudnessPicture {
         if item.targetLUFS != nil { key(Color.target, "target", width: 1.5, dash: "6 4") }
         if item.timeline?.rangeLowLUFS != nil { key(Color.range, "loudness range", band: 0.3) }
         if !item.overs.isEmpty { key(Color.over, "over the ceiling", band: 0.35) }
+        if !item.loudnessLimits.isEmpty { key(Color.over, "loudness limit", width: 1.2, dash: "2 3") }
     }
 
     static func emptyMessage(_ t: LoudnessTimeline) -> (loudness: String?, peak: String?) {
@@ -350,6 +371,7 @@ public enum LoudnessPicture {
         var high = defined.max() ?? -20
         if let target = item.targetLUFS { high = max(high, target + (item.toleranceLU ?? 0)) }
         if let m = item.momentaryMaxLUFS { high = max(high, m) }
+        for l in item.loudnessLimits { high = max(high, l.limit) }
         var top = (high / 5).rounded(.up) * 5
         if top - high < 1.5 { top += 5 }
         var reference = item.integratedLUFS ?? defined.max() ?? -40

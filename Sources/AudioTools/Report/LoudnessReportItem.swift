@@ -59,6 +59,10 @@ public struct LoudnessReportItem: Equatable, Sendable {
     public var targetLUFS: Double?
     public var toleranceLU: Double?
     public var ceilingDBTP: Double?
+    /// The gate's limits on short-term and momentary loudness (`--max-short-term`,
+    /// `--max-momentary`, a preset's), drawn as lines with the curve above them in red.
+    public var maxShortTermLUFS: Double?
+    public var maxMomentaryLUFS: Double?
 
     public init(name: String, verdict: Verdict, integratedLUFS: Double? = nil, loudnessRangeLU: Double? = nil,
                 truePeakDBTP: Double? = nil, momentaryMaxLUFS: Double? = nil, shortTermMaxLUFS: Double? = nil,
@@ -88,6 +92,17 @@ public struct LoudnessReportItem: Equatable, Sendable {
                   truePeakDBTP: m.truePeakDBTP, momentaryMaxLUFS: m.momentaryMaxLUFS, shortTermMaxLUFS: m.shortTermMaxLUFS,
                   notes: m.notes, timeline: timeline, targetLUFS: gate?.targetLUFS,
                   toleranceLU: gate?.targetLUFS == nil ? nil : (gate?.toleranceLU ?? 0), ceilingDBTP: gate?.maxTruePeakDBTP)
+        maxShortTermLUFS = gate?.maxShortTermLUFS
+        maxMomentaryLUFS = gate?.maxMomentaryLUFS
+    }
+
+    /// The loudness limits with what each applies to: (id, the curve's series, limit, label).
+    var loudnessLimits: [(id: String, series: [Double?], limit: Double, label: String)] {
+        guard let t = timeline else { return [] }
+        var out: [(String, [Double?], Double, String)] = []
+        if let l = maxShortTermLUFS { out.append(("short-term", t.shortTermLUFS, l, "S max")) }
+        if let l = maxMomentaryLUFS { out.append(("momentary", t.momentaryLUFS, l, "M max")) }
+        return out
     }
 
     /// Stretches where the true peak is over the ceiling, in seconds (from the full-resolution

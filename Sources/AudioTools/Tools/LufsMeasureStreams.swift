@@ -21,9 +21,13 @@ extension LufsMeasure {
             } else if let l = layoutOverride, l.roles.count == source.format.channelCount {
                 o = try measure(source, layout: l, identity: opened.identity, note: nil, layoutSource: "option").objectValue ?? [:]
             } else {
-                let r = ChannelLayout.resolve(speakerNames: nil, channelCount: source.format.channelCount)
+                // Weighted by the positions ffmpeg decoded for this stream, as the first one is.
+                let names = (source as? FFmpegSource)?.channelMask.flatMap {
+                    ChannelLayout.speakerNames(waveMask: $0, channelCount: source.format.channelCount)
+                }
+                let r = ChannelLayout.resolve(speakerNames: names, channelCount: source.format.channelCount)
                 o = try measure(source, layout: r.layout, identity: opened.identity, note: r.guessed ? r.layout.guessNote : nil,
-                                layoutSource: "channel-count").objectValue ?? [:]
+                                layoutSource: r.fromFile ? "file" : "channel-count").objectValue ?? [:]
             }
             for (key, v) in MediaAudioStreams.json(streams[k], ordinal: k) { o[key] = v }
             return o

@@ -52,6 +52,10 @@ import Testing
         #expect(m["o"]?["refusal"]?.intValue == 1)
         #expect(JSON.object(m).serialized() == (try JSON.parse(text)).serialized())
         #expect(JSON.members("{}")?.isEmpty == true)
+        // Scalars read from their text as the parser would read them.
+        let scalars = try #require(JSON.members(#"{"a":-1.50e3,"b":true,"c":false,"d":null,"e":"x\u00e9\"","f":"plain"}"#))
+        for (k, v) in scalars { #expect(v.resolved == (try JSON.parse(v.serialized())), "\(k)") }
+        #expect(scalars["a"]?.resolved == .number("-1.50e3") && scalars["f"]?.resolved == .string("plain"))
         for bad in ["[1]", "{\"a\":1,\"a\":2}", "{\"a\":1} ", "{\"a\" :1}", "{\"a\":1,}", "{"] {
             #expect(JSON.members(bad) == nil, "\(bad)")
         }

@@ -216,6 +216,26 @@ final class SVGProbe: NSObject, XMLParserDelegate {
         #expect(try #require(SVGProbe.parse(LoudnessPicture.svg(relaxed))).overs.isEmpty)
     }
 
+    @Test func shortTermAndMomentaryLimitsAreDrawnWithTheCurveAboveThemInRed() throws {
+        // 4 s at −40 dBFS, then 4 s at −10: only the loud half is over a −25 LUFS short-term limit.
+        let x = S.tones([.init(seconds: 4, dBFS: -40), .init(seconds: 4, dBFS: -10)], rate: 48000)
+        let item = Self.item([x], gate: LoudnessGate(maxShortTermLUFS: -25, maxMomentaryLUFS: 0))
+        let p = try #require(SVGProbe.parse(LoudnessPicture.svg(item)))
+        #expect(p.byID["short-term-limit"] != nil && p.byID["momentary-limit"] != nil)
+        #expect(p.byID["momentary-over-limit"] == nil, "nothing is over a 0 LUFS momentary limit")
+        let lane = try #require(p.byID["loudness-lane"])
+        let left = Double(lane["x"]!)!, width = Double(lane["width"]!)!
+        let over = SVGProbe.xs(try #require(p.byID["short-term-over-limit"]?["d"]))
+        #expect(over.min()! > left + width * 4 / 8 - 1, "the red stretch starts with the loud half")
+        #expect(p.texts.contains("S max \u{2212}25") && p.texts.contains("M max 0"))
+        // The limit line sits at −25 LUFS on the lane's scale, between the tick lines around it.
+        let y = Double(try #require(p.byID["short-term-limit"]?["y1"]))!
+        #expect(y > Double(lane["y"]!)! && y < Double(lane["y"]!)! + Double(lane["height"]!)!)
+        // Without the limits, none of it is drawn.
+        let plain = try #require(SVGProbe.parse(LoudnessPicture.svg(Self.item([x], gate: nil))))
+        #expect(plain.byID["short-term-limit"] == nil && plain.byID["short-term-over-limit"] == nil)
+    }
+
     @Test func shortAndSilentFilesDrawWithTheirUndefinedValuesStated() throws {
         let cases: [(String, [Float], String)] = [
             ("2 s", S.tones([.init(seconds: 2, dBFS: -20)], rate: 48000), "Under 3 s long"),
