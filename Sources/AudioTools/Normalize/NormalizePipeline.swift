@@ -18,15 +18,15 @@ public struct NormalizePlan: Equatable, Sendable {
     public var ditherSeed: UInt64
     /// Frames of the stream, for placing the fade-out; nil: take the source's declared count.
     public var totalFrames: Int?
-    /// Frames per block read from the source. The decoder's own size (the default) reads on a
-    /// thread of its own, ahead of the processing; the samples are the same whatever the size.
+    /// Frames per block processed (and read from the source, unless it is decoded ahead in the
+    /// decoder's own blocks); the samples are the same whatever the size.
     public var blockFrames: Int
 
     public init(gainDB: Double, fadeInFrames: Int = 0, fadeOutFrames: Int = 0, fadeCurve: FadeCurve = .linear,
                 ceilingDBTP: Double = -1, limit: Bool = false, marginDB: Double = 0.15,
                 lookaheadSeconds: Double = 0.003, releaseSeconds: Double = 0.1,
                 ditherBitDepth: Int? = nil, ditherSeed: UInt64 = 0x4C55_4653,
-                totalFrames: Int? = nil, blockFrames: Int = Decoder.blockFrames) {
+                totalFrames: Int? = nil, blockFrames: Int = 4096) {
         self.gainDB = gainDB
         self.fadeInFrames = fadeInFrames
         self.fadeOutFrames = fadeOutFrames
@@ -152,23 +152,27 @@ public enum NormalizePipeline {
             onOutputBlock?(out)
             framesWritten += out.frames
         }
-        /// Gain (into `block`, from the decoded samples), fades, limiter, then out.
+        /// Gain (into `block`, from the decoded samples), fades, limiter, then out, in blocks of
+        /// `blockFrames`.
         func process(_ decoded: AudioBlock) throws {
-            let n = decoded.frames
             if decoded.channels.count != channels { throw Failure.channelMismatch }
-            framesRead += n
-            copy(decoded, scaledBy: gain, into: &block)
-            if !fades.isIdentity { fades.apply(to: &block) }
-            limiter?.process(&block)
-            try emit(&block)
+            var start = 0
+            while start < decoded.frames {
+                let n = min(blockFrames, decoded.frames - start)
+                framesRead += n
+                copy(decoded, from: start, count: n, scaledBy: gain, into: &block)
+                if !fades.isIdentity { fades.apply(to: &block) }
+                limiter?.process(&block)
+                try emit(&block)
+                start += n
+            }
         }
 
-        if decodeAhead, blockFrames == Decoder.blockFrames {
-            // Every stage is a state machine sequential in time, so the block size changes no
-            // sample: the decoder's own blocks are processed as they come from its thread.
+        if decodeAhead {
+            // Every stage is a state machine sequential in time: decoding on a thread of its own
+            // changes no sample.
             try ReadAhead.forEachBlock(source) { try process($0) }
         } else {
-            // A block size asked for explicitly (tests of block-size independence) is kept.
             var decoded = AudioBlock(channelCount: channels, capacity: blockFrames)
             while true {
                 let n = try source.read(into: &decoded, maxFrames: blockFrames)
@@ -286,16 +290,15 @@ public enum NormalizePipeline {
         return (search.current, search.passes, search.measured)
     }
 
-    /// `block` becomes `decoded` times `gain` (a plain copy for a gain of 1): the decoded block
-    /// stays the decoder's, so nothing is copied twice.
-    static func copy(_ decoded: AudioBlock, scaledBy gain: Float, into block: inout AudioBlock) {
-        let n = decoded.frames
+    /// `block` becomes frames `start..<start + n` of `decoded` times `gain` (a plain copy for a
+    /// gain of 1): the decoded block stays the decoder's, so nothing is copied twice.
+    static func copy(_ decoded: AudioBlock, from start: Int, count n: Int, scaledBy gain: Float, into block: inout AudioBlock) {
         let gv = SIMD8<Float>(repeating: gain)
         for c in 0..<decoded.channels.count {
             if block.channels[c].count < n { block.channels[c] = [Float](repeating: 0, count: n) }
             decoded.channels[c].withUnsafeBufferPointer { sb in
                 block.channels[c].withUnsafeMutableBufferPointer { xb in
-                    let s = sb.baseAddress!, x = xb.baseAddress!
+                    let s = sb.baseAddress! + start, x = xb.baseAddress!
                     if gain == 1 { x.update(from: s, count: n); return }
                     var i = 0
                     while i + 8 <= n {
