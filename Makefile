@@ -6,6 +6,8 @@ PREFIX     ?= /usr/local
 CONFIG     ?= release
 BIN        := .build/$(CONFIG)
 TOOLS      := lufs-measure lufs-normalize vo-align audio-probe library-filter
+# The one program that is all of them (what install and the package put in bin, with a link per tool).
+MULTICALL  := audio-tools
 SUDO       := $(if $(filter 0,$(shell id -u)),,sudo)
 BENCH_DIR  ?= .build/bench
 # The project's version, from the one constant in the core (what --version prints).
@@ -124,19 +126,22 @@ install: build
 install-files:
 	$(install_tree)
 
-# Copies the tools from BIN and writes what they generate from their own option tables: one man
-# page each, audio-tools-records(7) from docs/records.md, and the completion scripts.
+# Installs the one program that is all five tools (audio-tools, from BIN) with a link named after
+# each tool, and writes what the tools generate from their own option tables: one man page each,
+# audio-tools-records(7) from docs/records.md, and the completion scripts.
 define install_tree
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	install -m 755 $(BIN)/$(MULTICALL) $(DESTDIR)$(BINDIR)/$(MULTICALL)
 	set -e; for t in $(TOOLS); do \
-	  install -m 755 $(BIN)/$$t $(DESTDIR)$(BINDIR)/$$t; \
-	  $(BIN)/$$t --generate-man > $(DESTDIR)$(MANDIR)/man1/$$t.1; \
-	  $(BIN)/$$t --generate-completion bash > $(DESTDIR)$(BASHCOMPDIR)/$$t; \
-	  $(BIN)/$$t --generate-completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
-	  $(BIN)/$$t --generate-completion fish > $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
+	  ln -sfn $(MULTICALL) $(DESTDIR)$(BINDIR)/$$t; \
+	  $(BIN)/$(MULTICALL) $$t --generate-man > $(DESTDIR)$(MANDIR)/man1/$$t.1; \
+	  $(BIN)/$(MULTICALL) $$t --generate-completion bash > $(DESTDIR)$(BASHCOMPDIR)/$$t; \
+	  $(BIN)/$(MULTICALL) $$t --generate-completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_$$t; \
+	  $(BIN)/$(MULTICALL) $$t --generate-completion fish > $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
 	done
-	$(BIN)/lufs-measure --generate-records-man docs/records.md > $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
+	$(BIN)/$(MULTICALL) --generate-man > $(DESTDIR)$(MANDIR)/man1/$(MULTICALL).1
+	$(BIN)/$(MULTICALL) lufs-measure --generate-records-man docs/records.md > $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
 	chmod 644 $(DESTDIR)$(MANDIR)/man1/*.1 $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
 endef
 
@@ -145,7 +150,7 @@ uninstall:
 	  rm -f $(DESTDIR)$(BINDIR)/$$t $(DESTDIR)$(MANDIR)/man1/$$t.1 $(DESTDIR)$(BASHCOMPDIR)/$$t \
 	    $(DESTDIR)$(ZSHCOMPDIR)/_$$t $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
 	done
-	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7
+	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7 $(DESTDIR)$(BINDIR)/$(MULTICALL) $(DESTDIR)$(MANDIR)/man1/$(MULTICALL).1
 
 # The Debian package: the five tools with the Swift runtime linked in (no toolchain needed on
 # the target), linked against the system libraries of LIB_DEPS, with man pages and completions.
@@ -155,14 +160,14 @@ DEB_ROOT       ?= build/deb/root
 DEB_MAINTAINER ?= audio-tools maintainers <audio-tools@example.org>
 DEB_STRIP      ?= strip --strip-unneeded
 DEB_RECOMMENDS := ffmpeg
-# xz: the smallest package (about 75 MB), minutes to compress; gzip or zstd: seconds, about 115 MB.
+# xz: the smallest package (about 15 MB); gzip or zstd: faster, larger.
 DEB_COMPRESS   ?= xz
 
 deb: deps
 	$(call install_missing,$(DEB_DEPS),cmd)
-	$(SWIFT) build -c release --static-swift-stdlib
-	@if readelf -d .build/release/lufs-measure | grep -q 'libswift'; then \
-	  echo "make deb: .build/release/lufs-measure still links the Swift runtime dynamically." >&2; exit 1; fi
+	$(SWIFT) build -c release --static-swift-stdlib --product $(MULTICALL)
+	@if readelf -d .build/release/$(MULTICALL) | grep -q 'libswift'; then \
+	  echo "make deb: .build/release/$(MULTICALL) still links the Swift runtime dynamically." >&2; exit 1; fi
 	$(MAKE) --no-print-directory deb-tree BIN=.build/release DEB_ROOT=$(DEB_ROOT)
 	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(DEB_ROOT) $(DEB_FILE)
 	@echo "$(DEB_FILE): install it with: sudo apt install ./$(DEB_FILE)   (remove: sudo dpkg -r audio-tools)"
@@ -175,7 +180,7 @@ deb-tree:
 	@case "$(DEB_ROOT)" in ""|/) echo "deb-tree: DEB_ROOT must be a staging folder" >&2; exit 1;; esac
 	rm -rf $(DEB_ROOT)
 	$(MAKE) --no-print-directory install-files DESTDIR=$(DEB_ROOT) PREFIX=/usr ZSHCOMPDIR=/usr/share/zsh/vendor-completions
-	$(if $(DEB_STRIP),for t in $(TOOLS); do $(DEB_STRIP) $(DEB_ROOT)/usr/bin/$$t; done)
+	$(if $(DEB_STRIP),$(DEB_STRIP) $(DEB_ROOT)/usr/bin/$(MULTICALL))
 	gzip -9nf $(DEB_ROOT)/usr/share/man/man1/*.1 $(DEB_ROOT)/usr/share/man/man7/*.7
 	install -d $(DEB_ROOT)/usr/share/doc/audio-tools $(DEB_ROOT)/DEBIAN
 	@set -e; when=$$(git log -1 --format=%ct 2>/dev/null || date +%s); \
@@ -197,7 +202,7 @@ deb-tree:
 	done; \
 	shl=$$(mkdir -p $(DEB_ROOT).shlibdeps/debian && cd $(DEB_ROOT).shlibdeps && \
 	  printf 'Source: audio-tools\n\nPackage: audio-tools\nArchitecture: any\n' > debian/control && \
-	  dpkg-shlibdeps -O $(foreach t,$(TOOLS),-e$(abspath $(DEB_ROOT))/usr/bin/$(t)) 2>/dev/null | sed -n 's/^shlibs:Depends=//p') || shl=""; \
+	  dpkg-shlibdeps -O -e$(abspath $(DEB_ROOT))/usr/bin/$(MULTICALL) 2>/dev/null | sed -n 's/^shlibs:Depends=//p') || shl=""; \
 	depends="$$shl"; \
 	for pkg in $$libpkgs; do \
 	  case ", $$shl," in *", $$pkg "*|*", $$pkg,"*) ;; *) depends="$${depends:+$$depends, }$$pkg";; esac; \

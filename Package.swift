@@ -4,10 +4,13 @@ import PackageDescription
 // One core library (AudioTools) holds everything but argument wiring; each executable is a
 // few lines that hand a tool description to ToolMain. C libraries come from the system.
 let tools = ["lufs-measure", "lufs-normalize", "vo-align", "audio-probe", "library-filter"]
+// All five in one program that runs as whichever it is called (a link named lufs-measure, or
+// `audio-tools lufs-measure ...`): what the Debian package installs, one copy of the runtime.
+let multiCall = "audio-tools"
 
 let package = Package(
     name: "audio-tools",
-    products: tools.map { .executable(name: $0, targets: [$0]) },
+    products: (tools + [multiCall]).map { .executable(name: $0, targets: [$0]) },
     targets: [
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
@@ -25,6 +28,6 @@ let package = Package(
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AudioTools"] + tools.map { .target(name: $0) }),
-    ] + tools.map { .executableTarget(name: $0, dependencies: ["AudioTools"]) }
+        .testTarget(name: "EndToEndTests", dependencies: ["AudioTools"] + (tools + [multiCall]).map { .target(name: $0) }),
+    ] + (tools + [multiCall]).map { .executableTarget(name: $0, dependencies: ["AudioTools"]) }
 )

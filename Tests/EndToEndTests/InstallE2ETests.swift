@@ -43,7 +43,7 @@ import Testing
     }
 
     static func expectedFiles(man: String, zsh: String, manSuffix: String = "") -> [String] {
-        var files = ["\(man)/man7/audio-tools-records.7\(manSuffix)"]
+        var files = ["\(man)/man7/audio-tools-records.7\(manSuffix)", "bin/audio-tools", "\(man)/man1/audio-tools.1\(manSuffix)"]
         for t in ToolCatalog.names {
             files += ["bin/\(t)", "\(man)/man1/\(t).1\(manSuffix)", "share/bash-completion/completions/\(t)",
                       "\(zsh)/_\(t)", "share/fish/vendor_completions.d/\(t).fish"]
@@ -216,11 +216,44 @@ import Testing
         // What was installed is what the tools generate.
         let page = try String(contentsOfFile: prefix + "/share/man/man1/vo-align.1", encoding: .utf8)
         #expect(page == (try E2E.run("vo-align", ["--generate-man"])).stdout)
-        let installed = try E2E.run("lufs-measure", ["--version"], environment: ["PATH": prefix + "/bin"])
-        #expect(installed.status == 0)
+        // bin holds one program; each tool is a link to it, and runs as the tool it is named.
+        for t in ToolCatalog.names {
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: prefix + "/bin/\(t)")) == "audio-tools", "\(t)")
+        }
+        let installed = try E2E.program(prefix + "/bin/lufs-measure", ["--version"])
+        #expect(installed.status == 0 && String(decoding: installed.stdout, as: UTF8.self).hasPrefix("lufs-measure ("))
+        let probe = try E2E.program(prefix + "/bin/audio-probe", [Self.root.path + "/Fixtures/clips/voiceover.wav"])
+        #expect(probe.status == 0 && String(decoding: probe.stdout, as: UTF8.self).contains("\"probe\":"), "\(probe.stderr)")
         let uninstall = try Self.sh("make", ["-s", "-C", Self.root.path, "uninstall", "PREFIX=\(prefix)"])
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(Self.files(under: prefix) == [])
+    }
+
+    /// `audio-tools TOOL ...` is TOOL; without a tool it lists them, and says so when the name is wrong.
+    @Test func theOneProgramRunsAsTheToolItIsGiven() throws {
+        let bin = E2E.binDir.path + "/audio-tools"
+        let measured = try E2E.program(bin, ["lufs-measure", Self.root.path + "/Fixtures/clips/voiceover.wav"])
+        let direct = try E2E.run("lufs-measure", [Self.root.path + "/Fixtures/clips/voiceover.wav"])
+        #expect(measured.status == 0 && String(decoding: measured.stdout, as: UTF8.self) == direct.stdout)
+        let help = try E2E.program(bin, ["library-filter", "--help"])
+        #expect(String(decoding: help.stdout, as: UTF8.self) == (try E2E.run("library-filter", ["--help"])).stdout)
+        let list = try E2E.program(bin, ["--help"])
+        #expect(list.status == 0)
+        for t in ToolCatalog.names { #expect(String(decoding: list.stdout, as: UTF8.self).contains("  \(t)"), "\(t)") }
+        let wrong = try E2E.program(bin, ["lufs-mesure"])
+        #expect(wrong.status == 2 && wrong.stdout.isEmpty && wrong.stderr.contains("'lufs-mesure' is not one of the tools"))
+        #expect(try E2E.program(bin, []).status == 2)
+        // Its own page renders cleanly and names every tool.
+        let page = try E2E.program(bin, ["--generate-man"])
+        let dir = E2E.tempDir("multicall-man")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try page.stdout.write(to: URL(fileURLWithPath: dir + "/audio-tools.1"))
+        if E2E.has("man") {
+            let shown = try Self.sh("man", ["--warnings", "-l", dir + "/audio-tools.1"], environment: ["MANWIDTH": "120", "MANPAGER": "cat", "LC_ALL": "C.UTF-8"])
+            #expect(shown.status == 0 && shown.stderr.isEmpty, "\(shown.stderr)")
+            for t in ToolCatalog.names { #expect(shown.stdout.contains(t + "(1)"), "\(t)") }
+            #expect(shown.stdout.contains("\nTOOLS\n"))
+        }
     }
 
     @Test(.enabled(if: E2E.has("make") && E2E.has("dpkg-query") && E2E.has("pkg-config"), "needs make, pkg-config and dpkg (Debian)"))

@@ -1,0 +1,3 @@
+import AudioTools
+
+ToolCatalog.multiCall()
