@@ -100,6 +100,27 @@ import Testing
         }
     }
 
+    /// A FIFO named on the command line (no writer will ever come) is refused as `not-a-file` by
+    /// every tool that reads files, never opened and waited on.
+    @Test func aFIFONamedOnTheCommandLineIsRefusedNotWaitedOn() throws {
+        let dir = E2E.tempDir("nohang-fifo")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fifo = dir + "/pipe.wav"
+        try #require(mkfifo(fifo, 0o644) == 0)
+        // library-filter drops an unusable song with status 0; the others fail the record, 1.
+        let runs: [(String, [String], Int32)] = [("audio-probe", [fifo], 1), ("library-filter", ["--all", fifo], 0), ("lufs-measure", [fifo], 1),
+                                                 ("lufs-normalize", ["--target", "-16", "--out-dir", dir + "/out", fifo], 1)]
+        var ended = true
+        for (tool, args, expected) in runs {
+            let status = Self.finish(try Self.start(tool, args, stdout: .pipe), seconds: 20)
+            #expect(status == expected, "\(tool) hung or failed otherwise: \(String(describing: status))")
+            ended = ended && status != nil
+        }
+        guard ended else { return }
+        let r = try E2E.run("library-filter", ["--all", fifo])
+        #expect(r.records.first?["error"]?["code"]?.stringValue == "not-a-file", "\(r.stdout)")
+    }
+
     /// SIGTERM and SIGINT while ffmpeg decodes: the tool ends, of that signal, and so does ffmpeg.
     @Test(arguments: [SIGTERM, SIGINT]) func signalsEndTheDecoder(sig: Int32) throws {
         let dir = E2E.tempDir("nohang-signal")

@@ -229,17 +229,6 @@ public final class OrderedRunner<Item, Output> {
         mutex.deallocate()
     }
 
-    /// How many quick items a worker takes at once.
-    static var batch: Int { 8 }
-    /// An item done in less than this is quick.
-    static var quickNanoseconds: UInt64 { 200_000 }
-
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
     private func lock() { pthread_mutex_lock(mutex) }
     private func unlock() { pthread_mutex_unlock(mutex) }
 
@@ -273,49 +262,21 @@ public final class OrderedRunner<Item, Output> {
         reader.start()
         for _ in 0..<jobs {
             let t = Thread { [self] in
-                // Items that took microseconds (cache hits) are taken several at a time, so the
-                // threads don't spend more on handing them over than on the work. The first slow
-                // one ends the batch: the rest go back to the queue for any worker to take.
-                var take = 1
-                var taken: [(Int, Item)] = []
-                var done: [(Int, Output)] = []
                 while true {
                     lock()
                     while queueHead >= queue.count && !inputDone { pthread_cond_wait(itemReady, mutex) }
                     if queueHead >= queue.count { unlock(); return }
-                    let n = min(take, queue.count - queueHead)
-                    taken.append(contentsOf: queue[queueHead..<queueHead + n])
-                    queueHead += n
+                    let (seq, item) = queue[queueHead]
+                    queueHead += 1
                     if queueHead > 64, queueHead * 2 > queue.count {
                         queue.removeFirst(queueHead); queueHead = 0
                     }
                     unlock()
-                    take = Self.batch
-                    for (seq, item) in taken {
-                        let start = Self.monotonicNanoseconds()
-                        done.append((seq, work(item)))
-                        if Self.monotonicNanoseconds() - start >= Self.quickNanoseconds { take = 1; break }
-                    }
+                    let out = work(item)
                     lock()
-                    let rest = taken.count - done.count
-                    if rest > 0 {
-                        if queueHead >= rest {
-                            queueHead -= rest
-                            queue.replaceSubrange(queueHead..<queueHead + rest, with: taken[done.count...])
-                        } else {
-                            queue.insert(contentsOf: taken[done.count...], at: queueHead)
-                        }
-                        pthread_cond_broadcast(itemReady)
-                    }
-                    var wake = false
-                    for (seq, out) in done {
-                        results[seq] = out
-                        if seq == nextToEmit { wake = true }
-                    }
-                    if wake { pthread_cond_signal(resultReady) }
+                    results[seq] = out
+                    if seq == nextToEmit { pthread_cond_signal(resultReady) }
                     unlock()
-                    taken.removeAll(keepingCapacity: true)
-                    done.removeAll(keepingCapacity: true)
                 }
             }
             t.stackSize = 1 << 23

@@ -34,9 +34,10 @@ public final class FileByteSource: ByteSource {
     private let fd: Int32
 
     /// Opens `path` read-only; throws `not-found`, `not-a-file` or `unreadable` ToolErrors.
+    /// Non-blocking, so a FIFO without a writer is refused instead of waited on forever.
     public init(path: String) throws {
         self.path = path
-        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             let err = errno
             throw FileByteSource.openError(path: path, errno: err)
@@ -53,6 +54,7 @@ public final class FileByteSource: ByteSource {
             throw ToolError(.notAFile, "\(ToolError.quoted(path)) is \(what), not an audio file.",
                             suggestion: "Pick an audio file itself rather than a folder or device.")
         }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.fd = fd
         self.size = UInt64(max(st.st_size, 0))
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An identifier for a recording's audio rather than its file: the same after renames, moves and
 /// tag edits, and the same for a lossless re-encode (WAV ↔ FLAC), because it hashes decoded samples.
 ///
@@ -21,6 +23,10 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
     public var description: String { hex }
 
     /// Collects the head and tail windows of one stream, then hashes them.
+    ///
+    /// Both windows are quantised as they arrive, into one buffer reused from file to file (a
+    /// probe builds one id per file, and fresh memory costs a page fault per 4 KiB), and hashed
+    /// straight from there: no message is assembled.
     public struct Builder {
         public let sampleRate: Int
         public let channels: Int
@@ -29,15 +35,14 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         /// Frames in each of the head and tail windows (one second).
         public let windowFrames: Int
 
-        /// The first frames seen by `addHead`, planar, as decoded (quantised only at the end, so
-        /// feeding a whole stream costs a copy per block).
-        private var head: [[Float]]
+        /// The head window (the first `windowFrames` frames after leading silence) and a ring of
+        /// the most recent `windowFrames` frames given to `addTail`, both interleaved 16-bit words
+        /// as they are hashed.
+        private var storage: Storage
         private var headFrames = 0
         /// Frames of exact digital silence skipped before the head window, at most `maxLeadingSilence`.
         private var leadingSilence = 0
         private var maxLeadingSilence: Int { 30 * sampleRate }
-        /// Planar ring of the most recent `windowFrames` frames given to `addTail`.
-        private var tail: [[Float]]
         private var tailFramesSeen = 0
 
         public init(sampleRate: Int, channels: Int, totalFrames: Int) {
@@ -46,8 +51,7 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             self.channels = channels
             self.totalFrames = totalFrames
             self.windowFrames = sampleRate
-            self.head = Array(repeating: [], count: channels)
-            self.tail = Array(repeating: [Float](repeating: 0, count: sampleRate), count: channels)
+            self.storage = Storage(samples: sampleRate * channels)
         }
 
         /// Frame where the tail window starts: seek here and `addTail` to the end, or feed
@@ -57,56 +61,25 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         /// Whether the head window is full, so a sequential reader may skip to `tailStartFrame`.
         public var headIsComplete: Bool { headFrames >= min(windowFrames, max(totalFrames - leadingSilence, 0)) }
 
+        /// Frames still wanted for the head window, when no more leading silence comes: a reader
+        /// that reads no more than this before checking `headIsComplete` decodes nothing extra.
+        public var headFramesWanted: Int { max(0, min(windowFrames, max(totalFrames - leadingSilence, 0)) - headFrames) }
+
+        private mutating func makeStorageUnique() {
+            if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        }
+
         /// Feeds blocks from the start of the stream; frames past the head window are ignored.
         public mutating func addHead(block: AudioBlock) {
-            var from = 0
-            if headFrames == 0 {
-                // Leading digital silence is counted, not hashed, so the window starts on sound.
-                let limit = min(block.frames, maxLeadingSilence - leadingSilence)
-                while from < limit, (0..<min(channels, block.channels.count)).allSatisfy({ block.channels[$0][from] == 0 }) {
-                    from += 1
-                }
-                leadingSilence += from
-            }
-            let wanted = min(windowFrames - headFrames, block.frames - from)
-            guard wanted > 0 else { return }
-            for c in 0..<channels {
-                if c < block.channels.count {
-                    head[c].append(contentsOf: block.channels[c][from..<(from + wanted)])
-                } else {
-                    // A missing channel (a block narrower than the stream) reads as silence.
-                    head[c].append(contentsOf: repeatElement(0, count: wanted))
-                }
-            }
-            headFrames += wanted
+            let ch = channels, heard = min(channels, block.channels.count)
+            addHead(frames: block.frames, silent: { f in (0..<heard).allSatisfy { block.channels[$0][f] == 0 } },
+                    put: { from, count, dst in Self.quantise(block, channels: ch, from: from, count: count, into: dst) })
         }
 
         /// Feeds blocks running up to the end of the stream; only the last `windowFrames` are kept.
         public mutating func addTail(block: AudioBlock) {
-            let n = block.frames
-            guard n > 0 else { return }
-            // Only the block's last windowFrames can survive.
-            let first = max(0, n - windowFrames)
-            let window = windowFrames
-            let slot = (tailFramesSeen + first) % window
-            let count = n - first
-            // The copy wraps around the ring at most once.
-            let part1 = min(count, window - slot), part2 = count - part1
-            for c in 0..<channels {
-                tail[c].withUnsafeMutableBufferPointer { ring in
-                    if c < block.channels.count {
-                        block.channels[c].withUnsafeBufferPointer { src in
-                            let from = src.baseAddress! + first
-                            (ring.baseAddress! + slot).update(from: from, count: part1)
-                            if part2 > 0 { ring.baseAddress!.update(from: from + part1, count: part2) }
-                        }
-                    } else {
-                        (ring.baseAddress! + slot).update(repeating: 0, count: part1)
-                        if part2 > 0 { ring.baseAddress!.update(repeating: 0, count: part2) }
-                    }
-                }
-            }
-            tailFramesSeen += n
+            let ch = channels
+            addTail(frames: block.frames, put: { from, count, dst in Self.quantise(block, channels: ch, from: from, count: count, into: dst) })
         }
 
         /// Feeds the whole stream in order: head and tail both.
@@ -115,7 +88,79 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             addTail(block: block)
         }
 
-        /// Nearest 16-bit step, clamped to full scale; NaN counts as silence.
+        /// `addHead` for `frames` frames laid out as decoders give them: interleaved, `channels`
+        /// samples a frame (the layout hashed, so no deinterleaving happens).
+        public mutating func addHead(interleaved p: UnsafePointer<Float>, frames: Int) {
+            let ch = channels
+            addHead(frames: frames, silent: { f in (0..<ch).allSatisfy { p[f * ch + $0] == 0 } },
+                    put: { from, count, dst in Self.quantise(p + from * ch, count: count * ch, into: dst, stride: 1) })
+        }
+
+        /// `addTail` for interleaved frames.
+        public mutating func addTail(interleaved p: UnsafePointer<Float>, frames: Int) {
+            let ch = channels
+            addTail(frames: frames, put: { from, count, dst in Self.quantise(p + from * ch, count: count * ch, into: dst, stride: 1) })
+        }
+
+        /// `addHead` for interleaved 16-bit samples, the words a 16-bit file holds: the same id
+        /// as its float samples (word / 32768) give, without the conversion either way.
+        public mutating func addHead(interleaved p: UnsafePointer<Int16>, frames: Int) {
+            let ch = channels
+            addHead(frames: frames, silent: { f in (0..<ch).allSatisfy { p[f * ch + $0] == 0 } },
+                    put: { from, count, dst in Self.copyWords(p + from * ch, count: count * ch, into: dst) })
+        }
+
+        /// `addTail` for interleaved 16-bit samples.
+        public mutating func addTail(interleaved p: UnsafePointer<Int16>, frames: Int) {
+            let ch = channels
+            addTail(frames: frames, put: { from, count, dst in Self.copyWords(p + from * ch, count: count * ch, into: dst) })
+        }
+
+        /// The head window's rule, whatever the layout: leading digital silence (frames for
+        /// which `silent` holds) is counted, not hashed, so the window starts on sound; `put`
+        /// writes frames `from..<from + count` as interleaved words at its pointer.
+        private mutating func addHead(frames: Int, silent: (Int) -> Bool,
+                                      put: (_ from: Int, _ count: Int, _ dst: UnsafeMutablePointer<UInt16>) -> Void) {
+            var from = 0
+            if headFrames == 0 {
+                let limit = min(frames, maxLeadingSilence - leadingSilence)
+                while from < limit, silent(from) { from += 1 }
+                leadingSilence += from
+            }
+            let wanted = min(windowFrames - headFrames, frames - from)
+            guard wanted > 0 else { return }
+            makeStorageUnique()
+            put(from, wanted, storage.head + headFrames * channels)
+            headFrames += wanted
+        }
+
+        /// The tail window's rule: a ring that keeps the last `windowFrames` frames fed.
+        private mutating func addTail(frames n: Int, put: (_ from: Int, _ count: Int, _ dst: UnsafeMutablePointer<UInt16>) -> Void) {
+            guard n > 0 else { return }
+            makeStorageUnique()
+            // Only the block's last windowFrames can survive.
+            let first = max(0, n - windowFrames)
+            let window = windowFrames
+            let slot = (tailFramesSeen + first) % window
+            let count = n - first
+            // The copy wraps around the ring at most once.
+            let part1 = min(count, window - slot), part2 = count - part1
+            put(first, part1, storage.tail + slot * channels)
+            if part2 > 0 { put(first + part1, part2, storage.tail) }
+            tailFramesSeen += n
+        }
+
+        /// 16-bit samples as the little-endian words hashed.
+        static func copyWords(_ src: UnsafePointer<Int16>, count: Int, into dst: UnsafeMutablePointer<UInt16>) {
+            #if _endian(little)
+            UnsafeMutableRawPointer(dst).copyMemory(from: src, byteCount: count * 2)
+            #else
+            for i in 0..<count { dst[i] = UInt16(bitPattern: src[i]).littleEndian }
+            #endif
+        }
+
+        /// Nearest 16-bit step, clamped to full scale; NaN counts as silence. The rule the id is
+        /// defined by: the strided quantiser below gives exactly these values.
         @inline(__always)
         static func quantise(_ x: Float) -> Int16 {
             // Half away from zero, in Double where x·32768 ± 0.5 is exact (no libm call).
@@ -126,17 +171,94 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
             return Int16(s + (s < 0 ? -0.5 : 0.5))
         }
 
+        /// `quantise` over eight samples at once, in Float, exactly: x·32768 is exact in Float (a
+        /// power of two); clamping before rounding gives what rounding before clamping does;
+        /// adding 1.5·2^23 rounds |s| ≤ 32768 to the nearest integer (ties to even) and leaves
+        /// that integer in the low bits of the sum; and s − n is exact, so a tie is seen exactly
+        /// and moved away from zero. Masks are used as integers (−1 where true) so that the
+        /// compiler keeps every step in vector registers.
+        @inline(__always)
+        static func quantise8(_ x: SIMD8<Float>) -> SIMD8<Int32> {
+            @inline(__always) func bits(_ v: SIMD8<Float>) -> SIMD8<Int32> { unsafeBitCast(v, to: SIMD8<Int32>.self) }
+            @inline(__always) func bits(_ m: SIMDMask<SIMD8<Int32>>) -> SIMD8<Int32> { unsafeBitCast(m, to: SIMD8<Int32>.self) }
+            var s = x * 32768
+            s = s.replacing(with: 0, where: s .!= s)
+            s = s.replacing(with: 32767, where: s .> 32767)
+            s = s.replacing(with: -32768, where: s .< -32768)
+            let magic = SIMD8<Float>(repeating: 12_582_912)
+            let m = s + magic
+            let d = s - (m - magic)
+            let up = bits(d .== 0.5) & bits(s .> 0)
+            let down = bits(d .== -0.5) & bits(s .< 0)
+            return (bits(m) &- 0x4B40_0000) &+ down &- up
+        }
+
         /// `quantise` over `count` samples, written as little-endian 16-bit words `stride` apart.
-        /// Branch-free per sample (selects, not jumps): this loop is most of what a probe costs
-        /// after decoding.
+        /// Eight at a time: this loop is most of what a probe costs after decoding.
         static func quantise(_ src: UnsafePointer<Float>, count: Int, into dst: UnsafeMutablePointer<UInt16>, stride: Int) {
-            for i in 0..<count {
-                let s = Double(src[i]) * 32768
-                var r = s + (s < 0 ? -0.5 : 0.5)
-                r = r < -32768 ? -32768 : r
-                r = r > 32767 ? 32767 : r
-                r = s.isNaN ? 0 : r
-                dst[i * stride] = UInt16(bitPattern: Int16(truncatingIfNeeded: Int32(r))).littleEndian
+            var i = 0
+            let raw = UnsafeRawPointer(src)
+            #if _endian(little)
+            if stride == 1 {
+                while i + 8 <= count {
+                    let r = quantise8(raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self))
+                    UnsafeMutableRawPointer(dst + i).storeBytes(of: SIMD8<UInt16>(truncatingIfNeeded: r), as: SIMD8<UInt16>.self)
+                    i += 8
+                }
+            }
+            #endif
+            // Strided (interleaving channels), or what the contiguous loop left.
+            while i + 8 <= count {
+                let r = quantise8(raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self))
+                let out = dst + i * stride
+                for k in 0..<8 { out[k * stride] = UInt16(truncatingIfNeeded: r[k]).littleEndian }
+                i += 8
+            }
+            while i < count {
+                dst[i * stride] = UInt16(bitPattern: quantise(src[i])).littleEndian
+                i += 1
+            }
+        }
+
+        /// `quantise` over two channels at once, interleaved as they are hashed (left, right).
+        static func quantise(left: UnsafePointer<Float>, right: UnsafePointer<Float>, count: Int, into dst: UnsafeMutablePointer<UInt16>) {
+            var i = 0
+            #if _endian(little)
+            let l = UnsafeRawPointer(left), r = UnsafeRawPointer(right)
+            while i + 8 <= count {
+                let a = quantise8(l.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self))
+                let b = quantise8(r.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self))
+                // One 32-bit word per frame: the left sample in its low half, the right in its high.
+                UnsafeMutableRawPointer(dst + 2 * i).storeBytes(of: (a & 0xFFFF) | (b &<< 16), as: SIMD8<Int32>.self)
+                i += 8
+            }
+            #endif
+            if i < count {
+                quantise(left + i, count: count - i, into: dst + 2 * i, stride: 2)
+                quantise(right + i, count: count - i, into: dst + 2 * i + 1, stride: 2)
+            }
+        }
+
+        /// Quantises frames `from..<from + count` of `block` into interleaved words at `dst`; a
+        /// channel the block lacks reads as silence.
+        private static func quantise(_ block: AudioBlock, channels: Int, from: Int, count: Int, into dst: UnsafeMutablePointer<UInt16>) {
+            guard count > 0 else { return }
+            if channels == 2, block.channels.count >= 2 {
+                block.channels[0].withUnsafeBufferPointer { l in
+                    block.channels[1].withUnsafeBufferPointer { r in
+                        Self.quantise(left: l.baseAddress! + from, right: r.baseAddress! + from, count: count, into: dst)
+                    }
+                }
+                return
+            }
+            for c in 0..<channels {
+                if c < block.channels.count {
+                    block.channels[c].withUnsafeBufferPointer { src in
+                        Self.quantise(src.baseAddress! + from, count: count, into: dst + c, stride: channels)
+                    }
+                } else {
+                    for i in 0..<count { dst[c + i * channels] = 0 }
+                }
             }
         }
 
@@ -146,43 +268,87 @@ public struct ContentID: Equatable, Hashable, Sendable, CustomStringConvertible 
         /// As `finish`, typed.
         public func id() -> ContentID {
             let tailFrames = min(tailFramesSeen, windowFrames)
-            var message: [UInt8] = Array("audio-tools content id 1".utf8)
-            message.reserveCapacity(message.count + 48 + (headFrames + tailFrames) * channels * 2)
+            var prefix: [UInt8] = Array("audio-tools content id 1".utf8)
             for value in [sampleRate, channels, totalFrames, windowFrames, leadingSilence, headFrames, tailFrames] {
-                appendLittleEndian(UInt64(bitPattern: Int64(value)), to: &message)
+                appendLittleEndian(UInt64(bitPattern: Int64(value)), to: &prefix)
             }
-            // Interleaved 16-bit little-endian: head, then the ring unrolled oldest first. Written
-            // through a pointer into storage sized once: this runs for every file a probe reads.
-            let prefix = message.count
-            let samples = (headFrames + tailFrames) * channels
-            message.append(contentsOf: repeatElement(0, count: samples * 2))
-            message.withUnsafeMutableBytes { raw in
-                let out = (raw.baseAddress! + prefix).assumingMemoryBound(to: UInt16.self)
-                let start = tailFramesSeen > windowFrames ? tailFramesSeen % windowFrames : 0
-                for c in 0..<channels {
-                    head[c].withUnsafeBufferPointer { h in
-                        Self.quantise(h.baseAddress!, count: headFrames, into: out + c, stride: channels)
-                    }
-                    tail[c].withUnsafeBufferPointer { t in
-                        // The ring unrolled: from `start` to its end, then from its beginning.
-                        let base = out + headFrames * channels + c
-                        let first = min(tailFrames, windowFrames - start)
-                        Self.quantise(t.baseAddress! + start, count: first, into: base, stride: channels)
-                        Self.quantise(t.baseAddress!, count: tailFrames - first, into: base + first * channels, stride: channels)
-                    }
-                }
+            // The message: the prefix, the head interleaved, then the ring unrolled oldest first.
+            var hash = XXHash64.Pair(seedA: 0, seedB: digestSecondSeed)
+            prefix.withUnsafeBytes { hash.update($0) }
+            hash.update(UnsafeRawBufferPointer(start: storage.head, count: headFrames * channels * 2))
+            let start = tailFramesSeen > windowFrames ? tailFramesSeen % windowFrames : 0
+            let first = min(tailFrames, windowFrames - start)
+            hash.update(UnsafeRawBufferPointer(start: storage.tail + start * channels, count: first * channels * 2))
+            hash.update(UnsafeRawBufferPointer(start: storage.tail, count: (tailFrames - first) * channels * 2))
+            let (a, b) = hash.finish()
+            return ContentID(a, b)
+        }
+
+        /// The builder's two windows, in one allocation that goes back to a small pool when the
+        /// builder is done, for the next file's builder.
+        final class Storage {
+            let samples: Int
+            let head: UnsafeMutablePointer<UInt16>
+            var tail: UnsafeMutablePointer<UInt16> { head + samples }
+
+            init(samples: Int) {
+                self.samples = samples
+                head = ScratchPool.take(count: 2 * samples)
             }
-            return ContentID.digest(of: message)
+
+            func copy() -> Storage {
+                let s = Storage(samples: samples)
+                s.head.update(from: head, count: 2 * samples)
+                return s
+            }
+
+            deinit { ScratchPool.give(head, count: 2 * samples) }
+        }
+    }
+
+    /// Buffers of 16-bit words kept between one id and the next, so a run over many files
+    /// reuses the same few pages instead of faulting fresh ones in for every file.
+    enum ScratchPool {
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var free: [(UnsafeMutablePointer<UInt16>, Int)] = []
+        /// Larger buffers (many channels at high rates) are freed, not kept.
+        private static let maxKeptCount = 1 << 22
+        private static let maxKept = 8
+
+        static func take(count: Int) -> UnsafeMutablePointer<UInt16> {
+            lock.lock()
+            let i = free.firstIndex(where: { $0.1 == count })
+            let reused = i.map { free.remove(at: $0).0 }
+            lock.unlock()
+            return reused ?? UnsafeMutablePointer<UInt16>.allocate(capacity: max(count, 1))
+        }
+
+        static func give(_ p: UnsafeMutablePointer<UInt16>, count: Int) {
+            var kept = false
+            if count <= maxKeptCount {
+                lock.lock()
+                if free.count < maxKept { free.append((p, count)); kept = true }
+                lock.unlock()
+            }
+            if !kept { p.deallocate() }
         }
     }
 
     /// The 96-bit id of a message: one XXH64 lane and half of a second, differently seeded one.
     /// Every id (from decoded audio, or from a file's bytes) is made here.
     public static func digest(of message: [UInt8]) -> ContentID {
-        let a = XXHash64.hash(message, seed: 0)
-        let b = XXHash64.hash(message, seed: 0x5bd1e995_2c1b3c6d)
-        return ContentID(hex: hexDigits(a, digits: 16) + hexDigits(b >> 32, digits: 8))
+        var hash = XXHash64.Pair(seedA: 0, seedB: digestSecondSeed)
+        message.withUnsafeBytes { hash.update($0) }
+        let (a, b) = hash.finish()
+        return ContentID(a, b)
     }
+
+    static let digestSecondSeed: UInt64 = 0x5bd1e995_2c1b3c6d
+
+    private init(_ a: UInt64, _ b: UInt64) {
+        hex = hexDigits(a, digits: 16) + hexDigits(b >> 32, digits: 8)
+    }
+
 
     /// The id of a whole source: reads the head window, seeks to the tail window when the length
     /// is known and the source can seek, otherwise reads through. Leaves the source at its end.
@@ -252,6 +418,110 @@ extension ContentID {
 
         @inline(__always) static func merge(_ acc: UInt64, _ v: UInt64) -> UInt64 {
             (acc ^ round(0, v)) &* p1 &+ p4
+        }
+
+        /// Two XXH64 hashes of one message under two seeds, fed in pieces: the same values as
+        /// `hash` over the pieces joined, without joining them, in one pass over the bytes.
+        struct Pair {
+            private var a: (UInt64, UInt64, UInt64, UInt64)
+            private var b: (UInt64, UInt64, UInt64, UInt64)
+            private let seedA: UInt64, seedB: UInt64
+            /// Bytes fed so far, and the ones (< 32) not yet consumed as a stripe.
+            private var length = 0
+            private var pending: [UInt8] = []
+
+            init(seedA: UInt64, seedB: UInt64) {
+                self.seedA = seedA
+                self.seedB = seedB
+                a = (seedA &+ p1 &+ p2, seedA &+ p2, seedA, seedA &- p1)
+                b = (seedB &+ p1 &+ p2, seedB &+ p2, seedB, seedB &- p1)
+                pending.reserveCapacity(32)
+            }
+
+            /// The 32-byte stripes of `data` (whole ones only) into both states.
+            private mutating func stripes(_ data: UnsafeRawBufferPointer, count: Int) {
+                var (a1, a2, a3, a4) = a, (b1, b2, b3, b4) = b
+                var i = 0
+                while i + 32 <= count {
+                    let w1 = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: i, as: UInt64.self))
+                    let w2 = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: i + 8, as: UInt64.self))
+                    let w3 = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: i + 16, as: UInt64.self))
+                    let w4 = UInt64(littleEndian: data.loadUnaligned(fromByteOffset: i + 24, as: UInt64.self))
+                    a1 = round(a1, w1); a2 = round(a2, w2); a3 = round(a3, w3); a4 = round(a4, w4)
+                    b1 = round(b1, w1); b2 = round(b2, w2); b3 = round(b3, w3); b4 = round(b4, w4)
+                    i += 32
+                }
+                a = (a1, a2, a3, a4)
+                b = (b1, b2, b3, b4)
+            }
+
+            mutating func update(_ data: UnsafeRawBufferPointer) {
+                guard data.count > 0 else { return }
+                length += data.count
+                var from = 0
+                if !pending.isEmpty {
+                    let take = min(32 - pending.count, data.count)
+                    pending.append(contentsOf: data[0..<take])
+                    from = take
+                    guard pending.count == 32 else { return }
+                    pending.withUnsafeBytes { stripes($0, count: 32) }
+                    pending.removeAll(keepingCapacity: true)
+                }
+                let rest = UnsafeRawBufferPointer(rebasing: data[from...])
+                let whole = rest.count / 32 * 32
+                stripes(rest, count: whole)
+                pending.append(contentsOf: rest[whole...])
+            }
+
+            func finish() -> (UInt64, UInt64) {
+                pending.withUnsafeBytes { tail in
+                    (Self.finish(v: a, seed: seedA, length: length, tail: tail),
+                     Self.finish(v: b, seed: seedB, length: length, tail: tail))
+                }
+            }
+
+            private static func finish(v: (UInt64, UInt64, UInt64, UInt64), seed: UInt64, length: Int,
+                                       tail: UnsafeRawBufferPointer) -> UInt64 {
+                var h: UInt64
+                if length >= 32 {
+                    h = rotl(v.0, 1) &+ rotl(v.1, 7) &+ rotl(v.2, 12) &+ rotl(v.3, 18)
+                    h = merge(h, v.0); h = merge(h, v.1); h = merge(h, v.2); h = merge(h, v.3)
+                } else {
+                    h = seed &+ p5
+                }
+                h = h &+ UInt64(length)
+                return avalanche(remainder(h, tail))
+            }
+        }
+
+        /// The last 0...31 bytes of a message, after the stripes.
+        static func remainder(_ start: UInt64, _ data: UnsafeRawBufferPointer) -> UInt64 {
+            var h = start, i = 0
+            let length = data.count
+            while i + 8 <= length {
+                h ^= round(0, UInt64(littleEndian: data.loadUnaligned(fromByteOffset: i, as: UInt64.self)))
+                h = rotl(h, 27) &* p1 &+ p4
+                i += 8
+            }
+            if i + 4 <= length {
+                h ^= UInt64(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: i, as: UInt32.self))) &* p1
+                h = rotl(h, 23) &* p2 &+ p3
+                i += 4
+            }
+            while i < length {
+                h ^= UInt64(data[i]) &* p5
+                h = rotl(h, 11) &* p1
+                i += 1
+            }
+            return h
+        }
+
+        static func avalanche(_ x: UInt64) -> UInt64 {
+            var h = x
+            h ^= h >> 33; h = h &* p2
+            h ^= h >> 29; h = h &* p3
+            h ^= h >> 32
+            return h
         }
 
         static func hash(_ bytes: [UInt8], seed: UInt64) -> UInt64 {

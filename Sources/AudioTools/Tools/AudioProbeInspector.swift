@@ -14,6 +14,7 @@ public enum AudioProbeInspector {
     /// Probes `path`. With `deep`, every frame is decoded, so damage between the first and last
     /// second is found too, and `probe.deep` says how far decoding got.
     public static func inspect(path: String, deep: Bool = false) -> Report {
+        AllocatorPolicy.reuseFreedMemory()
         var facts = Facts()
         do {
             try run(path: path, deep: deep, into: &facts)
@@ -147,7 +148,11 @@ public enum AudioProbeInspector {
             if let codec = f.codec, !["alac", "flac"].contains(codec), !codec.hasPrefix("pcm") { f.bitDepth = nil }
         }
         if let n = format.frameCount { f.frames = n }
-        let (frames, id) = try decodeEnds(source, path: path, deep: deep, deepReport: &f.deep)
+        // libsndfile's Vorbis (and Opus) seek restarts decoding without the previous block's
+        // overlap, so the first frames after it depend on where reading stood before the seek.
+        // Their ids have always been made reading the head in whole blocks; they keep being so.
+        let exactSeek = !["vorbis", "opus"].contains(opened.sndfile?.codec ?? "")
+        let (frames, id) = try ProbeEnds.decode(source, path: path, deep: deep, exactSeek: exactSeek, deepReport: &f.deep)
         f.frames = frames
         f.contentID = id
         f.checked = deep ? "every frame" : "first and last second"
@@ -160,69 +165,6 @@ public enum AudioProbeInspector {
             throw ToolError(.unreadable, "\(ToolError.quoted(path)) changed while it was being read.",
                             suggestion: "Wait until the file has finished copying or downloading, then pick it.")
         }
-    }
-
-    /// Decodes the first second and (after a seek) the last second, which catches a cut-off file
-    /// and yields the content id; with `deep`, decodes everything in between too. Returns the
-    /// frame count and the id. Throws `truncated` (or the decoder's code) naming where it stopped.
-    static func decodeEnds(_ source: AudioSource, path: String, deep: Bool, deepReport: inout JSON?) throws -> (Int, String) {
-        let format = source.format
-        let blockFrames = 16384
-        var builder = ContentID.Builder(sampleRate: format.sampleRate, channels: format.channelCount,
-                                        totalFrames: format.frameCount ?? 0)
-        var block = AudioBlock(channelCount: format.channelCount, capacity: blockFrames)
-        var position = 0
-        func readOne() throws -> Int {
-            do {
-                let n = try source.read(into: &block, maxFrames: blockFrames)
-                position += n
-                return n
-            } catch let e as ToolError {
-                if deep {
-                    deepReport = .object(["checked": .bool(false), "first_bad_frame": .int(position),
-                                          "first_bad_seconds": .double(Double(position) / Double(format.sampleRate), decimals: 3)])
-                }
-                throw e
-            }
-        }
-        while !builder.headIsComplete || format.frameCount == nil || deep {
-            let n = try readOne()
-            if n == 0 { break }
-            builder.add(block: block)
-            if format.frameCount != nil && !deep && builder.headIsComplete { break }
-        }
-        if let total = format.frameCount, !deep {
-            // The ffmpeg source seeks by decoding from the start, so for it reading on is never slower.
-            if position < builder.tailStartFrame, !(source is FFmpegSource) {
-                do {
-                    try source.seek(toFrame: builder.tailStartFrame)
-                    position = builder.tailStartFrame
-                } catch {
-                    throw ToolError(.truncated,
-                        "\(ToolError.quoted(path)) is cut off: its header promises \(total) frames, but the end of the audio can't be reached.",
-                        suggestion: "Pick a complete copy — the download or copy may not have finished.")
-                }
-            }
-            while try readOne() > 0 { builder.addTail(block: block) }
-        }
-        builder.totalFrames = position
-        if deep {
-            deepReport = .object(["checked": .bool(true), "first_bad_frame": .null, "first_bad_seconds": .null])
-        }
-        if position == 0 && format.frameCount == 0 {
-            throw ToolError(.noAudio, "\(ToolError.quoted(path)) holds no audio: its header says it is 0 frames long.",
-                            suggestion: "Pick a music or voice file that has sound in it.")
-        }
-        if position == 0 {
-            throw ToolError(.truncated, "\(ToolError.quoted(path)) has a header but no audio after it.",
-                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
-        }
-        let allowance = source is FFmpegSource ? FFmpegSource.paddingAllowance(rate: format.sampleRate) : 0
-        if let promised = format.frameCount, position + allowance < promised {
-            throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: its header promises \(promised) frames but only \(position) are there.",
-                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
-        }
-        return (position, builder.id().hex)
     }
 
     /// "mono", "stereo", "5.1", "7.1.4"... for the named layouts, else the channel labels ("L,R,C").

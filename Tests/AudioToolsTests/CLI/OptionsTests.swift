@@ -53,25 +53,6 @@ import Testing
         #expect(out == (0..<200).map { $0 * 10 })
     }
 
-    @Test func quickItemsAreBatchedWithoutHoardingSlowOnes() {
-        // 40 quick items make the workers take several at a time; then 6 slow ones must still
-        // be worked on by both workers at once, not queued behind one worker's batch.
-        let lock = NSLock()
-        var busy = 0
-        var mostBusy = 0
-        var out: [Int] = []
-        let runner = OrderedRunner<Int, Int>(jobs: 2, window: 16) { i in
-            guard i >= 40 else { return i }
-            lock.lock(); busy += 1; mostBusy = max(mostBusy, busy); lock.unlock()
-            usleep(30_000)
-            lock.lock(); busy -= 1; lock.unlock()
-            return i
-        }
-        runner.run(input: 0..<46) { out.append($0) }
-        #expect(out == Array(0..<46))
-        #expect(mostBusy == 2)
-    }
-
     @Test func emptyInput() {
         var count = 0
         OrderedRunner<Int, Int>(jobs: 2, window: 4) { $0 }.run(input: [Int]()) { _ in count += 1 }
