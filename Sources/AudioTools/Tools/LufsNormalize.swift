@@ -66,6 +66,8 @@ public final class LufsNormalize: RecordTool {
     let tagger: LufsNormalizeTags?
     /// `--stream N`: the one audio stream of a media file to normalise.
     let stream: Int?
+    /// Files in work against --jobs: a core no other file is using decodes ahead and meters true peak.
+    let cores: CoreBudget
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -76,15 +78,8 @@ public final class LufsNormalize: RecordTool {
     /// Peaks in a record are rounded to 0.01 dB: `--peak reduce` plans from the peak plus this.
     static let roundingAllowanceDB = 0.01
 
-    /// Output paths planned for the path arguments, by input path as the walk yields it.
-    private let planned: [String: String]
-    /// Path-argument inputs whose output another input also writes, with those others.
-    private let collisions: [String: [String]]
-    /// Every path-argument input, absolute.
-    private let argumentInputs: Set<String>
-    private let claimLock = NSLock()
-    /// Output (absolute) → the input that claimed it, for records read from standard input.
-    private var claims: [String: String] = [:]
+    /// Which input writes which output.
+    let outputs: OutputClaims
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
@@ -149,50 +144,30 @@ public final class LufsNormalize: RecordTool {
         let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
         reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
         stream = try o.int("stream", in: 0...1023)
+        cores = CoreBudget(jobs: try o.jobs())
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
         self.naming = naming
 
-        // Plan every path argument's output now, so inputs that would write the same file are
-        // refused before anything is written.
-        var planned: [String: String] = [:]
-        var byOutput: [String: [String]] = [:]
-        func add(_ p: String, base: String?) {
-            guard let out = naming.output(for: p, base: base) else { return }
-            if planned[p] != nil { byOutput[LufsNormalizeNaming.absolute(out), default: []].append(p); return }
-            planned[p] = out
-            byOutput[LufsNormalizeNaming.absolute(out), default: []].append(p)
-        }
-        for a in o.paths where a != "-" && !writeTags {
-            var st = stat()
-            if PathBytes.stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
-                for p in DirectoryWalker(root: a) { add(p, base: a) }
-            } else {
-                add(a, base: nil)
-            }
-        }
-        var collisions: [String: [String]] = [:]
-        for (_, inputs) in byOutput where inputs.count > 1 {
-            for i in inputs { collisions[i] = inputs.filter { $0 != i } }
-        }
-        self.planned = planned
-        self.collisions = collisions
-        argumentInputs = Set(planned.keys.map(LufsNormalizeNaming.absolute))
-        // Records read from standard input may not take an output a path argument writes.
-        claims = Dictionary(planned.map { (LufsNormalizeNaming.absolute($0.value), $0.key) }, uniquingKeysWith: { a, _ in a })
+        // Every path argument's output is planned now, so inputs that would write the same file
+        // are refused before anything is written.
+        outputs = OutputClaims(naming: naming, paths: writeTags ? [] : o.paths)
     }
 
     // MARK: processing
 
     public func process(_ record: Record) throws -> Record {
         if let tagger { return try tagger.process(record) }
+        return try cores.working { try normalize(record) }
+    }
+
+    func normalize(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let name = ToolError.quoted(path)
-        let outPath = try outputPath(for: path)
-        let outName = ToolError.quoted(outPath)
+        let outPath = try outputs.outputPath(for: path)
         if !naming.inPlace, !overwrite, PathBytes.exists(outPath) {
-            throw ToolError(.exists, "\(outName) already exists, so \(name) was not normalised into it; nothing was written.",
+            throw ToolError(.exists, "\(ToolError.quoted(outPath)) already exists, so \(name) was not normalised into it; nothing was written.",
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }
 
@@ -203,78 +178,28 @@ public final class LufsNormalize: RecordTool {
             }
             return try processMedia(record, path: path, outPath: outPath, opened: opened, m4a: f)!
         }
-        let input = opened.source
-        let inFormat = input.format
-        let description: SndfileDescription
-        var tags = AudioTags()
-        if let d = opened.sndfile {
+        let described: (SndfileDescription, AudioTags)
+        if let d = NormalizeSource.sndfileDescription(opened) {
             if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
-            description = d
-            tags = (input as? SndfileSource)?.tags ?? AudioTags()
+            described = d
         } else {
             // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
             // container, unless an audio-only --format is asked for.
             if formatName == nil, !decodeEncodeOnly,
                let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
-            let facts = opened.facts
-            let container = facts?.container ?? "its container"
-            let codec = facts?.codec ?? "other"
-            guard formatName != nil else {
-                throw ToolError(.unsupportedCodec, "\(name) is \(codec.uppercased()) in \(container.uppercased()), which can be read but not written back in the same format; nothing was written.",
-                                suggestion: "Choose the output format with --format (flac or wav keep everything the decoded audio has).")
-            }
-            let lossless = ["alac", "pcm", "float", "flac"].contains(codec)
-            description = SndfileDescription(container: container, codec: codec,
-                                             bitDepth: lossless ? facts?.audio?.bitsPerSample : nil,
-                                             isFloat: codec == "float", isLossy: !lossless, channelNames: opened.speakerNames, formatCode: 0)
-            if let t = facts?.tags {
-                tags.title = t.title; tags.artist = t.artist; tags.album = t.album; tags.genre = t.genre
-                tags.date = t.year; tags.trackNumber = t.track
-            }
+            described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
         }
-        let resolved: (format: LufsNormalizeFormat, tags: AudioTags, losses: [String])
-        do {
-            resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,
-                                                       inputChannels: inFormat.channelCount, tags: tags,
-                                                       format: formatName, depth: depth, sampleRate: sampleRate)
-        } catch {
-            let why: String
-            switch error {
-            case .depthNotHeld(let c, let d): why = "\(c) can't hold \(d) samples"
-            case .notWritable(let what): why = "this build can't write \(what)"
-            }
-            throw ToolError(.unsupportedCodec, "\(name) can't be written as asked: \(why).",
-                            suggestion: "Choose another --format or --bit-depth (WAV takes every depth and channel count).")
-        }
-        let out = resolved.format
-
-        var source: AudioSource = input
-        if out.channelCount < inFormat.channelCount {
-            source = LufsNormalizeChannelSubsetSource(source, channelCount: out.channelCount)
-        }
-        if out.sampleRate != inFormat.sampleRate {
-            source = try LufsNormalizeResampledSource(source, toRate: out.sampleRate, quality: .best)
-        }
-
-        if decodeEncodeOnly {
-            let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
-                                       channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
-            do {
-                let frames = try Decoder.forEachBlock(source) { try sink.write($0) }
-                try sink.commit()
-                var r = record
-                r["normalized"] = .object(["output": .string(outPath), "decode_encode_only": .bool(true),
-                                           "frames": .int(frames), "format": out.json])
-                return r
-            } catch { sink.abandon(); throw error }
-        }
+        let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1, path: path,
+                                      format: formatName, depth: depth, sampleRate: sampleRate)
+        let out = src.format
+        if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
 
         if peakMode == .ignore, !out.isFloat {
             throw ToolError(.lossy, "\(name) would be written as \(LufsNormalizeFormat.depthName(out.bitDepth, false)) fixed point, which can't hold the peaks --peak ignore lets through; nothing was written.",
                             suggestion: "Add --bit-depth float (WAV, AIFF or CAF), or use --peak limit or --peak reduce.")
         }
-        if !resolved.losses.isEmpty, !allowLoss {
-            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(resolved.losses.joined(separator: "; ")). Nothing was written.",
+        if !src.losses.isEmpty, !allowLoss {
+            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(src.losses.joined(separator: "; ")). Nothing was written.",
                             suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate.")
         }
 
@@ -284,7 +209,7 @@ public final class LufsNormalize: RecordTool {
         var notes: [String] = []
         var passes = 0
         let loudness = record["loudness"]
-        var layout = Self.layout(loudness: loudness, description: description, channelCount: inFormat.channelCount)
+        var layout = RecordedLoudness.layout(loudness: loudness, description: src.description, channelCount: src.input.format.channelCount)
         if out.channelCount < layout.channelCount {
             layout = ChannelLayout(roles: Array(layout.roles.prefix(out.channelCount)))
         }
@@ -293,49 +218,17 @@ public final class LufsNormalize: RecordTool {
             throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
                             suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
         }
-        var measured: (integrated: Double?, truePeak: Double?)? = nil
-        if let l = loudness, l.objectValue != nil, let lufs = l["integrated_lufs"] {
-            if let id = FileIdentity(json: l["file"]) {
-                if id != opened.identity {
-                    throw ToolError(.staleMeasurement, "\(name) has changed since it was measured (\(Self.change(from: id, to: opened.identity))), so its measurement no longer applies; nothing was written.",
-                                    suggestion: "Measure it again (lufs-measure \(Self.shellQuoted(path)) | lufs-normalize ...), or pass the bare path to have it measured here.")
-                }
-                if !lufs.isNull && lufs.doubleValue == nil {
-                    throw ToolError(.badInput, "The loudness in \(name)'s record is not a number.",
-                                    suggestion: "Pass the record lufs-measure wrote, unchanged.")
-                }
-                measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
-            } else {
-                notes.append("The record's loudness carries no file identity to check it against, so the file was measured here (one extra pass).")
-            }
-        } else {
-            notes.append("The record carried no loudness measurement, so the file was measured here (one extra pass).")
-        }
-        let converted = source !== input
-        if measured != nil, converted {
-            notes.append("The record's measurement is of the input as it is; the converted stream (\(out.sampleRate) Hz, \(out.channelCount) channel\(out.channelCount == 1 ? "" : "s")) was measured again here.")
-        }
-        var measuredHere = false
-        // The report draws the source from the record's timeline when it has one (lufs-measure --timeline).
-        var sourceTimeline = reportWriter == nil || converted ? nil : LoudnessTimeline(loudness: loudness).flatMap { $0.sampleRate == out.sampleRate ? $0 : nil }
-        if measured == nil || converted || (reportWriter != nil && sourceTimeline == nil) {
-            let meter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
-            try Decoder.forEachBlock(source) { meter.add($0) }
-            try source.seek(toFrame: 0)
-            let m = meter.finish()
-            sourceTimeline = meter.timeline
-            if measured == nil || converted {
-                measured = (m.integratedLUFS, m.truePeakDBTP)
-                measuredHere = true
-            } else {
-                notes.append("The source was read once more to draw it in the report (--report).")
-            }
-            passes += 1
-        }
-        let sourceLUFS = albumValues.map { $0.lufs } ?? measured!.integrated
+        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity, path: path)
+        if let note = recorded.note { notes.append(note) }
+        let source = try src.measurement(recorded: recorded.measured, loudness: loudness, weights: layout.weights,
+                                         forReport: reportWriter != nil)
+        notes += source.notes
+        passes += source.passes
+        let measured = source.measured
+        let sourceLUFS = albumValues.map { $0.lufs } ?? measured.integrated
         // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
         // works per track, from the track's own peak.
-        var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured!.truePeak) ?? -200
+        var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured.truePeak) ?? -200
         if peakMode == .reduce { sourcePeak += Self.roundingAllowanceDB }
 
         let gain: NormalizeGainPlan
@@ -343,199 +236,58 @@ public final class LufsNormalize: RecordTool {
             gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
                                          ceilingDBTP: ceilingDBTP, mode: peakMode)
         } catch { throw error.toolError(path: path) }
-
-        let fadeIn = Int((fadeInSeconds * Double(out.sampleRate)).rounded())
-        let fadeOut = Int((fadeOutSeconds * Double(out.sampleRate)).rounded())
-        let hasFades = fadeIn > 0 || fadeOut > 0
-        // Compensation passes when limiting or fades take loudness away (not for reduce, whose
-        // gain is already as high as the ceiling allows).
-        let compensate = !album && ((peakMode == .limit && (gain.limiterNeeded || hasFades)) || (peakMode == .ignore && hasFades))
+        let decision = NormalizeDecision(gain: gain, peakMode: peakMode, album: album, fadeInSeconds: fadeInSeconds,
+                                         fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve, sampleRate: out.sampleRate,
+                                         ceilingDBTP: ceilingDBTP, marginDB: Self.limiterMargin,
+                                         ditherBitDepth: NormalizeDecision.ditherBits(bitDepth: out.bitDepth, isFloat: out.isFloat, isLossy: out.isLossy))
         if let a = albumValues {
             notes.append("Album gain: \(String(format: "%.2f", gain.gainDB)) dB for every track of “\(a.key)” (\(a.tracks) tracks, \(a.lufs.map { String(format: "%.2f", $0) } ?? "no") LUFS as one programme), so the tracks keep their relative levels; no track gets its own compensation gain.")
         }
-        let limit = peakMode == .limit
-            && (compensate || gain.predictedTruePeakDBTP > ceilingDBTP - Self.limiterMargin - 0.05)
-        let dither: Int? = (!out.isFloat && !out.isLossy && (out.bitDepth ?? 24) <= 16) ? out.bitDepth : nil
-        let plan = NormalizePlan(gainDB: gain.gainDB, fadeInFrames: fadeIn, fadeOutFrames: fadeOut, fadeCurve: fadeCurve,
-                                 ceilingDBTP: ceilingDBTP, limit: limit, marginDB: Self.limiterMargin,
-                                 ditherBitDepth: dither)
 
-        let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
-                                   channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: resolved.tags)
-        sink.setSpeakers(layout.roles)
-        let finalMeter = LoudnessMeter(sampleRate: out.sampleRate, weights: layout.weights, collectsTimeline: reportWriter != nil)
-        let report: NormalizeReport
-        do {
-            if compensate {
-                let weights = layout.weights, rate = out.sampleRate
-                report = try NormalizePipeline.runCompensated(
-                    plan, targetLUFS: targetLUFS, source: source, sink: sink,
-                    makeMeter: {
-                        let m = LoudnessMeter(sampleRate: rate, weights: weights, measuresTruePeak: false)
-                        return NormalizePipeline.LoudnessProbe(add: { m.add($0) }, integrated: { m.finish().integratedLUFS })
-                    },
-                    maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB,
-                    meterWrittenPass: false, onOutputBlock: { finalMeter.add($0) })
-            } else {
-                report = try NormalizePipeline.run(plan, source: source, sink: sink, onOutputBlock: { finalMeter.add($0) })
-            }
-            try sink.commit()
-        } catch let e as NormalizePipeline.Failure {
-            sink.abandon()
-            throw ToolError(.malformed, "\(name) could not be normalised (\(e == .unknownLength ? "its length is unknown, which a fade-out needs" : "its channel count changed mid-stream")); nothing was written.",
-                            suggestion: "Convert it to WAV or FLAC first.")
-        } catch {
-            sink.abandon()
-            throw error
-        }
+        let writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
+                                          overwrite: overwrite || naming.inPlace, collectsTimeline: reportWriter != nil,
+                                          maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
+        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS,
+                                               source: src.source, name: name, cores: cores)
         passes += report.passes
-        let m = finalMeter.finish()
-
-        var losses = resolved.losses + (positionLoss.map { [$0] } ?? [])
-        if report.clampedSamples > 0 {
-            losses.append("\(report.clampedSamples) samples were over full scale and were clamped when quantising")
-        }
-        if out.isLossy {
-            notes.append("The loudness and true peak are of the samples handed to the \(out.displayName) encoder; decoding the file gives them back only to within the codec's error.")
-        }
-        if report.framesLimited > 0 {
-            let seconds = Double(report.framesLimited) / Double(out.sampleRate)
-            notes.append("The limiter reduced \(report.framesLimited) frames (\(String(format: "%.2f", seconds)) s) by up to \(String(format: "%.2f", report.maxReductionDB)) dB" +
-                         (abs(report.compensationDB) >= 0.005 ? "; \(String(format: "%.2f", report.compensationDB)) dB of extra gain kept the loudness on target." : "."))
-        }
-        var shortfall: Double? = nil
-        if peakMode == .reduce, gain.shortfallLU > 0 {
-            // An album track is not meant to reach the target itself: the album is what falls short.
-            let s = albumValues != nil ? gain.shortfallLU : (m.integratedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU)
-            shortfall = s
-            notes.append("The gain was lowered by \(String(format: "%.2f", gain.shortfallLU)) dB to keep the true peak under the ceiling: the \(albumValues != nil ? "album" : "file") is \(String(format: "%.2f", s)) LU under the \(LoudnessGate.compact(targetLUFS)) LUFS target.")
-        } else if peakMode == .ignore, let tp = m.truePeakDBTP, tp > ceilingDBTP {
-            notes.append("--peak ignore let the true peak reach \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling (the floating-point file holds it).")
-        }
-        if !album, peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
-            notes.append("The output is \(String(format: "%.2f", abs(lufs - targetLUFS))) LU \(lufs < targetLUFS ? "under" : "over") the target: reaching it would take more than \(Int(Self.maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first.")
-        }
-        if m.integratedLUFS == nil { notes.append("The output has no measurable integrated loudness (under the −70 LUFS gate or shorter than 0.4 s).") }
-        if hasFades { notes.append("Fades are included in the loudness measured on the output.") }
-
-        var o: [String: JSON] = [
-            "output": .string(outPath),
-            "gain_db": .double(report.gainDB, decimals: 2),
-            "compensation_db": .double(report.compensationDB, decimals: 2),
-            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
-            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
-            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
-            "limiter": .object([
-                "frames": .int(report.framesLimited),
-                "max_reduction_db": .double(report.maxReductionDB, decimals: 2),
-                "applied": .bool(report.framesLimited > 0),
-            ]),
-            "losses": .array(losses.map { .string($0) }),
-            "target_lufs": .double(targetLUFS),
-            "ceiling_dbtp": .double(ceilingDBTP),
-            "preset": presetName.map { .string($0) } ?? .null,
-            "peak_mode": .string(peakMode.rawValue),
-            "passes": .int(passes),
-            "measured_here": .bool(measuredHere),
-            "source_integrated_lufs": .optional(sourceLUFS, decimals: 2),
-            "source_true_peak_dbtp": .optional(measured!.truePeak, decimals: 2),
-            "shortfall_lu": .optional(shortfall, decimals: 2),
-            "format": out.json,
-            "dither": .bool(dither != nil),
-            "frames": .int(report.framesWritten),
-            "notes": .array(notes.map { .string($0) }),
-        ]
-        if hasFades {
-            o["fades"] = .object([
-                "in": .object(["frames": .int(fadeIn), "rate": .int(out.sampleRate)]),
-                "out": .object(["frames": .int(fadeOut), "rate": .int(out.sampleRate)]),
-                "in_seconds": .double(Double(fadeIn) / Double(out.sampleRate), decimals: 6),
-                "out_seconds": .double(Double(fadeOut) / Double(out.sampleRate), decimals: 6),
-                "velocity": .double(fadeCurve.velocity),
-            ])
-        }
-        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: finalMeter.timeline, source: sourceTimeline,
-                                 sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured!.truePeak,
+        let m = meter.finish()
+        let result = NormalizedFileRecord(outPath: outPath, format: out, report: report, written: m, gain: gain, decision: decision,
+                                          targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName, peakMode: peakMode,
+                                          album: album, maxCompensationDB: Self.maxCompensationDB,
+                                          losses: src.losses + (positionLoss.map { [$0] } ?? []), notes: notes, passes: passes,
+                                          measuredHere: source.here, sourceLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak)
+        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: meter.timeline, source: source.timeline,
+                                 sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak,
                                  targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
                                  gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
                                  maxReductionDB: report.maxReductionDB), for: path)
         var r = record
-        r["normalized"] = .object(o)
+        r["normalized"] = result.json
         return r
+    }
+
+    /// --decode-encode-only: the same decoder and encoder with nothing between (the bench's floor).
+    func copyThrough(_ record: Record, _ src: NormalizeSource, to outPath: String) throws -> Record {
+        let out = src.format
+        let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
+                                   channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: src.tags)
+        do {
+            let frames = try Decoder.forEachBlock(src.source) { try sink.write($0) }
+            try sink.commit()
+            var r = record
+            r["normalized"] = .object(["output": .string(outPath), "decode_encode_only": .bool(true),
+                                       "frames": .int(frames), "format": out.json])
+            return r
+        } catch { sink.abandon(); throw error }
     }
 
     public func emitted(_ record: Record) { reportWriter?.emitted(record) }
     public func finish(stderrIsTerminal: Bool) -> Bool { reportWriter?.finish() ?? true }
 
-    /// The output path for `path`, refusing inputs that would write over another's output or an
-    /// input, or (for standard input) an output an earlier record has claimed.
-    func outputPath(for path: String) throws -> String {
-        let name = ToolError.quoted(path)
-        let planned = self.planned[path]
-        guard let out = planned ?? naming.output(for: path, base: nil) else {
-            throw ToolError(.badInput, "\(name) is not inside the --relative-to folder, so its place under --out-dir is unknown.",
-                            suggestion: "Give a --relative-to folder that contains every input, or leave it out to keep only file names.")
-        }
-        if let others = collisions[path] {
-            throw ToolError(.exists, "\(name) and \(others.map(ToolError.quoted).joined(separator: ", ")) would all be written to \(ToolError.quoted(out)); none of them was written.",
-                            suggestion: "Keep them apart with --output-template (e.g. '{dir}/{stem}.{ext}' under --out-dir, which keeps the folders), or normalise them in separate runs.")
-        }
-        let absIn = LufsNormalizeNaming.absolute(path)
-        let absOut = LufsNormalizeNaming.absolute(out)
-        if !naming.inPlace {
-            if absOut == absIn {
-                throw ToolError(.exists, "Normalising \(name) would replace it: the output path is the input itself; nothing was written.",
-                                suggestion: "Pass --in-place to replace the input on purpose, or choose another --out-dir or --output-template.")
-            }
-            if argumentInputs.contains(absOut) {
-                throw ToolError(.exists, "Normalising \(name) would replace another input, \(ToolError.quoted(out)); nothing was written.",
-                                suggestion: "Choose an --out-dir or --output-template that doesn't point at the inputs.")
-            }
-        }
-        return out
-    }
-
     /// Claims each stdin record's output path in input order (ToolMain calls this serially), so
     /// of two records that would write the same file the earlier one always wins.
     public func prepare(_ record: Record) throws {
-        guard tagger == nil, let path = record.path, planned[path] == nil else { return }
-        let out = try outputPath(for: path)
-        let absOut = LufsNormalizeNaming.absolute(out)
-        claimLock.lock()
-        let earlier = claims[absOut]
-        if earlier == nil { claims[absOut] = path }
-        claimLock.unlock()
-        if let earlier {
-            let name = ToolError.quoted(path)
-            throw ToolError(.exists, "\(name) would be written to \(ToolError.quoted(out)), which \(ToolError.quoted(earlier)) earlier in the input also writes; \(name) was not written.",
-                            suggestion: "Keep them apart with --relative-to (to keep folders under --out-dir) or --output-template, or normalise them in separate runs.")
-        }
-    }
-
-    /// The layout the measurement used (the record's, or the file's channel map, or the default
-    /// for the channel count, as lufs-measure chooses it), so the output is measured alike.
-    static func layout(loudness: JSON?, description: SndfileDescription, channelCount: Int) -> ChannelLayout {
-        if channelCount == 1, loudness?["dual_mono"]?.boolValue == true { return .dualMono }
-        if let s = loudness?["layout"]?.stringValue, let l = try? ChannelLayout.parse(s), l.roles.count == channelCount,
-           !l.isDualMono {
-            return l
-        }
-        if let names = description.channelNames, !names.contains("?"),
-           let l = try? ChannelLayout.parse(names.joined(separator: ",")), l.roles.count == channelCount {
-            return l
-        }
-        return ChannelLayout.standard(channelCount: channelCount)
-    }
-
-    /// What changed between two identities, in words.
-    static func change(from old: FileIdentity, to new: FileIdentity) -> String {
-        var parts: [String] = []
-        if old.sizeBytes != new.sizeBytes { parts.append("size \(old.sizeBytes) → \(new.sizeBytes) bytes") }
-        if old.modifiedNanoseconds != new.modifiedNanoseconds { parts.append("modified since") }
-        return parts.joined(separator: ", ")
-    }
-
-    static func shellQuoted(_ s: String) -> String {
-        s.allSatisfy { $0.isLetter || $0.isNumber || "/._-+".contains($0) } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        guard tagger == nil, let path = record.path else { return }
+        try outputs.claim(for: path)
     }
 }

@@ -31,30 +31,9 @@ extension LufsNormalize {
         }
 
         // What each stream is re-encoded as, and what that loses.
-        var encodings: [Int: MediaAudioEncoding] = [:]
-        for k in chosen {
-            if let f = m4a {
-                guard let e = MediaAudioEncoding.m4a(f, from: audio[k]) else {
-                    throw ToolError(.unsupportedCodec, "\(name)'s audio (\(audio[k].channels ?? 0) channels at \(audio[k].sampleRate ?? 0) Hz) can't be written as \(f); nothing was written.",
-                                    suggestion: "Choose --format flac or wav.")
-                }
-                encodings[k] = e
-                let source = MediaAudioEncoding.same(as: audio[k])
-                if e.isLossy {
-                    losses.append(source?.isLossy == true ? (source!.displayName == "AAC" ? e.lossWords : "\(source!.displayName) re-encoded as \(e.displayName) at \((e.bitRate ?? 0) / 1000) kb/s")
-                                  : "\(e.displayName) at \((e.bitRate ?? 0) / 1000) kb/s, a lossy codec")
-                } else if let bits = e.bitDepth, MediaAudioEncoding.heldBits(audio[k]) > bits {
-                    losses.append("\(MediaAudioEncoding.heldBits(audio[k]))-bit samples stored as \(bits)-bit \(e.displayName)")
-                }
-                continue
-            }
-            guard let e = MediaAudioEncoding.same(as: audio[k]) else {
-                throw ToolError(.unsupportedCodec, "\(name) has \((audio[k].codec ?? "unknown").uppercased()) audio in stream \(k), which this ffmpeg can read but not encode; nothing was written.",
-                                suggestion: audio.count > 1 ? "Normalise the other streams with --stream N, or choose an audio-only --format (flac or wav)." : "Choose an audio-only --format (flac or wav keep everything the decoded audio has).")
-            }
-            encodings[k] = e
-            if e.isLossy { losses.append(audio.count > 1 ? "stream \(k): \(e.lossWords)" : e.lossWords) }
-        }
+        let chosenEncodings = try MediaAudioEncoding.choose(for: chosen, of: audio, m4a: m4a, path: path)
+        let encodings = chosenEncodings.encodings
+        losses += chosenEncodings.losses
         if peakMode == .ignore, let k = chosen.first(where: { encodings[$0]!.encoder.hasPrefix("pcm_f") == false }) {
             throw ToolError(.lossy, "\(name) would be written with \(encodings[k]!.displayName) audio, which can't hold the peaks --peak ignore lets through; nothing was written.",
                             suggestion: "Use --peak limit or --peak reduce.")
@@ -74,15 +53,14 @@ extension LufsNormalize {
         var gains: [Int: NormalizeGainPlan] = [:]
         for k in chosen {
             let e = encodings[k]!
-            let entry = Self.streamMeasurement(loudness, ordinal: k)
+            let entry = RecordedLoudness.stream(loudness, ordinal: k)
             var layout = ChannelLayout.standard(channelCount: e.channels)
             if let s = entry?["layout"]?.stringValue, let l = try? ChannelLayout.parse(s), l.roles.count == e.channels { layout = l }
             var measured: (Double?, Double?)? = nil
             if let l = entry, let lufs = l["integrated_lufs"] {
                 if let id = FileIdentity(json: l["file"]) {
                     if id != opened.identity {
-                        throw ToolError(.staleMeasurement, "\(name) has changed since it was measured (\(Self.change(from: id, to: opened.identity))), so its measurement no longer applies; nothing was written.",
-                                        suggestion: "Measure it again (lufs-measure \(Self.shellQuoted(path)) | lufs-normalize ...), or pass the bare path to have it measured here.")
+                        throw RecordedLoudness.stale(path, measured: id, now: opened.identity)
                     }
                     measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
                 }
@@ -108,12 +86,10 @@ extension LufsNormalize {
                 throw ToolError(.badInput, "\(name) is a media file, whose length ffmpeg states only roughly, so --fade-out can't be placed on it; nothing was written.",
                                 suggestion: "Leave out --fade-out, or choose an audio-only --format (flac or wav).")
             }
-            let fadeIn = Int((fadeInSeconds * Double(e.sampleRate)).rounded())
-            let compensate = (peakMode == .limit && (gain.limiterNeeded || fadeIn > 0)) || (peakMode == .ignore && fadeIn > 0)
-            let limit = peakMode == .limit && (compensate || gain.predictedTruePeakDBTP > ceilingDBTP - Self.limiterMargin - 0.05 || e.isLossy)
-            let plan = NormalizePlan(gainDB: gain.gainDB, fadeInFrames: fadeIn, fadeCurve: fadeCurve, ceilingDBTP: ceilingDBTP,
-                                     limit: limit, marginDB: Self.limiterMargin, ditherBitDepth: e.ditherBits)
-            jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: plan, compensate: compensate,
+            let decision = NormalizeDecision(gain: gain, peakMode: peakMode, fadeInSeconds: fadeInSeconds, fadeOutSeconds: 0,
+                                             fadeCurve: fadeCurve, sampleRate: e.sampleRate, ceilingDBTP: ceilingDBTP,
+                                             marginDB: Self.limiterMargin, alwaysLimit: e.isLossy, ditherBitDepth: e.ditherBits)
+            jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: decision.plan, compensate: decision.compensate,
                                             targetLUFS: targetLUFS, weights: layout.weights))
         }
         if sources.values.contains(where: \.here) {
@@ -178,14 +154,5 @@ extension LufsNormalize {
         var r = record
         r["normalized"] = .object(o)
         return r
-    }
-
-    /// The record's measurement of audio stream `ordinal`: the `loudness.streams` entry, or
-    /// `loudness` itself when it is of that stream (its `stream` key, or none for stream 0).
-    static func streamMeasurement(_ loudness: JSON?, ordinal: Int) -> JSON? {
-        guard let l = loudness, l.objectValue != nil else { return nil }
-        if let list = l["streams"]?.arrayValue, let e = list.first(where: { $0["stream"]?.intValue == ordinal }) { return e }
-        let own = l["stream"]?.intValue ?? 0
-        return own == ordinal ? l : nil
     }
 }

@@ -1,78 +1,4 @@
-import CSndfile
 import Foundation
-
-/// Where lufs-normalize writes each input: `--out-dir`, `--output-template` (`{dir}`, `{stem}`,
-/// `{ext}`), both, or `--in-place`. Pure string work; nothing is touched on disk.
-public struct LufsNormalizeNaming: Equatable, Sendable {
-    public var outDir: String?
-    public var template: String?
-    public var inPlace: Bool
-    /// For inputs named on stdin: keep their folders below this one (else only the file name).
-    public var relativeTo: String?
-    /// The extension `--format` asks for; nil keeps the input's.
-    public var formatExtension: String?
-
-    public init(outDir: String?, template: String?, inPlace: Bool, relativeTo: String?, formatExtension: String?) {
-        self.outDir = outDir; self.template = template; self.inPlace = inPlace
-        self.relativeTo = relativeTo; self.formatExtension = formatExtension
-    }
-
-    /// The output path for `input`; `base` is the directory argument it was found under, if any.
-    /// Nil when the input lies outside `--relative-to` (the caller refuses it).
-    public func output(for input: String, base: String?) -> String? {
-        if inPlace { return input }
-        let url = URL(fileURLWithPath: input)
-        let name = url.lastPathComponent
-        let inputExt = url.pathExtension
-        let stem = inputExt.isEmpty ? name : String(name.dropLast(inputExt.count + 1))
-        let ext = formatExtension ?? inputExt
-        // The folder below the root whose structure is kept.
-        var relDir: String? = nil
-        if let base {
-            relDir = Self.relativeDirectory(of: input, below: base)
-        } else if let root = relativeTo {
-            guard let r = Self.relativeDirectory(of: input, below: root) else { return nil }
-            relDir = r
-        }
-        var path: String
-        if let template {
-            let dir = outDir != nil ? (relDir ?? ".") : ((input as NSString).deletingLastPathComponent.isEmpty ? "." : (input as NSString).deletingLastPathComponent)
-            var t = template
-            if ext.isEmpty { t = t.replacingOccurrences(of: ".{ext}", with: "") }
-            t = t.replacingOccurrences(of: "{dir}", with: dir)
-                .replacingOccurrences(of: "{stem}", with: stem)
-                .replacingOccurrences(of: "{ext}", with: ext)
-            path = outDir.map { $0 + "/" + t } ?? t
-        } else {
-            let file = ext.isEmpty ? stem : stem + "." + ext
-            let dir = outDir ?? "."
-            path = dir + "/" + (relDir.map { $0.isEmpty ? "" : $0 + "/" } ?? "") + file
-        }
-        return Self.tidy(path)
-    }
-
-    /// The folder of `path` relative to `root` ("" directly in it), or nil when it is not below.
-    static func relativeDirectory(of path: String, below root: String) -> String? {
-        let p = absolute(path), r = absolute(root)
-        let prefix = r.hasSuffix("/") ? r : r + "/"
-        guard p.hasPrefix(prefix) else { return nil }
-        return (String(p.dropFirst(prefix.count)) as NSString).deletingLastPathComponent
-    }
-
-    /// `path` without `.` components or doubled slashes (`..` is kept as written).
-    static func tidy(_ path: String) -> String {
-        let absolute = path.hasPrefix("/")
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true).filter { $0 != "." }
-        let joined = parts.joined(separator: "/")
-        return absolute ? "/" + joined : (joined.isEmpty ? "." : joined)
-    }
-
-    /// An absolute, standardised form of `path`, for comparing paths.
-    public static func absolute(_ path: String) -> String {
-        let p = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-        return (p as NSString).standardizingPath
-    }
-}
 
 /// The encoding lufs-normalize writes: the input's own by default, or what `--format`,
 /// `--bit-depth` and `--sample-rate` ask for; and what that would lose.
@@ -188,27 +114,12 @@ public struct LufsNormalizeFormat: Equatable, Sendable {
 
     /// Whether libsndfile can write this format code with these parameters.
     static func writable(_ code: Int32, sampleRate: Int, channels: Int) -> Bool {
-        var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = Int32(channels)
-        info.format = code
-        return sf_format_check(&info) == SF_TRUE
+        SndfileSink.canWrite(formatCode: code, sampleRate: sampleRate, channels: channels)
     }
 
+    /// Codec name, bits, float and lossy of a libsndfile format code.
     static func describe(code: Int32) -> (codec: String, depth: Int?, isFloat: Bool, isLossy: Bool) {
-        switch Int(code) & SF_FORMAT_SUBMASK {
-        case SF_FORMAT_PCM_S8: return ("pcm_s8", 8, false, false)
-        case SF_FORMAT_PCM_U8: return ("pcm_u8", 8, false, false)
-        case SF_FORMAT_PCM_16: return ("pcm_s16", 16, false, false)
-        case SF_FORMAT_PCM_24: return ("pcm_s24", 24, false, false)
-        case SF_FORMAT_PCM_32: return ("pcm_s32", 32, false, false)
-        case SF_FORMAT_FLOAT: return ("pcm_f32", 32, true, false)
-        case SF_FORMAT_DOUBLE: return ("pcm_f64", 64, true, false)
-        case SF_FORMAT_VORBIS: return ("vorbis", nil, false, true)
-        case SF_FORMAT_OPUS: return ("opus", nil, false, true)
-        case SF_FORMAT_MPEG_LAYER_III: return ("mp3", nil, false, true)
-        default: return ("other", nil, false, false)
-        }
+        SndfileSink.describe(formatCode: code)
     }
 
     /// Why no output format could be found.

@@ -2,7 +2,7 @@ import Foundation
 
 /// A source converted to another sample rate through libsamplerate, streaming; `seek(toFrame: 0)`
 /// restarts the conversion from the beginning (the only seek lufs-normalize's passes need).
-final class LufsNormalizeResampledSource: AudioSource {
+final class ResampledSource: AudioSource {
     let format: AudioFormat
     private let inner: AudioSource
     private let quality: Resampler.Quality
@@ -70,7 +70,7 @@ final class LufsNormalizeResampledSource: AudioSource {
 }
 
 /// The first `channelCount` channels of a source (for an output format that holds fewer).
-final class LufsNormalizeChannelSubsetSource: AudioSource {
+final class ChannelSubsetSource: AudioSource {
     let format: AudioFormat
     private let inner: AudioSource
     private var full: AudioBlock

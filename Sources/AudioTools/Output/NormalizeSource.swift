@@ -1,0 +1,116 @@
+import Foundation
+
+/// What lufs-normalize reads and what it writes it as: the decoded input described in
+/// libsndfile's terms, the output encoding resolved against it (the input's own unless
+/// `--format`, `--bit-depth` or `--sample-rate` ask otherwise) with what that would lose, and the
+/// source converted to that encoding's channels and rate.
+public struct NormalizeSource {
+    /// The decoded input, as the decoder gives it.
+    public let input: AudioSource
+    public let description: SndfileDescription
+    /// The encoding written.
+    public let format: LufsNormalizeFormat
+    /// The input's tags that the output's container holds.
+    public let tags: AudioTags
+    /// What writing `format` loses against the input, in words.
+    public let losses: [String]
+    /// `input`, or `input` with fewer channels or at another rate when `format` asks for it.
+    public let source: AudioSource
+    /// Whether `source` is a conversion of the input (so the record's measurement is not of it).
+    public var converted: Bool { source !== input }
+
+    /// The description and tags of an input libsndfile decodes; nil when ffmpeg decodes it.
+    public static func sndfileDescription(_ opened: Decoder.Opened) -> (SndfileDescription, AudioTags)? {
+        guard let d = opened.sndfile else { return nil }
+        return (d, (opened.source as? SndfileSource)?.tags ?? AudioTags())
+    }
+
+    /// The description and tags of an input ffmpeg decodes (MP4, MOV, Matroska, ...), from what
+    /// its container said, for writing it into an audio-only format. Without `--format`
+    /// (`formatGiven` false) there is no format libsndfile writes that is the input's own: refused.
+    public static func ffmpegDescription(_ opened: Decoder.Opened, path: String, formatGiven: Bool) throws -> (SndfileDescription, AudioTags) {
+        let facts = opened.facts
+        let container = facts?.container ?? "its container"
+        let codec = facts?.codec ?? "other"
+        guard formatGiven else {
+            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) is \(codec.uppercased()) in \(container.uppercased()), which can be read but not written back in the same format; nothing was written.",
+                            suggestion: "Choose the output format with --format (flac or wav keep everything the decoded audio has).")
+        }
+        let lossless = ["alac", "pcm", "float", "flac"].contains(codec)
+        let description = SndfileDescription(container: container, codec: codec,
+                                             bitDepth: lossless ? facts?.audio?.bitsPerSample : nil,
+                                             isFloat: codec == "float", isLossy: !lossless, channelNames: opened.speakerNames, formatCode: 0)
+        var tags = AudioTags()
+        if let t = facts?.tags {
+            tags.title = t.title; tags.artist = t.artist; tags.album = t.album; tags.genre = t.genre
+            tags.date = t.year; tags.trackNumber = t.track
+        }
+        return (description, tags)
+    }
+
+    /// Resolves the output encoding for `input` (described by `description`, with `tags`) and
+    /// converts the source to it; refuses, naming the file at `path`, an encoding this build
+    /// can't write.
+    public init(input: AudioSource, description: SndfileDescription, tags: AudioTags, path: String,
+                format: String?, depth: LufsNormalizeFormat.Depth?, sampleRate: Int?) throws {
+        let inFormat = input.format
+        let resolved: (format: LufsNormalizeFormat, tags: AudioTags, losses: [String])
+        do {
+            resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,
+                                                       inputChannels: inFormat.channelCount, tags: tags,
+                                                       format: format, depth: depth, sampleRate: sampleRate)
+        } catch {
+            let why: String
+            switch error {
+            case .depthNotHeld(let c, let d): why = "\(c) can't hold \(d) samples"
+            case .notWritable(let what): why = "this build can't write \(what)"
+            }
+            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) can't be written as asked: \(why).",
+                            suggestion: "Choose another --format or --bit-depth (WAV takes every depth and channel count).")
+        }
+        let out = resolved.format
+        var source: AudioSource = input
+        if out.channelCount < inFormat.channelCount {
+            source = ChannelSubsetSource(source, channelCount: out.channelCount)
+        }
+        if out.sampleRate != inFormat.sampleRate {
+            source = try ResampledSource(source, toRate: out.sampleRate, quality: .best)
+        }
+        self.input = input
+        self.description = description
+        self.format = out
+        self.tags = resolved.tags
+        self.losses = resolved.losses
+        self.source = source
+    }
+}
+
+extension NormalizeSource {
+    /// The source's loudness: `recorded` (the record's measurement of the input) when it is of
+    /// this very stream, else measured here in a pass of its own; also read when a report
+    /// (`forReport`) must draw the source and the record's `loudness` has no timeline of it.
+    /// The source is back at its first frame afterwards.
+    public func measurement(recorded: (integrated: Double?, truePeak: Double?)?, loudness: JSON?, weights: [Double],
+                            forReport: Bool) throws
+        -> (measured: (integrated: Double?, truePeak: Double?), here: Bool, timeline: LoudnessTimeline?, passes: Int, notes: [String]) {
+        var notes: [String] = []
+        let rate = format.sampleRate
+        if recorded != nil, converted {
+            notes.append("The record's measurement is of the input as it is; the converted stream (\(rate) Hz, \(format.channelCount) channel\(format.channelCount == 1 ? "" : "s")) was measured again here.")
+        }
+        // The report draws the source from the record's timeline when it has one (lufs-measure --timeline).
+        let timeline = !forReport || converted ? nil : LoudnessTimeline(loudness: loudness).flatMap { $0.sampleRate == rate ? $0 : nil }
+        guard recorded == nil || converted || (forReport && timeline == nil) else {
+            return (recorded!, false, timeline, 0, notes)
+        }
+        let meter = LoudnessMeter(sampleRate: rate, weights: weights, collectsTimeline: forReport)
+        try Decoder.forEachBlock(source) { meter.add($0) }
+        try source.seek(toFrame: 0)
+        let m = meter.finish()
+        if recorded == nil || converted {
+            return ((m.integratedLUFS, m.truePeakDBTP), true, meter.timeline, 1, notes)
+        }
+        notes.append("The source was read once more to draw it in the report (--report).")
+        return (recorded!, false, meter.timeline, 1, notes)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// The per-file decisions made before the first sample is read: fade frames, compensation,
+/// limiter, dither.
+@Suite struct NormalizeDecisionTests {
+    func gain(peak: Double, mode: PeakMode = .limit) throws -> NormalizeGainPlan {
+        // -20 LUFS to -14: 6 dB of gain, so the predicted true peak is `peak` + 6.
+        try NormalizeGainPlan(measuredLUFS: -20, measuredTruePeakDBTP: peak, targetLUFS: -14, ceilingDBTP: -1, mode: mode)
+    }
+
+    func decide(_ g: NormalizeGainPlan, mode: PeakMode = .limit, album: Bool = false, fadeIn: Double = 0, fadeOut: Double = 0,
+                alwaysLimit: Bool = false, dither: Int? = nil) -> NormalizeDecision {
+        NormalizeDecision(gain: g, peakMode: mode, album: album, fadeInSeconds: fadeIn, fadeOutSeconds: fadeOut,
+                          fadeCurve: .linear, sampleRate: 48_000, ceilingDBTP: -1, marginDB: 0.15,
+                          alwaysLimit: alwaysLimit, ditherBitDepth: dither)
+    }
+
+    @Test func fadesAreRoundedToTheNearestFrame() {
+        #expect(NormalizeDecision.frames(1.5, sampleRate: 48_000) == 72_000)
+        #expect(NormalizeDecision.frames(0.00001, sampleRate: 48_000) == 0)      // 0.48 frames
+        #expect(NormalizeDecision.frames(0.0000105, sampleRate: 48_000) == 1)    // 0.504 frames
+        #expect(NormalizeDecision.frames(2, sampleRate: 44_100) == 88_200)
+    }
+
+    @Test func overTheCeilingLimitsAndCompensates() throws {
+        let d = decide(try gain(peak: -3))      // +3 dBTP predicted
+        #expect(d.compensate && d.plan.limit && d.plan.gainDB == 6 && !d.hasFades)
+        #expect(d.plan.ceilingDBTP == -1 && d.plan.limiterTiming.marginDB == 0.15)
+    }
+
+    @Test func theOvershootSaysWhetherTheFirstPassMayLand() throws {
+        // Threshold −1.15 dBTP: +0.5 predicted is 1.65 dB over it, +1 is 2.15 dB.
+        let light = decide(try gain(peak: -5.5))
+        #expect(abs(light.overshootDB - 1.65) < 1e-9 && light.firstPassMayLand)
+        let deep = decide(try gain(peak: -5))
+        #expect(abs(deep.overshootDB - 2.15) < 1e-9 && !deep.firstPassMayLand)
+        let under = decide(try gain(peak: -12), fadeIn: 1)
+        #expect(under.overshootDB == 0 && under.firstPassMayLand && under.compensate)
+    }
+
+    @Test func underTheCeilingPlainGain() throws {
+        let d = decide(try gain(peak: -12))     // -6 dBTP predicted
+        #expect(!d.compensate && !d.plan.limit)
+    }
+
+    @Test func theLimiterRunsJustUnderItsThresholdToo() throws {
+        // Threshold −1.15 dBTP; within 0.05 dB of it the limiter runs (no compensation needed).
+        let near = decide(try gain(peak: -7.17))   // −1.17 predicted: inside the 0.05 dB band
+        #expect(near.plan.limit && !near.compensate)
+        let clear = decide(try gain(peak: -7.25))  // −1.25: clear of it
+        #expect(!clear.plan.limit)
+        #expect(decide(try gain(peak: -12), alwaysLimit: true).plan.limit)
+    }
+
+    @Test func fadesAreCompensatedInLimitAndIgnoreModes() throws {
+        let g = try gain(peak: -12)
+        let limit = decide(g, fadeIn: 1, fadeOut: 2)
+        #expect(limit.compensate && limit.plan.limit && limit.hasFades)
+        #expect(limit.fadeInFrames == 48_000 && limit.fadeOutFrames == 96_000)
+        #expect(limit.plan.fadeInFrames == 48_000 && limit.plan.fadeOutFrames == 96_000)
+        let ignore = decide(try gain(peak: -3, mode: .ignore), mode: .ignore, fadeOut: 1)
+        #expect(ignore.compensate && !ignore.plan.limit)
+        let reduce = decide(try gain(peak: -3, mode: .reduce), mode: .reduce, fadeIn: 1)
+        #expect(!reduce.compensate && !reduce.plan.limit && reduce.plan.gainDB == 2)
+    }
+
+    @Test func anAlbumGetsNoCompensationButIsStillLimited() throws {
+        let d = decide(try gain(peak: -3), album: true, fadeIn: 1)
+        #expect(!d.compensate && d.plan.limit)
+    }
+
+    @Test func ditherOnlyForSixteenBitsOrFewerOfLosslessFixedPoint() {
+        #expect(NormalizeDecision.ditherBits(bitDepth: 16, isFloat: false, isLossy: false) == 16)
+        #expect(NormalizeDecision.ditherBits(bitDepth: 8, isFloat: false, isLossy: false) == 8)
+        #expect(NormalizeDecision.ditherBits(bitDepth: 24, isFloat: false, isLossy: false) == nil)
+        #expect(NormalizeDecision.ditherBits(bitDepth: 32, isFloat: true, isLossy: false) == nil)
+        #expect(NormalizeDecision.ditherBits(bitDepth: nil, isFloat: false, isLossy: true) == nil)
+        #expect(NormalizeDecision.ditherBits(bitDepth: nil, isFloat: false, isLossy: false) == nil)
+        #expect(decide(try! gain(peak: -12), dither: 16).plan.ditherBitDepth == 16)
+    }
+}
+
+/// A record's measurement is used only when it is of the file as it is now.
+@Suite struct RecordedLoudnessTests {
+    let id = FileIdentity(sizeBytes: 1000, modifiedNanoseconds: 5)
+
+    @Test func aMeasurementOfTheFileAsItIsIsUsed() throws {
+        let l: JSON = .object(["integrated_lufs": .double(-20.5), "true_peak_dbtp": .double(-3.25), "file": id.json])
+        let r = try RecordedLoudness.check(l, identity: id, path: "a.wav")
+        #expect(r.measured?.integrated == -20.5 && r.measured?.truePeak == -3.25 && r.note == nil)
+        // Silence is measured as null, which is a measurement too.
+        let silent: JSON = .object(["integrated_lufs": .null, "file": id.json])
+        let s = try RecordedLoudness.check(silent, identity: id, path: "a.wav")
+        #expect(s.measured != nil && s.measured?.integrated == nil)
+    }
+
+    @Test func noMeasurementOrNoIdentityMeansMeasuringHere() throws {
+        let none = try RecordedLoudness.check(nil, identity: id, path: "a.wav")
+        #expect(none.measured == nil && none.note?.contains("no loudness measurement") == true)
+        let anonymous = try RecordedLoudness.check(.object(["integrated_lufs": .double(-20)]), identity: id, path: "a.wav")
+        #expect(anonymous.measured == nil && anonymous.note?.contains("no file identity") == true)
+    }
+
+    @Test func aStaleOrBrokenMeasurementIsRefused() {
+        let changed = FileIdentity(sizeBytes: 1200, modifiedNanoseconds: 9)
+        let l: JSON = .object(["integrated_lufs": .double(-20), "file": id.json])
+        #expect(throws: ToolError.self) { try RecordedLoudness.check(l, identity: changed, path: "a b.wav") }
+        let e = RecordedLoudness.stale("a b.wav", measured: id, now: changed)
+        #expect(e.message.contains("size 1000 → 1200 bytes, modified since") && e.suggestion.contains("lufs-measure 'a b.wav'"))
+        let text: JSON = .object(["integrated_lufs": .string("loud"), "file": id.json])
+        #expect(throws: ToolError.self) { try RecordedLoudness.check(text, identity: id, path: "a.wav") }
+    }
+
+    @Test func eachStreamFindsItsOwnMeasurement() {
+        let one: JSON = .object(["integrated_lufs": .double(-20)])
+        #expect(RecordedLoudness.stream(one, ordinal: 0) == one && RecordedLoudness.stream(one, ordinal: 1) == nil)
+        let second: JSON = .object(["integrated_lufs": .double(-21), "stream": .int(1)])
+        #expect(RecordedLoudness.stream(second, ordinal: 1) == second && RecordedLoudness.stream(second, ordinal: 0) == nil)
+        let e0: JSON = .object(["stream": .int(0), "integrated_lufs": .double(-22)])
+        let e2: JSON = .object(["stream": .int(2), "integrated_lufs": .double(-23)])
+        let all: JSON = .object(["integrated_lufs": .double(-22), "streams": .array([e0, e2])])
+        #expect(RecordedLoudness.stream(all, ordinal: 2) == e2 && RecordedLoudness.stream(all, ordinal: 0) == e0)
+        #expect(RecordedLoudness.stream(nil, ordinal: 0) == nil && RecordedLoudness.stream(.string("x"), ordinal: 0) == nil)
+    }
+}
