@@ -145,6 +145,26 @@ import Testing
         #expect(abs(b["integrated_lufs"]!.doubleValue! - n["integrated_lufs"]!.doubleValue!) <= 0.011)
     }
 
+    /// The same input written twice, seconds apart, is the same file to the byte: float WAV and
+    /// AIFF carry no time of writing (libsndfile's PEAK chunk would stamp one).
+    @Test func outputsAreByteIdenticalWhenWrittenAgainLater() throws {
+        let dir = E2E.tempDir("norm-again")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = dir + "/a.wav"
+        try E2E.write(f, rate: 48_000, channels: Self.scaled(Self.music(rate: 48_000, seconds: 2, channels: 2, seed: 9), 0.3))
+        for (format, ext) in [("wav", "wav"), ("aiff", "aiff")] {
+            var written: [Data] = []
+            for run in 0..<2 {
+                if run == 1 { sleep(2) }
+                let out = dir + "/out\(run)-\(format)"
+                let r = try E2E.run("lufs-normalize", ["--target", "-16", "--format", format, "--bit-depth", "float", "--out-dir", out, f])
+                #expect(r.status == 0, "\(r.stdout)")
+                written.append(try Data(contentsOf: URL(fileURLWithPath: out + "/a.\(ext)")))
+            }
+            #expect(written[0] == written[1], "\(format): the two writes differ")
+        }
+    }
+
     @Test func staleMeasurementIsRefused() throws {
         let dir = E2E.tempDir("norm-stale")
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -87,6 +87,9 @@ public final class SndfileSink: AudioSink {
         }
         handle = h
         _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // A float WAV/AIFF would get a PEAK chunk stamped with the time of writing: the same
+        // audio written a second later would differ in its header. Outputs are reproducible.
+        _ = sf_command(h, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         func set(_ id: Int32, _ v: String?) { if let v { _ = sf_set_string(h, id, v) } }
         set(Int32(SF_STR_TITLE), tags.title); set(Int32(SF_STR_ARTIST), tags.artist)
         set(Int32(SF_STR_ALBUM), tags.album); set(Int32(SF_STR_GENRE), tags.genre)
