@@ -196,8 +196,10 @@ public enum ToolMain {
 ///
 /// One mutex guards the state and three conditions say what changed, so each thread is woken only
 /// for what it waits on (the reader for room, a worker for an item, the caller for the next result
-/// in order): a result that comes back from a cache in microseconds doesn't pay for waking every
-/// thread. The caller takes every result that is ready in one go.
+/// in order). Results that come back in microseconds (cache hits) are not handed over one wake-up
+/// each: the reader refills the window from half empty, and while results come quickly the caller
+/// looks for them every millisecond (or when half the window is done) and takes all that are ready.
+/// A slow item's result is handed over at once.
 public final class OrderedRunner<Item, Output> {
     private let jobs: Int
     private let window: Int
@@ -219,7 +221,13 @@ public final class OrderedRunner<Item, Output> {
         self.jobs = max(1, jobs)
         self.window = max(window, self.jobs)
         self.work = work
-        pthread_mutex_init(mutex, nil)
+        // Adaptive: a thread finding the mutex held spins briefly before sleeping. Every thread
+        // takes it once or twice per item, and items from a cache take microseconds.
+        var attr = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attr)
+        pthread_mutexattr_settype(&attr, Int32(PTHREAD_MUTEX_ADAPTIVE_NP))
+        pthread_mutex_init(mutex, &attr)
+        pthread_mutexattr_destroy(&attr)
         for c in [room, itemReady, resultReady] { pthread_cond_init(c, nil) }
     }
 
@@ -227,6 +235,22 @@ public final class OrderedRunner<Item, Output> {
         pthread_mutex_destroy(mutex)
         for c in [room, itemReady, resultReady] { pthread_cond_destroy(c); c.deallocate() }
         mutex.deallocate()
+    }
+
+    /// Workers waiting for an item, whether the reader waits for room, whether the caller is
+    /// polling for results (all under the mutex): so nobody is woken for nothing.
+    private var idleWorkers = 0
+    private var readerWaiting = false
+    private var callerPolling = false
+    /// An item done in less than this is quick: its result needn't wake the caller at once.
+    static var quickNanoseconds: UInt64 { 200_000 }
+    /// How often the caller looks for results while they come quickly.
+    static var pollNanoseconds: UInt64 { 1_000_000 }
+
+    static func monotonicNanoseconds() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
     private func lock() { pthread_mutex_lock(mutex) }
@@ -240,7 +264,12 @@ public final class OrderedRunner<Item, Output> {
             var it = input.makeIterator()
             while true {
                 lock()
-                while inFlight >= window { pthread_cond_wait(room, mutex) }
+                // A full window is refilled from half full, not one item per emitted one.
+                if inFlight >= window {
+                    readerWaiting = true
+                    while inFlight > window / 2 { pthread_cond_wait(room, mutex) }
+                    readerWaiting = false
+                }
                 unlock()
                 let next = it.next()
                 lock()
@@ -248,7 +277,7 @@ public final class OrderedRunner<Item, Output> {
                     queue.append((readCount, item))
                     readCount += 1
                     inFlight += 1
-                    pthread_cond_signal(itemReady)
+                    if idleWorkers > 0 { pthread_cond_signal(itemReady) }
                 } else {
                     inputDone = true
                     pthread_cond_broadcast(itemReady)
@@ -264,18 +293,34 @@ public final class OrderedRunner<Item, Output> {
             let t = Thread { [self] in
                 while true {
                     lock()
-                    while queueHead >= queue.count && !inputDone { pthread_cond_wait(itemReady, mutex) }
-                    if queueHead >= queue.count { unlock(); return }
+                    if queueHead >= queue.count && !inputDone {
+                        // Going idle: what is ready goes out now rather than at the next poll.
+                        if results[nextToEmit] != nil { pthread_cond_signal(resultReady) }
+                        idleWorkers += 1
+                        while queueHead >= queue.count && !inputDone { pthread_cond_wait(itemReady, mutex) }
+                        idleWorkers -= 1
+                    }
+                    if queueHead >= queue.count {
+                        if results[nextToEmit] != nil { pthread_cond_signal(resultReady) }
+                        unlock()
+                        return
+                    }
                     let (seq, item) = queue[queueHead]
                     queueHead += 1
                     if queueHead > 64, queueHead * 2 > queue.count {
                         queue.removeFirst(queueHead); queueHead = 0
                     }
                     unlock()
+                    let start = Self.monotonicNanoseconds()
                     let out = work(item)
+                    let slow = Self.monotonicNanoseconds() - start >= Self.quickNanoseconds
                     lock()
                     results[seq] = out
-                    if seq == nextToEmit { pthread_cond_signal(resultReady) }
+                    // A quick result waits for the caller's next look (it polls while results come
+                    // quickly) unless half the window is done; a slow one is handed over at once.
+                    if results[nextToEmit] != nil, slow || !callerPolling || results.count >= window / 2 {
+                        pthread_cond_signal(resultReady)
+                    }
                     unlock()
                 }
             }
@@ -284,10 +329,24 @@ public final class OrderedRunner<Item, Output> {
         }
         var ready: [Output] = []
         var endReported = false
+        var poll = false
         while true {
             lock()
             while results[nextToEmit] == nil && !(inputDone && nextToEmit == readCount) && !(inputDone && !endReported) {
-                pthread_cond_wait(resultReady, mutex)
+                if poll {
+                    // Results have been coming quickly: look again in a millisecond instead of
+                    // being woken for each. A look that finds nothing ends the polling.
+                    callerPolling = true
+                    var deadline = timespec()
+                    clock_gettime(CLOCK_REALTIME, &deadline)
+                    deadline.tv_nsec += Int(Self.pollNanoseconds)
+                    if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
+                    let timedOut = pthread_cond_timedwait(resultReady, mutex, &deadline) == ETIMEDOUT
+                    callerPolling = false
+                    if timedOut && results[nextToEmit] == nil { poll = false }
+                } else {
+                    pthread_cond_wait(resultReady, mutex)
+                }
             }
             if inputDone && !endReported {
                 endReported = true
@@ -301,11 +360,12 @@ public final class OrderedRunner<Item, Output> {
             }
             unlock()
             if ready.isEmpty { break }
+            poll = true
             for out in ready { emit(out) }
             // Room is made only once they are written: the window bounds what is read but not yet emitted.
             lock()
             inFlight -= ready.count
-            pthread_cond_signal(room)
+            if readerWaiting && inFlight <= window / 2 { pthread_cond_signal(room) }
             let more = results[nextToEmit] != nil
             unlock()
             if !more { caughtUp() }

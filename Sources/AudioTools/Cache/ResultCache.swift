@@ -36,9 +36,42 @@ public final class ResultCache {
         let select: SQLiteStatement
         let store: SQLiteStatement
         let byID: SQLiteStatement
+        let begin: SQLiteStatement
+        let commit: SQLiteStatement
+        /// Lookups in the read transaction held open (0: none is).
+        var readsInTransaction = 0
+
+        /// A run of hits shares one read transaction (up to this many lookups), instead of SQLite
+        /// taking and dropping its locks for each: a miss, a write or the end closes it.
+        static let readsPerTransaction = 256
+
+        /// When the open read transaction began (monotonic ns).
+        var readingSince: UInt64 = 0
+        /// How long one is kept: past that, the next lookup starts a fresh snapshot (a session
+        /// can sit in the pool while its thread decodes a long file).
+        static let readNanoseconds: UInt64 = 100_000_000
+
+        /// Opens the shared read transaction when none is open (or the open one is old).
+        func beginReading() throws {
+            if readsInTransaction > 0, OrderedRunner<Int, Int>.monotonicNanoseconds() - readingSince > Self.readNanoseconds {
+                try endReading()
+            }
+            guard readsInTransaction == 0 else { return }
+            try begin.with([]) { _ = try $0.step() }
+            readingSince = OrderedRunner<Int, Int>.monotonicNanoseconds()
+        }
+
+        /// Ends the read transaction, if one is open.
+        func endReading() throws {
+            guard readsInTransaction > 0 else { return }
+            readsInTransaction = 0
+            try commit.with([]) { _ = try $0.step() }
+        }
 
         init(_ db: SQLiteConnection) throws {
             self.db = db
+            begin = try db.prepare("BEGIN")
+            commit = try db.prepare("COMMIT")
             select = try db.prepare("""
             SELECT device, inode, size, mtime_ns, version, value, library_id FROM entries
             WHERE path = ?1 AND kind = ?2 AND settings = ?3
@@ -270,13 +303,18 @@ public final class ResultCache {
     /// `stamp` describes by this version; nil otherwise.
     public func lookup(kind: String, settings: String, path: String, stamp: FileStamp) -> Hit? {
         withSession { session in
-            try session.select.with([.text(path), .text(kind), .text(settings)]) { s -> Hit? in
+            try session.beginReading()
+            session.readsInTransaction += 1
+            let hit = try session.select.with([.text(path), .text(kind), .text(settings)]) { s -> Hit? in
                 guard try s.step() else { return nil }
                 let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
                                        sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
                 guard stored == stamp, s.text(4) == version, let value = s.text(5) else { return nil }
                 return Hit(value: value, libraryID: s.isNull(6) ? nil : s.text(6))
             }
+            // A miss means work and then a write: the snapshot isn't kept over it.
+            if hit == nil || session.readsInTransaction >= Session.readsPerTransaction { try session.endReading() }
+            return hit
         } ?? nil
     }
 
@@ -286,6 +324,7 @@ public final class ResultCache {
         let now = Self.nowNanoseconds()
         guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
         _ = withSession { session in
+            try session.endReading()
             try session.store.with([.text(path), .text(kind), .text(settings),
                         .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
                         .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
@@ -297,7 +336,8 @@ public final class ResultCache {
     /// The paths of entries whose library id is `id`, with the stamps they were computed from.
     public func paths(libraryID id: String, kind: String, settings: String) -> [(path: String, stamp: FileStamp)] {
         withSession { session in
-            try session.byID.with([.text(id), .text(kind), .text(settings), .text(version)]) { s in
+            try session.endReading()
+            return try session.byID.with([.text(id), .text(kind), .text(settings), .text(version)]) { s in
                 var found: [(String, FileStamp)] = []
                 while try s.step() {
                     guard let p = s.text(0) else { continue }
@@ -319,6 +359,7 @@ public final class ResultCache {
     /// since, and those written by another version. Relative paths are judged from the current folder.
     public func prune() -> PruneResult? {
         withSession { session in
+            try session.endReading()
             let db = session.db
             var doomed: [Int64] = []
             var total = 0
@@ -342,7 +383,7 @@ public final class ResultCache {
     /// Closes the connection (SQLite folds the WAL back into the file when it is the last one).
     public func close() {
         lock.lock(); defer { lock.unlock() }
-        for s in idle { s.db.close() }
+        for s in idle { try? s.endReading(); s.db.close() }
         idle = []
         stopped = true
     }

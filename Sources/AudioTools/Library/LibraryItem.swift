@@ -180,7 +180,7 @@ extension LibraryItem {
 
     /// What search and sort see of a probed file.
     init(path: String, id: String, probe: JSON?) {
-        let tags = probe?["tags"]?.resolved
+        let tags = probe?["tags"]?.picking(["title", "artist", "album", "genre", "year", "track"])
         func tag(_ k: String) -> String? { tags?[k]?.stringValue }
         func leadingNumber(_ s: String?) -> Int? {
             guard let s else { return nil }
