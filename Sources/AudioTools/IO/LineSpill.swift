@@ -11,7 +11,13 @@ public final class LineSpill {
     private var offsets: [Int] = []  // start of each line; the next start (or the end) closes it
     private var memory: [String]?
 
-    public init() {
+    /// Lines are kept in memory up to this many bytes and go to the file beyond: a library of a
+    /// few tens of thousands of songs is listed without touching the disk.
+    public static let defaultMemoryBytes = 32 << 20
+    private let memoryBytes: Int
+
+    public init(memoryBytes: Int = LineSpill.defaultMemoryBytes) {
+        self.memoryBytes = memoryBytes
         var template = Array((FileManager.default.temporaryDirectory.path + "/audio-tools-listing-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd >= 0 {
@@ -20,7 +26,7 @@ public final class LineSpill {
         } else {
             memory = []
         }
-        buffer.reserveCapacity(1 << 20)
+        buffer.reserveCapacity(min(memoryBytes, 1 << 20))
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
@@ -31,15 +37,21 @@ public final class LineSpill {
         if memory != nil { memory!.append(line); return }
         offsets.append(flushed + buffer.count)
         buffer.append(contentsOf: line.utf8)
-        if buffer.count >= 1 << 20 { flush() }
+        if buffer.count >= memoryBytes { flush() }
     }
 
     /// The line at `index` (in the order they were appended).
     public func line(_ index: Int) -> String {
         if let memory { return memory[index] }
-        flush()
         let start = offsets[index]
-        let end = index + 1 < offsets.count ? offsets[index + 1] : flushed
+        let end = index + 1 < offsets.count ? offsets[index + 1] : flushed + buffer.count
+        if start >= flushed {
+            return String(decoding: buffer[(start - flushed)..<(end - flushed)], as: UTF8.self)
+        }
+        if end > flushed {
+            flush()
+            if let memory { return memory[index] }  // the disk was full: it is all in memory now
+        }
         var bytes = [UInt8](repeating: 0, count: end - start)
         var got = 0
         while got < bytes.count {

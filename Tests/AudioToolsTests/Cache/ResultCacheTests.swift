@@ -152,13 +152,17 @@ import Testing
         #expect(throws: UsageError.self) { try CacheOptions.path(parse(["--cache="]), environment: [:]) }
     }
 
-    @Test func spilledLinesReadBackInAnyOrder() {
-        let spill = LineSpill()
+    /// In memory, on disk past a small budget (lines straddling the flushed part included), and
+    /// read back in any order.
+    @Test(arguments: [LineSpill.defaultMemoryBytes, 65_536, 1000])
+    func spilledLinesReadBackInAnyOrder(memoryBytes: Int) {
+        let spill = LineSpill(memoryBytes: memoryBytes)
         let lines = (0..<30_000).map { i in "{\"n\":\(i),\"t\":\"\(String(repeating: "é", count: i % 97))\"}" }
         for l in lines { spill.append(l) }
         #expect(spill.count == lines.count)
         for i in stride(from: lines.count - 1, through: 0, by: -7) { #expect(spill.line(i) == lines[i]) }
         #expect(spill.line(0) == lines[0] && spill.line(lines.count - 1) == lines.last!)
+        for i in 0..<lines.count where i % 11 == 0 { #expect(spill.line(i) == lines[i]) }
     }
 
     @Test func theIndexOnlyNamesPathsTheWalkWouldReach() throws {
