@@ -57,8 +57,8 @@ public final class LufsMeasure: RecordTool {
     let options: ParsedOptions
     let cache: ResultCache?
     let loudnessCache: LoudnessCache?
-    private var reportRows: [(name: String, pass: Bool, reasons: [String], integrated: Double?, truePeak: Double?, isError: Bool)] = []
-    private var anyGateFailed = false
+    /// The rows of the summary table and the JUnit report.
+    private lazy var log = GateLog(gated: gate != nil)
     /// Whether stderr is a terminal (the summary table is then shown): asked once, not per record.
     private let stderrIsTerminal = isatty(2) != 0
 
@@ -258,16 +258,7 @@ public final class LufsMeasure: RecordTool {
     public func emitted(_ record: Record) {
         report?.emitted(record)
         guard gate != nil || summary || junitPath != nil || stderrIsTerminal else { return }
-        let name = record.path ?? "(input)"
-        if let e = record.fields["error"], e != .null {
-            reportRows.append((name, false, [e["message"]?.stringValue ?? "failed"], nil, nil, false))
-            return
-        }
-        let l = record["loudness"]
-        let pass = gate == nil ? true : (l?["gate"]?["pass"]?.boolValue ?? false)
-        let reasons = l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        if !pass { anyGateFailed = true }
-        reportRows.append((name, pass, reasons, l?["integrated_lufs"]?.doubleValue, l?["true_peak_dbtp"]?.doubleValue, false))
+        log.add(record)
     }
 
     /// A gate over nothing fails: each folder argument that held no audio, or an input with no
@@ -281,49 +272,20 @@ public final class LufsMeasure: RecordTool {
         if records == 0, empty.isEmpty { empty.append((name: "(input)", message: "no audio files found in the input")) }
         for e in empty {
             Diagnostics.warn("error: \(e.message), so the gate has nothing to pass and fails.")
-            reportRows.append((e.name, false, [e.message], nil, nil, true))
-            anyGateFailed = true
+            log.addNothing(name: e.name, message: e.message)
         }
     }
 
     public func finish(stderrIsTerminal: Bool) -> Bool {
         CacheOptions.finish(cache, options: options)
         if let j = junitPath {
-            let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: reportRows.map {
-                JUnitReport.Case(name: $0.name, passed: $0.pass, reasons: $0.reasons, isError: $0.isError)
-            })
-            do { try AtomicFile.write(xml, to: j) } catch {
+            do { try AtomicFile.write(log.junit, to: j) } catch {
                 Diagnostics.warn("can't write the JUnit report to \(ToolError.quoted(j)): \(error)")
                 return false
             }
         }
-        if (stderrIsTerminal || summary), !reportRows.isEmpty, !decodeOnly { Diagnostics.write(summaryTable()) }
+        if (stderrIsTerminal || summary), !log.rows.isEmpty, !decodeOnly { Diagnostics.write(log.summaryTable) }
         let reportWritten = report?.finish() ?? true
-        return !anyGateFailed && reportWritten
-    }
-
-    /// A readable table of what was measured: one row per file, failures with their reasons.
-    func summaryTable() -> String {
-        func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "—" }
-        var s = "\n  " + (gate == nil ? "" : "RESULT  ") + "LUFS    dBTP   FILE\n"
-        for r in reportRows {
-            s += "  "
-            if gate != nil { s += r.pass ? "pass    " : "FAIL    " }
-            s += f(r.integrated).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
-            s += f(r.truePeak).padding(toLength: 6, withPad: " ", startingAt: 0) + " "
-            s += r.isError ? r.name : (r.name.split(separator: "/").last.map(String.init) ?? r.name)
-            if !r.reasons.isEmpty { s += "  (" + r.reasons.joined(separator: "; ") + ")" }
-            s += "\n"
-        }
-        let files = reportRows.filter { !$0.isError }
-        let failed = files.filter { !$0.pass }.count
-        if gate != nil {
-            let nothing = reportRows.count - files.count
-            s += "  \(files.count - failed) of \(files.count) files passed the gate"
-            s += nothing > 0 ? "; \(nothing) input\(nothing == 1 ? "" : "s") held no audio, which fails it\n" : "\n"
-        } else if failed > 0 {
-            s += "  \(failed) of \(files.count) files could not be measured\n"
-        }
-        return s
+        return !log.anyFailed && reportWritten
     }
 }
