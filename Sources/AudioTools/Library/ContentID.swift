@@ -532,7 +532,6 @@ extension ContentID {
             let length = data.count
             var i = 0
             func read64(_ at: Int) -> UInt64 { UInt64(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-            func read32(_ at: Int) -> UInt64 { UInt64(UInt32(littleEndian: data.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
             var h: UInt64
             if length >= 32 {
                 var v1 = seed &+ p1 &+ p2, v2 = seed &+ p2, v3 = seed, v4 = seed &- p1
@@ -547,25 +546,7 @@ extension ContentID {
                 h = seed &+ p5
             }
             h = h &+ UInt64(length)
-            while i + 8 <= length {
-                h ^= round(0, read64(i))
-                h = rotl(h, 27) &* p1 &+ p4
-                i += 8
-            }
-            if i + 4 <= length {
-                h ^= read32(i) &* p1
-                h = rotl(h, 23) &* p2 &+ p3
-                i += 4
-            }
-            while i < length {
-                h ^= UInt64(data[i]) &* p5
-                h = rotl(h, 11) &* p1
-                i += 1
-            }
-            h ^= h >> 33; h = h &* p2
-            h ^= h >> 29; h = h &* p3
-            h ^= h >> 32
-            return h
+            return avalanche(remainder(h, UnsafeRawBufferPointer(rebasing: data[i...])))
         }
     }
 }
