@@ -93,19 +93,22 @@ public enum ToolMain {
         }
         // Without a stage, a record's line is written on the worker that made it, not in the
         // one thread that writes them all out.
-        let runner = OrderedRunner(jobs: jobs, window: runnerWindow(jobs: jobs)) { (record: Record) -> Finished in
-            if record.hasError && !tool.processesFailedRecords { return Finished(record, serialize: stage == nil) }
+        func processed(_ record: Record) -> Record {
+            if record.hasError && !tool.processesFailedRecords { return record }
             do {
                 var out = try tool.process(record)
                 if !out.hasError { out["schema"] = .int(Record.schemaVersion) }
-                return Finished(out, serialize: stage == nil)
+                return out
             } catch let e as ToolError {
-                return Finished(record.failing(e, tool: info.name), serialize: stage == nil)
+                return record.failing(e, tool: info.name)
             } catch {
-                return Finished(record.failing(ToolError(.unreadable,
+                return record.failing(ToolError(.unreadable,
                     "\(record.path.map(ToolError.quoted) ?? "A record") could not be processed: \(error).",
-                    suggestion: "Check that the file is a complete, readable audio file."), tool: info.name), serialize: stage == nil)
+                    suggestion: "Check that the file is a complete, readable audio file."), tool: info.name)
             }
+        }
+        let runner = OrderedRunner(jobs: jobs, window: runnerWindow(jobs: jobs)) { (record: Record) -> Finished in
+            Finished(processed(record), serialize: stage == nil)
         }
         let output = LineWriter(onClosed: { progress.clear(); exit(1) })  // stdout closed: end quietly
         func write(_ out: Record, line: String? = nil) {
@@ -247,12 +250,6 @@ public final class OrderedRunner<Item, Output> {
     /// How often the caller looks for results while they come quickly.
     static var pollNanoseconds: UInt64 { 1_000_000 }
 
-    static func monotonicNanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
     private func lock() { pthread_mutex_lock(mutex) }
     private func unlock() { pthread_mutex_unlock(mutex) }
 
@@ -311,9 +308,9 @@ public final class OrderedRunner<Item, Output> {
                         queue.removeFirst(queueHead); queueHead = 0
                     }
                     unlock()
-                    let start = Self.monotonicNanoseconds()
+                    let start = Clock.monotonicNanoseconds()
                     let out = work(item)
-                    let slow = Self.monotonicNanoseconds() - start >= Self.quickNanoseconds
+                    let slow = Clock.monotonicNanoseconds() - start >= Self.quickNanoseconds
                     lock()
                     results[seq] = out
                     // A quick result waits for the caller's next look (it polls while results come

@@ -53,12 +53,12 @@ public final class ResultCache {
 
         /// Opens the shared read transaction when none is open (or the open one is old).
         func beginReading() throws {
-            if readsInTransaction > 0, OrderedRunner<Int, Int>.monotonicNanoseconds() - readingSince > Self.readNanoseconds {
+            if readsInTransaction > 0, Clock.monotonicNanoseconds() - readingSince > Self.readNanoseconds {
                 try endReading()
             }
             guard readsInTransaction == 0 else { return }
             try begin.with([]) { _ = try $0.step() }
-            readingSince = OrderedRunner<Int, Int>.monotonicNanoseconds()
+            readingSince = Clock.monotonicNanoseconds()
         }
 
         /// Ends the read transaction, if one is open.
@@ -425,9 +425,5 @@ public final class ResultCache {
         return aside
     }
 
-    static func nowNanoseconds() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
+    static func nowNanoseconds() -> Int64 { Clock.realtimeNanoseconds() }
 }
