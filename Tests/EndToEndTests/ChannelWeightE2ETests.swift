@@ -38,6 +38,12 @@ import Testing
         try d.write(to: URL(fileURLWithPath: path))
     }
 
+    /// Runs ffmpeg on the test's material; the test stops if it fails.
+    static func ffmpeg(_ args: [String]) throws {
+        let r = try E2E.program("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y"] + args)
+        try #require(r.status == 0, "ffmpeg \(args.joined(separator: " ")): \(r.stderr)")
+    }
+
     struct Case { var name: String; var mask: UInt32; var channels: Int; var index: Int; var offset: Double?; var layout: String }
 
     static let cases: [Case] = [
@@ -126,12 +132,7 @@ import Testing
         try Self.writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
         try Self.writeExtensible(dir + "/side.wav", mask: 0x707, channels: 6, index: 4, signal: n)
         for name in ["six", "side"] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", dir + "/\(name).wav", "-c:a", "flac", dir + "/\(name).mka"]
-            p.standardError = FileHandle.nullDevice
-            try p.run(); p.waitUntilExit()
-            try #require(p.terminationStatus == 0)
+            try Self.ffmpeg(["-i", dir + "/\(name).wav", "-c:a", "flac", dir + "/\(name).mka"])
         }
         let r = try E2E.run("lufs-measure", ["--jobs", "1", dir + "/mono.wav", dir + "/six.mka", dir + "/side.mka"])
         let recs = r.records.map { $0["loudness"] }
@@ -153,9 +154,7 @@ import Testing
         let n = Self.noise(seconds: 3)
         try E2E.write(dir + "/mono.wav", rate: Self.rate, channels: [n], codec: "pcm_f32")
         try Self.writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
-        let r0 = try E2E.program("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", dir + "/mono.wav", "-i", dir + "/six.wav",
-                                                 "-map", "0:a", "-map", "1:a", "-c:a", "flac", dir + "/two.mka"])
-        try #require(r0.status == 0, "\(r0.stderr)")
+        try Self.ffmpeg(["-i", dir + "/mono.wav", "-i", dir + "/six.wav", "-map", "0:a", "-map", "1:a", "-c:a", "flac", dir + "/two.mka"])
         let r = try E2E.run("lufs-measure", [dir + "/mono.wav", dir + "/two.mka"])
         let mono = try #require(r.records.first?["loudness"]?["integrated_lufs"]?.doubleValue)
         let streams = r.records.last?["loudness"]?["streams"]?.arrayValue ?? []
@@ -176,12 +175,7 @@ import Testing
         try Self.writeExtensible(dir + "/lfe.wav", mask: 0x0B, channels: 3, index: 2, signal: n)
         try Self.writeExtensible(dir + "/left.wav", mask: 0x0B, channels: 3, index: 0, signal: n)
         for name in ["lfe", "left"] {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", dir + "/\(name).wav", "-c:a", "pcm_s24le", dir + "/\(name).caf"]
-            p.standardError = FileHandle.nullDevice
-            try p.run(); p.waitUntilExit()
-            try #require(p.terminationStatus == 0)
+            try Self.ffmpeg(["-i", dir + "/\(name).wav", "-c:a", "pcm_s24le", dir + "/\(name).caf"])
         }
         let r = try E2E.run("lufs-measure", ["--jobs", "1", dir + "/lfe.caf", dir + "/left.caf"])
         let recs = r.records.map { $0["loudness"] }
