@@ -21,6 +21,13 @@ public protocol AudioSource: AnyObject {
     func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int
     /// Repositions so the next read starts at `frame`; throws if the source can't seek.
     func seek(toFrame frame: Int) throws
+    /// Whether a read costs little next to metering what it gives (PCM, or decoded in another
+    /// process): then a share of the meter runs on the decoding thread (`ReadAhead`).
+    var decodesCheaply: Bool { get }
+}
+
+extension AudioSource {
+    public var decodesCheaply: Bool { true }
 }
 
 /// A source over samples already in memory, planar.

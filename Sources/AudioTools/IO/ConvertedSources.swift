@@ -13,6 +13,9 @@ final class ResampledSource: AudioSource {
     private var pendingStart = 0
     private var ended = false
 
+    /// The conversion runs in `read`, on the decoding thread.
+    var decodesCheaply: Bool { false }
+
     init(_ inner: AudioSource, toRate: Int, quality: Resampler.Quality = .best) throws {
         self.inner = inner
         self.quality = quality
@@ -74,6 +77,8 @@ final class ChannelSubsetSource: AudioSource {
     let format: AudioFormat
     private let inner: AudioSource
     private var full: AudioBlock
+
+    var decodesCheaply: Bool { inner.decodesCheaply }
 
     init(_ inner: AudioSource, channelCount: Int) {
         self.inner = inner

@@ -90,18 +90,39 @@ public final class SndfileSource: AudioSource {
         }
         try checkRead(h, n)
         if n > 0 {
-            interleaved.withUnsafeBufferPointer { src in
-                for c in 0..<ch {
-                    block.channels[c].withUnsafeMutableBufferPointer { dst in
-                        var s = c
-                        for i in 0..<n { dst[i] = src[s]; s += ch }
-                    }
-                }
-            }
+            interleaved.withUnsafeBufferPointer { Self.deinterleave($0.baseAddress!, frames: n, into: &block.channels) }
             if description.isFloat { try checkFinite(block, frames: n) }
         }
         block.frames = max(n, 0)
         return try finishRead(n)
+    }
+
+    /// Splits `frames` interleaved frames into the channel arrays. Stereo, the common case, reads
+    /// each frame once and writes both channels in the same pass.
+    static func deinterleave(_ src: UnsafePointer<Float>, frames n: Int, into channels: inout [[Float]]) {
+        let ch = channels.count
+        if ch == 2 {
+            channels.withUnsafeMutableBufferPointer { both in
+                both[0].withUnsafeMutableBufferPointer { l in
+                    both[1].withUnsafeMutableBufferPointer { r in
+                        let l = l.baseAddress!, r = r.baseAddress!
+                        for i in 0..<n { l[i] = src[2 * i]; r[i] = src[2 * i + 1] }
+                    }
+                }
+            }
+            return
+        }
+        for c in 0..<ch {
+            channels[c].withUnsafeMutableBufferPointer { dst in
+                var s = c
+                for i in 0..<n { dst[i] = src[s]; s += ch }
+            }
+        }
+    }
+
+    /// Integer or float PCM; FLAC, Vorbis, MP3 and the ADPCMs cost several times more to decode.
+    public var decodesCheaply: Bool {
+        description.isFloat || description.codec.hasPrefix("pcm_")
     }
 
     /// Whether `readInterleaved(into:)` with 16-bit words gives the file's samples exactly:

@@ -207,18 +207,33 @@ public final class LoudnessMeter {
     }
 
     /// The peak half of `add`: sample and true peak of every channel (and the timeline's peaks).
-    /// With `addLoudness` it may run on another thread at its own pace (a pipeline stage): the
-    /// halves touch disjoint state, and each must be handed every block, in order. `finish` only
-    /// after both have seen the last block.
     public func addPeaks(_ block: AudioBlock) {
+        addPeaks(block, channels: 0..<weights.count, timeline: true)
+    }
+
+    /// The peaks of some channels (and the timeline's, or not). Parts of the meter may run on
+    /// threads of their own, at their own pace: this for some channels, this for the others, and
+    /// `addLoudness`. They touch disjoint state; each channel's peaks, the timeline and the
+    /// loudness must each be handed every block, in order, by one part. `finish` only after all
+    /// have seen the last block.
+    public func addPeaks(_ block: AudioBlock, channels: Range<Int>, timeline: Bool) {
         precondition(result == nil, "add after finish")
         precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
         let frames = block.frames
         guard frames > 0 else { return }
-        for c in 0..<weights.count {
+        for c in channels {
             block.channels[c].withUnsafeBufferPointer { peakMeters[c].add(UnsafeBufferPointer(rebasing: $0[0..<frames])) }
         }
-        timelineCollector?.add(block)
+        if timeline { timelineCollector?.add(block) }
+    }
+
+    /// One file on two threads, the decoding thread and the caller's: the true peak of how many
+    /// channels (the first ones) and the timeline's peaks go to the decoding thread, so that the
+    /// two carry similar loads. Decoding PCM costs about as much per channel as K-weighting a
+    /// channel pair; true peak about half that per channel. When decoding costs more (FLAC, MP3),
+    /// the decoding thread takes no true peak.
+    public static func peakChannelsBesideDecoding(channelCount: Int, decodingIsCheap: Bool) -> Int {
+        decodingIsCheap ? (channelCount + 1) / 2 : 0
     }
 
     /// The loudness half of `add`: K-weighting, the sliding windows and the gating blocks; it

@@ -194,10 +194,15 @@ public final class LufsMeasure: RecordTool {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
-        // A core no other file is using when the file starts: decode, peaks and K-weighting as
-        // three pipeline stages on threads of their own.
+        // A core no other file is using when the file starts: decoding (with the true peak of some
+        // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
         if cores.hasSpareCore {
-            try ReadAhead.forEachBlock(source, beside: { meter.addPeaks($0) }) { meter.addLoudness($0) }
+            let n = source.format.channelCount
+            let k = LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: source.decodesCheaply)
+            try ReadAhead.forEachBlock(source, afterRead: { meter.addPeaks($0, channels: 0..<k, timeline: true) }) {
+                meter.addPeaks($0, channels: k..<n, timeline: false)
+                meter.addLoudness($0)
+            }
         } else {
             try Decoder.forEachBlock(source) { meter.add($0) }
         }

@@ -29,44 +29,64 @@ import Testing
         #expect(one.integratedLUFS != nil && one.truePeaks.count == 2)
     }
 
-    /// The meter's two halves as pipeline stages on threads of their own (as lufs-measure runs one
-    /// long file with a core to spare), each at its own pace: the same bits as one thread, the
-    /// timeline's per-hop peaks included.
-    @Test func pipelineStagesGiveTheSameBits() throws {
-        let x = LoudnessMeterTests.noise(seconds: 7.3, rate: 48000, seed: 21)
-        let one = LoudnessMeter(sampleRate: 48000, weights: [1, 1], collectsTimeline: true)
+    /// The meter split between the decoding thread and the caller's (as lufs-measure runs one
+    /// long file with a core to spare), each at its own pace, for every share of the true-peak
+    /// channels: the same bits as one thread, the timeline's per-hop peaks included.
+    @Test func aMeterSplitAcrossTheDecodingThreadGivesTheSameBits() throws {
+        let x = LoudnessMeterTests.noise(seconds: 7.3, rate: 48000, seed: 21) + [LoudnessMeterTests.noise(seconds: 7.3, rate: 48000, seed: 22)[0]]
+        let one = LoudnessMeter(sampleRate: 48000, weights: [1, 1, 1.41], collectsTimeline: true)
         try Decoder.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x)) { one.add($0) }
         let expected = one.finish()
-        for _ in 0..<5 {
-            let split = LoudnessMeter(sampleRate: 48000, weights: [1, 1], collectsTimeline: true)
-            let n = try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x),
-                                               beside: { split.addPeaks($0) }) { split.addLoudness($0) }
-            #expect(n == x[0].count)
-            #expect(split.finish() == expected)
-            #expect(split.timeline == one.timeline && split.timeline != nil)
-            #expect(split.blocks == one.blocks)
+        for k in 0...3 {
+            for timelineBeside in [true, false] {
+                let split = LoudnessMeter(sampleRate: 48000, weights: [1, 1, 1.41], collectsTimeline: true)
+                let n = try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x),
+                                                   afterRead: { split.addPeaks($0, channels: 0..<k, timeline: timelineBeside) }) {
+                    split.addPeaks($0, channels: k..<3, timeline: !timelineBeside)
+                    split.addLoudness($0)
+                }
+                #expect(n == x[0].count)
+                #expect(split.finish() == expected)
+                #expect(split.timeline == one.timeline && split.timeline != nil)
+                #expect(split.blocks == one.blocks)
+            }
         }
-        #expect(expected.frames == x[0].count && expected.truePeaks.count == 2)
+        #expect(expected.frames == x[0].count && expected.truePeaks.count == 3)
     }
 
-    @Test func theSideStageSeesEveryBlockInOrder() throws {
+    /// Half the true-peak channels go beside a cheap decode (rounded up), none beside a costly one.
+    @Test func theDecodingThreadTakesTruePeakOnlyBesideACheapDecode() {
+        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 1, decodingIsCheap: true) == 1)
+        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 2, decodingIsCheap: true) == 1)
+        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 6, decodingIsCheap: true) == 3)
+        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 6, decodingIsCheap: false) == 0)
+        #expect(MemoryAudioSource(sampleRate: 48000, channels: [[0]]).decodesCheaply)
+    }
+
+    @Test func theDecodingThreadSeesEveryBlockInOrderBeforeTheCaller() throws {
         let x = LoudnessMeterTests.noise(seconds: 3.1, rate: 48000, seed: 4)
-        var main: [Float] = [], side: [Float] = []
+        final class Seen: @unchecked Sendable { var samples: [Float] = []; var blocks = 0 }
+        let side = Seen()
+        var main: [Float] = []
         try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x),
-                                   beside: { side += $0.channels[1][0..<$0.frames] }) { main += $0.channels[1][0..<$0.frames] }
-        #expect(main == x[1] && side == x[1])
+                                   afterRead: { side.samples += $0.channels[1][0..<$0.frames]; side.blocks += 1 }) { b in
+            main += b.channels[1][0..<b.frames]
+            // The decoding thread has finished with a block before the caller is handed it.
+            #expect(side.samples.count >= main.count)
+        }
+        #expect(main == x[1] && side.samples == x[1])
     }
 
-    /// When the main stage stops early, or the decoder fails, the side stage stops too: no thread
-    /// runs on after the call, and the side stage never sees a block past the failure.
-    @Test func theSideStageStopsWithTheMainStage() {
+    /// When the caller stops early, or the decoder fails, the decoding thread's share stops too:
+    /// no thread runs on after the call, and it never sees a block past the failure.
+    @Test func theDecodingThreadsShareStopsWithTheCaller() {
         for _ in 0..<30 {
             let source = FailingSource(failAt: 1_000_000)
             final class Count: @unchecked Sendable { var n = 0 }
             let sideCount = Count()
             var count = 0
             #expect(throws: ToolError.self) {
-                try ReadAhead.forEachBlock(source, beside: { _ in sideCount.n += 1 }) { _ in
+                try ReadAhead.forEachBlock(source, afterRead: { _ in sideCount.n += 1 }) { _ in
                     count += 1
                     if count == 3 { throw ToolError(.malformed, "stop", suggestion: "") }
                 }
@@ -77,12 +97,14 @@ import Testing
             #expect(reads <= 3 + ReadAhead.depth && seen <= reads)
         }
         let failing = FailingSource(failAt: 4)
-        var side: [Float] = [], main: [Float] = []
+        final class Firsts: @unchecked Sendable { var values: [Float] = [] }
+        let side = Firsts()
+        var main: [Float] = []
         #expect(throws: ToolError.self) {
-            try ReadAhead.forEachBlock(failing, beside: { side.append($0.channels[0][0]) }) { main.append($0.channels[0][0]) }
+            try ReadAhead.forEachBlock(failing, afterRead: { side.values.append($0.channels[0][0]) }) { main.append($0.channels[0][0]) }
         }
         #expect(main == [1, 2, 3, 4])
-        #expect(side.count <= 4 && side == Array(main.prefix(side.count)))
+        #expect(side.values == [1, 2, 3, 4])
     }
 
     /// A source that fails after a number of blocks, counting its reads.
