@@ -1,0 +1,19 @@
+import CVectorKernels
+
+/// The C kernels written for one instruction set (AVX2), behind Swift signatures. Each computes
+/// the same bits as the portable Swift kernel it stands for; callers check `hasAVX2` first.
+enum VectorKernels {
+    /// Whether this CPU runs AVX2 (false off x86-64).
+    static let hasAVX2: Bool = vk_has_avx2() != 0
+
+    /// `TruePeakOversampler.kernel`'s vector loop on AVX2: positions `base[0 ..< processed]`, the
+    /// largest multiple of 8 up to `count` (`base[-15 ...]` is the history). `coefficients` are
+    /// the folded taps as scalars (8 middle-branch, then at 4× 8 half sums and 8 half differences).
+    /// Returns the lanes' largest peak, folded in lane order, and how many positions were done.
+    static func truePeakAVX2(base: UnsafePointer<Float>, count: Int, coefficients: UnsafePointer<Float>,
+                             paired: Bool, delay: Int, framePeaks: UnsafeMutablePointer<Float>?) -> (best: Float, processed: Int) {
+        var processed = 0
+        let best = vk_true_peak_avx2(base, count, coefficients, paired ? 1 : 0, delay, framePeaks, &processed)
+        return (best, processed)
+    }
+}

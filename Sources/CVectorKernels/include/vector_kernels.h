@@ -1,0 +1,34 @@
+/* Vector kernels for audio-tools written for one instruction set, each the exact counterpart of
+ * a portable Swift kernel: same operations in the same order, no fused multiply-add, so every
+ * result has the bits the Swift code computes. Callers check vk_has_avx2() first. */
+#ifndef VECTOR_KERNELS_H
+#define VECTOR_KERNELS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 1 when the CPU runs AVX2 instructions (always 0 off x86-64). */
+int vk_has_avx2(void);
+
+/* The true-peak interpolator of TruePeakOversampler.kernel, whole groups of 8 positions only:
+ * positions base[0 .. 8*floor(count/8)), reading base[-15 ..] as history.
+ *
+ * coefficients: the folded taps, one per tap pair k < 8: 8 of the middle branch, then (paired
+ * only) 8 half sums and 8 half differences of branches 1 and 3. paired: 4x oversampling (three
+ * interpolated points per sample) rather than 2x (one). delay: with frame_peaks, the lag of the
+ * input sample that joins each frame's peak. frame_peaks: NULL for the running maximum, else
+ * receives every position's peak.
+ *
+ * Returns the largest peak (0 when no group was processed); *processed receives the positions
+ * done (a multiple of 8), the rest being the caller's scalar tail. */
+float vk_true_peak_avx2(const float *base, ptrdiff_t count, const float *coefficients, int paired,
+                        ptrdiff_t delay, float *frame_peaks, ptrdiff_t *processed);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
