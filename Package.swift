@@ -22,9 +22,11 @@ let package = Package(
                        providers: [.apt(["libsqlite3-dev"])]),
         // A small C++ target over TagLib (Debian libtag1-dev) with a C interface: tags in, tags out.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("stdc++")]),
+        // Hot loops for one instruction set each (AVX2), chosen at run time; bit-identical to Swift's.
+        .target(name: "CVectorKernels"),
         .target(
             name: "AudioTools",
-            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite", "CTagLib"],
+            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite", "CTagLib", "CVectorKernels"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),

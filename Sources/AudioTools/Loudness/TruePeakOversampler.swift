@@ -19,6 +19,15 @@ public final class TruePeakOversampler {
     /// broadcast to a vector: `Folded.half` taps of the middle branch (h_{f/2}[k]), then at 4× as
     /// many of (h_1[k] + h_3[k]) / 2 and of (h_1[k] − h_3[k]) / 2. See `kernel`.
     private let folded: [SIMD8<Float>]
+    /// The same taps as scalars, for the AVX2 kernel.
+    private let foldedScalars: [Float]
+    /// Whether `kernel` runs its vector loop through the AVX2 kernel (the same bits as the
+    /// SIMD8 loop, in half the instructions): on CPUs that have AVX2, unless the instance was
+    /// made inside `portableKernelOnly`. Tests set it to compare the two.
+    var usesAVX2: Bool
+    /// Oversamplers made while this is true keep to the portable Swift kernel (for tests that
+    /// compare the two paths through a whole meter).
+    @TaskLocal static var portableKernelOnly = false
     enum Folded {
         /// Tap pairs per branch.
         static let half = 8
@@ -79,6 +88,8 @@ public final class TruePeakOversampler {
             }
         }
         folded = fold.map { SIMD8<Float>(repeating: $0) }
+        foldedScalars = fold
+        usesAVX2 = VectorKernels.hasAVX2 && !Self.portableKernelOnly
         gainBound = Float(bound * (1 + 1e-4))
         work = [Float](repeating: 0, count: t - 1 + Self.chunk)
         frameWork = [Float](repeating: 0, count: t - 1)
@@ -247,12 +258,20 @@ public final class TruePeakOversampler {
     /// is Σ mid_k·u_k, and at 4× branches 1 and 3 come as their half sum Σ sum_k·u_k and half
     /// difference Σ diff_k·v_k, whose larger magnitude is |half sum| + |half difference|. That is
     /// 3·t/2 products where the plain form takes 3·t, and the three sums run side by side.
-    private func kernel(base: UnsafePointer<Float>, count: Int, framePeaks: UnsafeMutablePointer<Float>?) -> Float {
+    func kernel(base: UnsafePointer<Float>, count: Int, framePeaks: UnsafeMutablePointer<Float>?) -> Float {
         typealias V = SIMD8<Float>
         let width = V.scalarCount
         let last = tapsPerPhase - 1, half = Folded.half, delay = latency
         let paired = factor == 4
         var best: Float = 0
+        var n = 0
+        if usesAVX2 && tapsPerPhase == 2 * Folded.half {
+            // The vector loop below on AVX2 (same operations, same order); the tail stays here.
+            (best, n) = foldedScalars.withUnsafeBufferPointer {
+                VectorKernels.truePeakAVX2(base: base, count: count, coefficients: $0.baseAddress!,
+                                           paired: paired, delay: delay, framePeaks: framePeaks)
+            }
+        }
         folded.withUnsafeBufferPointer { fb in
             let midC = fb.baseAddress!, sumC = midC + half, diffC = sumC + half
             @inline(__always) func load(_ i: Int) -> V { UnsafeRawPointer(base + i).loadUnaligned(as: V.self) }
@@ -261,7 +280,6 @@ public final class TruePeakOversampler {
                 unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: V.self)
             }
             var vbest = V(repeating: 0)
-            var n = 0
             while n + width <= count {
                 // Tap pair 0 starts each sum (no add to zero), then pairs 1 ..< half in order.
                 var peak: V
