@@ -176,7 +176,12 @@ extension JSON {
         out += "\""
         // Most strings (paths, tags, codes) need no escaping: appended whole, the same bytes as
         // the scalar-by-scalar loop below writes, at a fraction of the cost.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+        var plain = true
+        var t = s
+        t.withUTF8 { b in
+            for c in b where c < 0x20 || c == 0x22 || c == 0x5C || c == 0xE2 { plain = false; break }
+        }
+        if plain {
             out += s
             out += "\""
             return
