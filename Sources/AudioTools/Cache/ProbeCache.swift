@@ -45,6 +45,16 @@ public enum ProbeCache {
     /// The stored report with its probe kept as text (`JSON.raw`), so a hit is written out as it
     /// was stored without being parsed and serialised again; nil for an entry that isn't one.
     static func decode(_ text: String) -> AudioProbeInspector.Report? {
+        // What `encode` writes for a usable file, `{"probe":{...},"refusal":null}` (keys sorted),
+        // is cut apart without building the members; the probe's text is still checked.
+        let head = #"{"probe":"#, tail = #","refusal":null}"#
+        if text.hasPrefix(head), text.hasSuffix(tail), text.utf8.count > head.utf8.count + tail.utf8.count {
+            let u = text.utf8
+            let start = u.index(u.startIndex, offsetBy: head.utf8.count), end = u.index(u.endIndex, offsetBy: -tail.utf8.count)
+            if let probe = JSON.verbatim(String(text[start..<end])), !probe.isNullText {
+                return AudioProbeInspector.Report(probe: probe, refusal: nil)
+            }
+        }
         guard let j = JSON.members(text), let probe = j["probe"], !probe.isNullText,
               let refusal = j["refusal"]?.resolved else { return nil }
         if refusal == .null { return AudioProbeInspector.Report(probe: probe, refusal: nil) }

@@ -9,7 +9,10 @@ public final class LineSpill {
     private var buffer: [UInt8] = []
     private var flushed = 0          // bytes already in the file
     private var offsets: [Int] = []  // start of each line; the next start (or the end) closes it
-    private var memory: [String]?
+    /// The lines themselves while they are in memory: until they pass `memoryBytes`, or for good
+    /// when no temporary file can be made or written.
+    private var memory: [String]? = []
+    private var memoryUsed = 0
 
     /// Lines are kept in memory up to this many bytes and go to the file beyond: a library of a
     /// few tens of thousands of songs is listed without touching the disk.
@@ -23,10 +26,7 @@ public final class LineSpill {
         if fd >= 0 {
             template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
             self.fd = fd
-        } else {
-            memory = []
         }
-        buffer.reserveCapacity(min(memoryBytes, 1 << 20))
     }
 
     deinit { if fd >= 0 { Glibc.close(fd) } }
@@ -34,10 +34,21 @@ public final class LineSpill {
     public var count: Int { memory?.count ?? offsets.count }
 
     public func append(_ line: String) {
-        if memory != nil { memory!.append(line); return }
+        if memory != nil {
+            memoryUsed += line.utf8.count
+            if fd < 0 || memoryUsed <= memoryBytes { memory!.append(line); return }
+            // Past the budget: what is held goes to the file, and the lines after it too.
+            buffer.reserveCapacity(min(memoryBytes, 1 << 20))
+            for held in memory! { appendToFile(held) }
+            memory = nil
+        }
+        appendToFile(line)
+    }
+
+    private func appendToFile(_ line: String) {
         offsets.append(flushed + buffer.count)
         buffer.append(contentsOf: line.utf8)
-        if buffer.count >= memoryBytes { flush() }
+        if buffer.count >= min(memoryBytes, 1 << 20) { flush() }
     }
 
     /// The line at `index` (in the order they were appended).

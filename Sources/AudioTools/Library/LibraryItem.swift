@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a library query, sort or constraint sees of one probed file. The lead fills it from a
 /// probe record; nothing here reads files.
 public struct LibraryItem: Equatable, Sendable {
@@ -197,3 +199,84 @@ extension LibraryItem {
             sizeBytes: Int64(clamping: identity?.sizeBytes ?? 0), modifiedNanoseconds: identity?.modifiedNanoseconds ?? 0)
     }
 }
+
+extension LibraryItem {
+    /// `init(path:id:probe:)` from a probe kept as text (a cache hit), read in one scan without
+    /// building the probe's members: the same item (id left empty), and the probe's content id.
+    /// nil when the text isn't a compact object.
+    static func scanned(path: String, probeText: String) -> (item: LibraryItem, contentID: String?)? {
+        var item = LibraryItem(id: "", path: path)
+        var contentID: String?
+        var text = probeText
+        let ok = text.withUTF8 { buf -> Bool in
+            /// A member's value as the JSON reader would see it (scalars are read without the parser).
+            func value(_ v: UnsafeBufferPointer<UInt8>) -> JSON { JSON.raw(String(decoding: v, as: UTF8.self)).resolved }
+            /// `value(v).stringValue`, a string without escapes taken straight from its bytes.
+            func string(_ v: UnsafeBufferPointer<UInt8>) -> String? {
+                if v.count >= 2, v[0] == UInt8(ascii: "\""), !v.contains(UInt8(ascii: "\\")) {
+                    return String(decoding: UnsafeBufferPointer(rebasing: v[1..<(v.count - 1)]), as: UTF8.self)
+                }
+                return value(v).stringValue
+            }
+            /// `value(v).intValue`, plain digits (with a sign) read straight from their bytes.
+            func int(_ v: UnsafeBufferPointer<UInt8>) -> Int? {
+                var i = 0, negative = false, n = 0
+                if v.first == UInt8(ascii: "-") { negative = true; i = 1 }
+                guard v.count > i, v.count - i <= 18 else { return value(v).intValue }
+                while i < v.count {
+                    let d = v[i] &- UInt8(ascii: "0")
+                    guard d <= 9 else { return value(v).intValue }
+                    n = n * 10 + Int(d)
+                    i += 1
+                }
+                return negative ? -n : n
+            }
+            func isKey(_ k: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+                k.count == name.utf8CodeUnitCount && memcmp(k.baseAddress!, name.utf8Start, k.count) == 0
+            }
+            func leadingNumber(_ s: String?) -> Int? {
+                guard let s else { return nil }
+                let digits = s.drop(while: { !$0.isNumber }).prefix(while: \.isNumber)
+                return digits.isEmpty || digits.count > 9 ? nil : Int(digits)
+            }
+            var nested = true
+            let top = JSON.forEachMember(of: buf) { k, v in
+                guard !k.isEmpty, !k.contains(UInt8(ascii: "\\")) else { return }
+                switch k[0] {
+                case UInt8(ascii: "t") where isKey(k, "tags"):
+                    guard v.first == UInt8(ascii: "{") else { return }
+                    nested = nested && JSON.forEachMember(of: v) { tk, tv in
+                        if isKey(tk, "title") { item.title = string(tv) }
+                        else if isKey(tk, "artist") { item.artist = string(tv) }
+                        else if isKey(tk, "album") { item.album = string(tv) }
+                        else if isKey(tk, "genre") { item.genre = string(tv) }
+                        else if isKey(tk, "year") { item.year = leadingNumber(string(tv)) }
+                        else if isKey(tk, "track") { item.track = leadingNumber(string(tv)) }
+                    }
+                case UInt8(ascii: "f") where isKey(k, "file"):
+                    guard v.first == UInt8(ascii: "{") else { return }
+                    var size: Int?, modified: Int?
+                    nested = nested && JSON.forEachMember(of: v) { fk, fv in
+                        if isKey(fk, "size_bytes") { size = int(fv) }
+                        else if isKey(fk, "modified_ns") { modified = int(fv) }
+                    }
+                    if let size, let modified, size >= 0 {
+                        item.sizeBytes = Int64(clamping: UInt64(size))
+                        item.modifiedNanoseconds = Int64(modified)
+                    }
+                case UInt8(ascii: "c") where isKey(k, "content_id"): contentID = string(v)
+                case UInt8(ascii: "c") where isKey(k, "container"): item.format = string(v)
+                case UInt8(ascii: "c") where isKey(k, "codec"): item.codec = string(v)
+                case UInt8(ascii: "c") where isKey(k, "channels"): item.channels = int(v)
+                case UInt8(ascii: "d") where isKey(k, "duration_seconds"): item.durationSeconds = value(v).doubleValue
+                case UInt8(ascii: "s") where isKey(k, "sample_rate"): item.sampleRate = int(v)
+                case UInt8(ascii: "b") where isKey(k, "bit_depth"): item.bitDepth = int(v)
+                default: break
+                }
+            }
+            return top && nested
+        }
+        return ok ? (item, contentID) : nil
+    }
+}
+

@@ -31,6 +31,8 @@ public enum LibrarySkipKind: String, CaseIterable, Sendable {
     /// The kind of non-song `fileName` (a base name, not a path) plainly is, or nil when it may be
     /// audio. iCloud placeholders are classified by the name they stand for.
     public static func classify(fileName: String) -> LibrarySkipKind? {
+        let quick = classifyASCII(fileName)
+        if quick.handled { return quick.kind }
         let name = iCloudRealName(fileName: fileName) ?? fileName
         let lower = name.lowercased()
         if systemNames.contains(lower) { return .system }
@@ -40,6 +42,24 @@ public enum LibrarySkipKind: String, CaseIterable, Sendable {
         if lower.hasPrefix("albumart"), lower.hasSuffix(".jpg") { return .system }
         guard let dot = lower.lastIndex(of: "."), dot != lower.startIndex else { return nil }
         return extensions[String(lower[lower.index(after: dot)...])]
+    }
+
+    /// `classify` for the common name, ASCII and not hidden, on its bytes: the same rules without
+    /// Unicode case mapping or grapheme breaking. `handled` is false for any other name.
+    private static func classifyASCII(_ fileName: String) -> (handled: Bool, kind: LibrarySkipKind?) {
+        var name = fileName
+        return name.withUTF8 { b in
+            guard let first = b.first, first != UInt8(ascii: "."), !b.contains(where: { $0 >= 0x80 }) else { return (false, nil) }
+            let lower = String(unsafeUninitializedCapacity: b.count) { out in
+                for i in 0..<b.count { out[i] = b[i] >= 0x41 && b[i] <= 0x5A ? b[i] | 0x20 : b[i] }
+                return b.count
+            }
+            if systemNames.contains(lower) { return (true, .system) }
+            if lower.hasPrefix("albumart"), lower.hasSuffix(".jpg") { return (true, .system) }
+            let u = lower.utf8
+            guard let dot = u.lastIndex(of: UInt8(ascii: ".")), dot != u.startIndex else { return (true, nil) }
+            return (true, extensions[String(lower[u.index(after: dot)...])])
+        }
     }
 
     /// For an iCloud Drive placeholder of a file not downloaded yet (`.Song.flac.icloud`), the name

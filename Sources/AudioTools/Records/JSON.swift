@@ -119,7 +119,13 @@ extension JSON {
     /// Compact serialisation with sorted keys; deterministic for equal values.
     public func serialized() -> String {
         var out = ""
-        out.reserveCapacity(256)
+        // Room for the texts kept raw (a cached probe is most of a line), so the line is built
+        // without growing.
+        var room = 256
+        if case .object(let o) = self {
+            for case .raw(let t) in o.values { room += t.utf8.count }
+        }
+        out.reserveCapacity(room)
         write(to: &out)
         return out
     }
@@ -170,7 +176,12 @@ extension JSON {
         out += "\""
         // Most strings (paths, tags, codes) need no escaping: appended whole, the same bytes as
         // the scalar-by-scalar loop below writes, at a fraction of the cost.
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+        var plain = true
+        var t = s
+        t.withUTF8 { b in
+            for c in b where c < 0x20 || c == 0x22 || c == 0x5C || c == 0xE2 { plain = false; break }
+        }
+        if plain {
             out += s
             out += "\""
             return
@@ -226,6 +237,29 @@ extension JSON {
             var s = Scanner(bytes: buf)
             guard let o = s.members(depth: 0), s.i == buf.count else { return nil }
             return o
+        }
+    }
+
+    /// Calls `body` with each member of the compact object `text` (as `serialized()` writes it):
+    /// the key's bytes between its quotes (escapes as written) and the value's text, checked but
+    /// not parsed. For readers that want a few members of many objects without building any.
+    /// false when `text` is not such an object (`body` may have seen some members by then).
+    static func forEachMember(of text: UnsafeBufferPointer<UInt8>,
+                              _ body: (_ key: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) -> Bool {
+        var s = Scanner(bytes: text)
+        guard !text.isEmpty, text[0] == UInt8(ascii: "{") else { return false }
+        s.i = 1
+        if s.i < text.count, text[s.i] == UInt8(ascii: "}") { return s.i + 1 == text.count }
+        while true {
+            let keyStart = s.i
+            guard s.skipString(), s.i < text.count, text[s.i] == UInt8(ascii: ":") else { return false }
+            let key = UnsafeBufferPointer(rebasing: text[(keyStart + 1)..<(s.i - 1)])
+            s.i += 1
+            let valueStart = s.i
+            guard s.skipValue(depth: 1), s.i < text.count else { return false }
+            body(key, UnsafeBufferPointer(rebasing: text[valueStart..<s.i]))
+            if text[s.i] == UInt8(ascii: ",") { s.i += 1; continue }
+            return text[s.i] == UInt8(ascii: "}") && s.i + 1 == text.count
         }
     }
 

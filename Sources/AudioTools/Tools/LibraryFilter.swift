@@ -137,6 +137,8 @@ public final class LibraryFilter: RecordTool {
         var refusal: ToolError?
         var probe = input["probe"]
         var knownID: String?
+        /// A cached probe (text) read straight into an item, with its content id.
+        var scanned: (item: LibraryItem, contentID: String?)?
         if input.hasError {
             let e = input["error"]
             refusal = ToolError(ErrorCode(rawValue: e?["code"]?.stringValue ?? "") ?? .unreadable,
@@ -146,15 +148,21 @@ public final class LibraryFilter: RecordTool {
             // Not probed yet, or probed before the file last changed: probe it now.
             let (report, id) = ProbeCache.inspect(path: path, deep: deep, cache: cache)
             knownID = id
-            probe = report.probe?.picking(LibraryItem.probeKeys)  // a cached probe is text: only what is read below
+            if case .raw(let text)? = report.probe, let s = LibraryItem.scanned(path: path, probeText: text) {
+                scanned = s
+                probe = nil
+            } else {
+                probe = report.probe?.picking(LibraryItem.probeKeys)  // only what is read below
+            }
             record["probe"] = report.probe ?? .null
             if let r = report.refusal {
                 refusal = r
                 record = record.failing(r, tool: Self.info.name)
             }
         }
-        let id = probe?["content_id"]?.stringValue ?? knownID ?? AudioProbeInspector.byteID(path: path)
-        let item = LibraryItem(path: path, id: id ?? "", probe: probe)
+        let id = (scanned.map { $0.contentID } ?? probe?["content_id"]?.stringValue) ?? knownID ?? AudioProbeInspector.byteID(path: path)
+        var item = scanned?.item ?? LibraryItem(path: path, id: "", probe: probe)
+        item.id = id ?? ""
         var reason: JSON = .null
         let outcome: LibrarySummary.Outcome
         if let r = refusal {

@@ -31,4 +31,18 @@ import Testing
         #expect(LibrarySkipKind.classify(fileName: ".cover.jpg.icloud") == .artwork)
         #expect(LibrarySkipKind.classify(fileName: ".Song.flac.icloud") == nil)
     }
+
+    /// Plain ASCII names are classified on their bytes; names with other letters by the general
+    /// rule, with Unicode case folding. Both give the same kinds.
+    @Test func asciiAndOtherNamesFollowTheSameRules() {
+        let expected: [String: LibrarySkipKind?] = [
+            "Café cover.JPG": .artwork, "Ärger.TXT": .document, "Übersicht.Cue": .cueSheet,
+            "Lied №1.flac": nil, "Ünïcode": nil, "ALBUMART_{X}_Small.JPG": .system, "albumart.png": .artwork,
+            "THUMBS.DB": .system, "Icon\r": .system, "a.b.c.M3U": .playlist, "trailing.": nil,
+            "x.TOOLONGEXTENSIONNAME": nil, "song.FLAC": nil, "weird.Part": .system,
+        ]
+        for (name, kind) in expected {
+            #expect(LibrarySkipKind.classify(fileName: name) == kind, "\(name)")
+        }
+    }
 }

@@ -114,4 +114,21 @@ import Testing
         let r = RecordReader.record(fromLine: line, tool: "t")!
         #expect(r.serialized() == line)
     }
+
+    /// Each member of a compact object, key and value as written; anything else is refused.
+    @Test func forEachMemberWalksACompactObject() {
+        func members(_ text: String) -> [String]? {
+            var t = text, seen: [String] = []
+            let ok = t.withUTF8 { JSON.forEachMember(of: $0) { k, v in
+                seen.append(String(decoding: k, as: UTF8.self) + "=" + String(decoding: v, as: UTF8.self))
+            } }
+            return ok ? seen : nil
+        }
+        #expect(members(#"{"a":1,"b":{"c":[1,2]},"d\"e":"x\ny","f":null}"#) == ["a=1", #"b={"c":[1,2]}"#, #"d\"e="x\ny""#, "f=null"])
+        #expect(members("{}") == [])
+        for bad in ["", "[1]", #"{"a":1"#, #"{"a":1}x"#, #"{"a" :1}"#, #"{"a":}"#, #"{"a":1,}"#, "{,}"] {
+            #expect(members(bad) == nil, "\(bad)")
+        }
+    }
 }
+
