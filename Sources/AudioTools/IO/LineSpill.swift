@@ -63,16 +63,31 @@ public final class LineSpill {
             flush()
             if let memory { return memory[index] }  // the disk was full: it is all in memory now
         }
-        var bytes = [UInt8](repeating: 0, count: end - start)
-        var got = 0
-        while got < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(start + got)) }
-            if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
-            got += n
+        // Read back through a window of the file: a listing sorted in about the order it was
+        // walked (by mtime, by path) reads each part of the file once, not once per line.
+        if start < windowStart || end > windowStart + window.count {
+            let size = max(Self.windowBytes, 2 * (end - start))
+            windowStart = max(0, min(start - size / 2, flushed - size))
+            window = [UInt8](repeating: 0, count: min(size, flushed - windowStart))
+            var got = 0
+            while got < window.count {
+                let n = window.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + got, $0.count - got, off_t(windowStart + got)) }
+                if n < 0, errno == EINTR { continue }
+                if n <= 0 { break }
+                got += n
+            }
+            window.removeLast(window.count - got)
+            guard end <= windowStart + window.count else {
+                return String(decoding: window[min(start - windowStart, window.count)...], as: UTF8.self)
+            }
         }
-        return String(decoding: bytes[0..<got], as: UTF8.self)
+        return String(decoding: window[(start - windowStart)..<(end - windowStart)], as: UTF8.self)
     }
+
+    /// Bytes of the file read back at once.
+    static let windowBytes = 1 << 20
+    private var window: [UInt8] = []
+    private var windowStart = 0
 
     private func flush() {
         guard fd >= 0, !buffer.isEmpty else { return }

@@ -163,6 +163,19 @@ import Testing
         for i in stride(from: lines.count - 1, through: 0, by: -7) { #expect(spill.line(i) == lines[i]) }
         #expect(spill.line(0) == lines[0] && spill.line(lines.count - 1) == lines.last!)
         for i in 0..<lines.count where i % 11 == 0 { #expect(spill.line(i) == lines[i]) }
+        // Backwards, as a listing sorted newest first reads a walk's lines, and in one pass.
+        var backwards = true, forwards = true
+        for i in stride(from: lines.count - 1, through: 0, by: -1) where spill.line(i) != lines[i] { backwards = false }
+        for i in 0..<lines.count where spill.line(i) != lines[i] { forwards = false }
+        #expect(backwards && forwards)
+    }
+
+    /// Lines longer than the read-back window, and around them, come back whole.
+    @Test func spilledLinesLongerThanTheReadWindow() {
+        let spill = LineSpill(memoryBytes: 1000)
+        let lines = (0..<40).map { i in String(repeating: Character(UnicodeScalar(UInt8(65 + i % 26))), count: i % 3 == 0 ? LineSpill.windowBytes * 3 / 4 + i : 100 + i) }
+        for l in lines { spill.append(l) }
+        for i in [39, 0, 20, 21, 3, 38, 1, 2, 19] { #expect(spill.line(i) == lines[i], "line \(i)") }
     }
 
     @Test func theIndexOnlyNamesPathsTheWalkWouldReach() throws {
