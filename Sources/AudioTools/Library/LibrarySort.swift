@@ -63,16 +63,20 @@ public struct LibrarySort: Equatable, Sendable {
 
     /// Whether `a` comes before `b` in this order (a strict total order on distinct path/id pairs).
     public func areInIncreasingOrder(_ a: LibraryItem, _ b: LibraryItem) -> Bool {
-        let rows = rankRows([a, b])
-        let width = keys.count + 1
-        return rows[0..<width].lexicographicallyPrecedes(rows[width..<2 * width])
+        let rows = keyRows([a, b])
+        let width = keys.count
+        if rows[0..<width] != rows[width..<2 * width] { return rows[0..<width].lexicographicallyPrecedes(rows[width..<2 * width]) }
+        let (order, tied) = Self.tieBreak([0, 1], [a, b])
+        return order == [0, 1] && !tied[1]
     }
 
-    /// Indices of `items` in this order.
+    /// Indices of `items` in this order. The sort keys are ranked once each, so the sort compares
+    /// integers; the tie-break (path, exact path, id) is worked out only among items whose keys
+    /// are all equal: a listing newest first, where no two files share a time, needs none.
     public func sortedIndices(_ items: [LibraryItem]) -> [Int] {
-        let rows = rankRows(items)
-        let width = keys.count + 1
-        return rows.withUnsafeBufferPointer { r in
+        let rows = keyRows(items)
+        let width = keys.count
+        var order = rows.withUnsafeBufferPointer { r in
             items.indices.sorted { i, j in
                 var a = i * width, b = j * width
                 for _ in 0..<width {
@@ -82,13 +86,25 @@ public struct LibrarySort: Equatable, Sendable {
                 return false
             }
         }
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count && rows[(order[end] * width)..<(order[end] * width + width)]
+                    == rows[(order[start] * width)..<(order[start] * width + width)] { end += 1 }
+            if end - start > 1 {
+                let run = Array(order[start..<end])
+                order.replaceSubrange(start..<end, with: Self.tieBreak(run, items).order)
+            }
+            start = end
+        }
+        return order
     }
 
     /// One row of integers per item, compared left to right: a rank per sort key (direction
-    /// applied, missing always last), then a tie-break rank from path, exact path, id. Ranking
-    /// each column once keeps the final sort to integer comparisons.
-    private func rankRows(_ items: [LibraryItem]) -> [Int] {
-        let width = keys.count + 1
+    /// applied, missing always last). Ranking each column once keeps the sort to integer
+    /// comparisons.
+    private func keyRows(_ items: [LibraryItem]) -> [Int] {
+        let width = keys.count
         var rows = [Int](repeating: 0, count: items.count * width)
         for (k, key) in keys.enumerated() {
             let ranks = Self.ranks(key.field, items)
@@ -97,33 +113,35 @@ public struct LibrarySort: Equatable, Sendable {
                 rows[i * width + k] = rank == .max ? .max : (key.ascending ? rank : -rank)
             }
         }
+        return rows
+    }
+
+    /// `run` (indices of items whose sort keys are all equal) in tie-break order: path as people
+    /// read it, then exact path bytes, then id; `same[n]` when run item n has the path and id of
+    /// the one before (only such a pair is unordered).
+    static func tieBreak(_ run: [Int], _ items: [LibraryItem]) -> (order: [Int], same: [Bool]) {
         var pathKeys = LibraryText.NaturalKeys()
-        for item in items { pathKeys.append(item.path) }
-        var (byPath, same) = pathKeys.sortedPositions()
+        for i in run { pathKeys.append(items[i].path) }
+        var (byPath, folded) = pathKeys.sortedPositions()
         // Runs of equal folded paths are ordered by exact path bytes, then id.
         var start = 0
         while start < byPath.count {
             var end = start + 1
-            while end < byPath.count && same[end] { end += 1 }
+            while end < byPath.count && folded[end] { end += 1 }
             if end - start > 1 {
-                byPath[start..<end].sort { i, j in
-                    let x = items[i].path, y = items[j].path
+                byPath[start..<end].sort { p, q in
+                    let x = items[run[p]].path, y = items[run[q]].path
                     if x != y { return x.utf8.lexicographicallyPrecedes(y.utf8) }
-                    return items[i].id.utf8.lexicographicallyPrecedes(items[j].id.utf8)
+                    return items[run[p]].id.utf8.lexicographicallyPrecedes(items[run[q]].id.utf8)
                 }
             }
             start = end
         }
-        // Dense ranks: only an identical path and id share one (so no item precedes itself).
-        var rank = 0
-        for (n, i) in byPath.enumerated() {
-            if n > 0 {
-                let previous = items[byPath[n - 1]]
-                if !(same[n] && previous.path == items[i].path && previous.id == items[i].id) { rank += 1 }
-            }
-            rows[i * width + keys.count] = rank
+        let order = byPath.map { run[$0] }
+        let same = order.indices.map { n in
+            n > 0 && folded[n] && items[order[n - 1]].path == items[order[n]].path && items[order[n - 1]].id == items[order[n]].id
         }
-        return rows
+        return (order, same)
     }
 
     /// Dense ascending ranks of `field` over `items` (equal values share one); `Int.max` if missing.
