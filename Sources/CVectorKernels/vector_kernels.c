@@ -80,9 +80,65 @@ float vk_true_peak_avx2(const float *base, ptrdiff_t count, const float *coeffic
     return best;
 }
 
+int vk_has_sse2(void) { return 1; }
+
+/* Zeroes lanes between -1e-290 and 1e-290, as PairState.flushTiny does. */
+static inline __m128d flush_tiny(__m128d v) {
+    __m128d tiny = _mm_and_pd(_mm_cmplt_pd(v, _mm_set1_pd(1e-290)), _mm_cmpgt_pd(v, _mm_set1_pd(-1e-290)));
+    return _mm_andnot_pd(tiny, v);
+}
+
+void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *pieces, ptrdiff_t count,
+                          ptrdiff_t closed, const double coefficients[7], double state[14],
+                          const double weights[2], double *energies) {
+    const __m128d b0 = _mm_set1_pd(coefficients[0]), b1 = _mm_set1_pd(coefficients[1]),
+                  b2 = _mm_set1_pd(coefficients[2]), a1 = _mm_set1_pd(coefficients[3]),
+                  a2 = _mm_set1_pd(coefficients[4]), c1 = _mm_set1_pd(coefficients[5]),
+                  c2 = _mm_set1_pd(coefficients[6]), two = _mm_set1_pd(2.0);
+    __m128d x1 = _mm_loadu_pd(state), x2 = _mm_loadu_pd(state + 2), y1 = _mm_loadu_pd(state + 4),
+            y2 = _mm_loadu_pd(state + 6), z1 = _mm_loadu_pd(state + 8), z2 = _mm_loadu_pd(state + 10),
+            sum = _mm_loadu_pd(state + 12);
+    ptrdiff_t i = 0;
+    for (ptrdiff_t p = 0; p < count; p++) {
+        const ptrdiff_t end = i + pieces[p];
+        for (; i < end; i++) {
+            /* The same operations, in the same order, as LoudnessMeter.filterPair's scalar code. */
+            __m128d x = _mm_cvtps_pd(_mm_unpacklo_ps(_mm_load_ss(a + i), _mm_load_ss(b + i)));
+            __m128d y = _mm_sub_pd(_mm_sub_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(b0, x), _mm_mul_pd(b1, x1)),
+                                                         _mm_mul_pd(b2, x2)),
+                                              _mm_mul_pd(a2, y2)),
+                                   _mm_mul_pd(a1, y1));
+            __m128d z = _mm_sub_pd(_mm_sub_pd(_mm_add_pd(_mm_sub_pd(y, _mm_mul_pd(two, y1)), y2),
+                                              _mm_mul_pd(c2, z2)),
+                                   _mm_mul_pd(c1, z1));
+            x2 = x1; x1 = x; y2 = y1; y1 = y; z2 = z1; z1 = z;
+            sum = _mm_add_pd(sum, _mm_mul_pd(z, z));
+        }
+        if (p < closed) {
+            double s[2];
+            _mm_storeu_pd(s, sum);
+            energies[p] += s[0] * weights[0] + s[1] * weights[1];
+            sum = _mm_setzero_pd();
+            x1 = flush_tiny(x1); x2 = flush_tiny(x2); y1 = flush_tiny(y1);
+            y2 = flush_tiny(y2); z1 = flush_tiny(z1); z2 = flush_tiny(z2);
+        }
+    }
+    _mm_storeu_pd(state, x1); _mm_storeu_pd(state + 2, x2); _mm_storeu_pd(state + 4, y1);
+    _mm_storeu_pd(state + 6, y2); _mm_storeu_pd(state + 8, z1); _mm_storeu_pd(state + 10, z2);
+    _mm_storeu_pd(state + 12, sum);
+}
+
 #else
 
 int vk_has_avx2(void) { return 0; }
+int vk_has_sse2(void) { return 0; }
+
+void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *pieces, ptrdiff_t count,
+                          ptrdiff_t closed, const double coefficients[7], double state[14],
+                          const double weights[2], double *energies) {
+    (void)a; (void)b; (void)pieces; (void)count; (void)closed; (void)coefficients; (void)state;
+    (void)weights; (void)energies;
+}
 
 float vk_true_peak_avx2(const float *base, ptrdiff_t count, const float *coefficients, int paired,
                         ptrdiff_t delay, float *frame_peaks, ptrdiff_t *processed) {

@@ -16,4 +16,17 @@ enum VectorKernels {
         let best = vk_true_peak_avx2(base, count, coefficients, paired ? 1 : 0, delay, framePeaks, &processed)
         return (best, processed)
     }
+
+    /// Whether `kWeightPair` runs its SSE2 loop (x86-64).
+    static let hasSSE2: Bool = vk_has_sse2() != 0
+
+    /// `LoudnessMeter`'s K-weighting of a channel pair over consecutive pieces, with the pair's
+    /// filter state and sums in `state` (x1, x2, y1, y2, z1, z2 as lane pairs, then the sums);
+    /// each of the first `closed` pieces adds its weighted energy to `energies`. The same bits as
+    /// the Swift loop.
+    static func kWeightPair(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, pieces: UnsafeBufferPointer<Int>,
+                            closed: Int, coefficients: UnsafePointer<Double>, state: UnsafeMutablePointer<Double>,
+                            weights: UnsafePointer<Double>, energies: UnsafeMutablePointer<Double>) {
+        vk_kweight_pair_sse2(a, b, pieces.baseAddress, pieces.count, closed, coefficients, state, weights, energies)
+    }
 }

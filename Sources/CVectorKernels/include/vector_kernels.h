@@ -27,6 +27,19 @@ int vk_has_avx2(void);
 float vk_true_peak_avx2(const float *base, ptrdiff_t count, const float *coefficients, int paired,
                         ptrdiff_t delay, float *frame_peaks, ptrdiff_t *processed);
 
+/* 1 where vk_kweight_pair_sse2 runs the SSE2 loop (x86-64, where SSE2 is always there). */
+int vk_has_sse2(void);
+
+/* The two K-weighting stages of LoudnessMeter over a channel pair (two lanes: channels a and b),
+ * piece by piece: pieces[p] frames each, consecutive from a[0] and b[0]. state holds the lanes'
+ * x1, x2, y1, y2, z1, z2 (two doubles each, lane a first) and then the two running sums of z^2;
+ * it is updated. Each of the first `closed` pieces ends a sub-block: its weighted energy
+ * (sum_a * weights[0] + sum_b * weights[1]) is added to energies[p], the sums restart at 0, and
+ * state values between -1e-290 and 1e-290 become 0 (they would turn subnormal in silences). */
+void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *pieces, ptrdiff_t count,
+                          ptrdiff_t closed, const double coefficients[7], double state[14],
+                          const double weights[2], double *energies);
+
 #ifdef __cplusplus
 }
 #endif

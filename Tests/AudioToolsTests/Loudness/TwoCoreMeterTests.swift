@@ -54,12 +54,15 @@ import Testing
         #expect(expected.frames == x[0].count && expected.truePeaks.count == 3)
     }
 
-    /// Half the true-peak channels go beside a cheap decode (rounded up), none beside a costly one.
-    @Test func theDecodingThreadTakesTruePeakOnlyBesideACheapDecode() {
+    /// True peak goes beside the decoding where that thread would otherwise wait: a cheaply
+    /// decoded mono or 3-channel file (K-weighting works on channel pairs, so an odd channel costs
+    /// the other thread a whole pair), never beside a costly decode.
+    @Test func theDecodingThreadTakesTruePeakWhereItBalancesTheThreads() {
         #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 1, decodingIsCheap: true) == 1)
-        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 2, decodingIsCheap: true) == 1)
-        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 6, decodingIsCheap: true) == 3)
-        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 6, decodingIsCheap: false) == 0)
+        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 2, decodingIsCheap: true) == 0)
+        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 3, decodingIsCheap: true) == 1)
+        #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: 6, decodingIsCheap: true) == 0)
+        for n in 1...8 { #expect(LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: false) == 0) }
         #expect(MemoryAudioSource(sampleRate: 48000, channels: [[0]]).decodesCheaply)
     }
 
