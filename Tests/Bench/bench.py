@@ -103,8 +103,8 @@ def measure():
           f" {600 / full:6.0f}x realtime   (cpu {full_cpu:.3f} s = {full_cpu / floor_cpu:4.2f}x)")
     full2, full2_cpu = best_wall_and_cpu([tool("lufs-measure"), "-j", "2", f])
     print(f"  the same file with --jobs 2      {full2:7.3f} s   = {full2 / floor:5.2f}x the decode floor,"
-          f" {full / full2:4.2f}x faster than --jobs 1 (target >= 1.5x; one file on two threads: decoding with"
-          f" half the true peak, K-weighting with the other half)   (cpu {full2_cpu:.3f} s)")
+          f" {full / full2:4.2f}x faster than --jobs 1 (target >= 1.5x; one file on two threads: decoding, and"
+          f" K-weighting with true peak, balanced by their costs)   (cpu {full2_cpu:.3f} s)")
     same = subprocess.run([tool("lufs-measure"), "-j", "1", "--timeline", f], capture_output=True).stdout == \
         subprocess.run([tool("lufs-measure"), "-j", "2", "--timeline", f], capture_output=True).stdout
     print(f"    records byte-identical between --jobs 1 and --jobs 2 (with --timeline): {'yes' if same else 'NO'}")
