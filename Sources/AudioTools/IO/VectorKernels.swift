@@ -1,8 +1,13 @@
 import CVectorKernels
 
-/// The C kernels written for one instruction set (AVX2), behind Swift signatures. Each computes
-/// the same bits as the portable Swift kernel it stands for; callers check `hasAVX2` first.
+/// The C kernels written for one instruction set (AVX2, SSE2), behind Swift signatures. Each
+/// computes the same bits as the portable Swift kernel it stands for; callers check `hasAVX2` or
+/// `hasSSE2`, and `portableOnly`, when they are made.
 enum VectorKernels {
+    /// Meters and oversamplers made while this is true keep to the portable Swift kernels: for
+    /// tests that compare the two paths.
+    @TaskLocal static var portableOnly = false
+
     /// Whether this CPU runs AVX2 (false off x86-64).
     static let hasAVX2: Bool = vk_has_avx2() != 0
 

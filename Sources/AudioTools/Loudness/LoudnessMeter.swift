@@ -254,8 +254,14 @@ public final class LoudnessMeter {
     }
 
     /// Whether the K-weighting runs in the SSE2 kernel (x86-64); decided when a meter is made,
-    /// inside `portableKernelOnly` or not. Tests compare the two.
-    private let usesSSE2 = VectorKernels.hasSSE2 && !TruePeakOversampler.portableKernelOnly
+    /// inside `VectorKernels.portableOnly` or not. Tests compare the two.
+    private let usesSSE2 = VectorKernels.hasSSE2 && !VectorKernels.portableOnly
+    /// The K-weighting as the SSE2 kernel takes it: b0, b1, b2, a1, a2 of the shelf, a1, a2 of
+    /// the high-pass.
+    private lazy var kernelCoefficients: [Double] = {
+        let s = kWeighting.shelf, hp = kWeighting.highPass
+        return [s.b0, s.b1, s.b2, s.a1, s.a2, hp.a1, hp.a2]
+    }()
 
     /// K-weighting, the sliding windows and the gating blocks.
     private func filterAndGate(_ block: AudioBlock) {
@@ -300,8 +306,6 @@ public final class LoudnessMeter {
         }
         pieceEnergies.removeAll(keepingCapacity: true)
         pieceEnergies.append(contentsOf: repeatElement(0, count: closed))
-        let s = kWeighting.shelf, hp = kWeighting.highPass
-        let coefficients = [s.b0, s.b1, s.b2, s.a1, s.a2, hp.a1, hp.a2]
         for g in 0..<pairs.count {
             let (a, b) = pairChannels[g]
             var p = pairs[g]
@@ -313,7 +317,7 @@ public final class LoudnessMeter {
                     pieceLengths.withUnsafeBufferPointer { lengths in
                         pieceEnergies.withUnsafeMutableBufferPointer { energies in
                             VectorKernels.kWeightPair(pa.baseAddress!, pb.baseAddress!, pieces: lengths, closed: closed,
-                                                      coefficients: coefficients, state: &state, weights: weights,
+                                                      coefficients: kernelCoefficients, state: &state, weights: weights,
                                                       energies: energies.baseAddress!)
                         }
                     }

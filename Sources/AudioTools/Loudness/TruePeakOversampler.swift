@@ -23,11 +23,8 @@ public final class TruePeakOversampler {
     private let foldedScalars: [Float]
     /// Whether `kernel` runs its vector loop through the AVX2 kernel (the same bits as the
     /// SIMD8 loop, in half the instructions): on CPUs that have AVX2, unless the instance was
-    /// made inside `portableKernelOnly`. Tests set it to compare the two.
+    /// made inside `VectorKernels.portableOnly`. Tests set it to compare the two.
     var usesAVX2: Bool
-    /// Oversamplers made while this is true keep to the portable Swift kernel (for tests that
-    /// compare the two paths through a whole meter).
-    @TaskLocal static var portableKernelOnly = false
     enum Folded {
         /// Tap pairs per branch.
         static let half = 8
@@ -89,7 +86,7 @@ public final class TruePeakOversampler {
         }
         folded = fold.map { SIMD8<Float>(repeating: $0) }
         foldedScalars = fold
-        usesAVX2 = VectorKernels.hasAVX2 && !Self.portableKernelOnly
+        usesAVX2 = VectorKernels.hasAVX2 && !VectorKernels.portableOnly
         gainBound = Float(bound * (1 + 1e-4))
         work = [Float](repeating: 0, count: t - 1 + Self.chunk)
         frameWork = [Float](repeating: 0, count: t - 1)

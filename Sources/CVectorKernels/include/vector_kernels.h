@@ -1,6 +1,6 @@
 /* Vector kernels for audio-tools written for one instruction set, each the exact counterpart of
  * a portable Swift kernel: same operations in the same order, no fused multiply-add, so every
- * result has the bits the Swift code computes. Callers check vk_has_avx2() first. */
+ * result has the bits the Swift code computes. Callers check vk_has_avx2() or vk_has_sse2() first. */
 #ifndef VECTOR_KERNELS_H
 #define VECTOR_KERNELS_H
 

@@ -7,7 +7,7 @@ import Testing
 struct KWeightingKernelTests {
     static func measure(_ x: [[Float]], rate: Int, weights: [Double], blockSizes: [Int], portable: Bool)
         -> (LoudnessMeasurement, LoudnessBlocks, LoudnessTimeline?) {
-        TruePeakOversampler.$portableKernelOnly.withValue(portable) {
+        VectorKernels.$portableOnly.withValue(portable) {
             let meter = LoudnessMeter(sampleRate: rate, weights: weights, collectsTimeline: true)
             var i = 0, k = 0
             while i < x[0].count {

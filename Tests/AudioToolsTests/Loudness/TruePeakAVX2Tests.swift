@@ -68,10 +68,10 @@ struct TruePeakAVX2Tests {
         #expect(kinds.isSuperset(of: [.quietNaN, .positiveInfinity, .positiveSubnormal, .positiveNormal, .positiveZero]), "\(kinds)")
     }
 
-    /// Made inside `portableKernelOnly`, an oversampler keeps to the Swift kernel.
+    /// Made inside `VectorKernels.portableOnly`, an oversampler keeps to the Swift kernel.
     @Test func thePortablePathCanBeForced() {
         #expect(TruePeakOversampler(sampleRate: 48000).usesAVX2)
-        TruePeakOversampler.$portableKernelOnly.withValue(true) {
+        VectorKernels.$portableOnly.withValue(true) {
             #expect(!TruePeakOversampler(sampleRate: 48000).usesAVX2)
         }
     }
@@ -90,7 +90,7 @@ struct TruePeakAVX2Tests {
             return (meter.finish(), meter.timeline)
         }
         let (avx, avxTimeline) = try measure()
-        let (portable, portableTimeline) = try TruePeakOversampler.$portableKernelOnly.withValue(true) { try measure() }
+        let (portable, portableTimeline) = try VectorKernels.$portableOnly.withValue(true) { try measure() }
         #expect(avx == portable)
         #expect(avx.truePeaks.map(\.bitPattern) == portable.truePeaks.map(\.bitPattern))
         #expect(avxTimeline == portableTimeline && avxTimeline != nil)
@@ -101,7 +101,7 @@ struct TruePeakAVX2Tests {
     @Test func theLimitersDetectorWritesTheSamePeaks() {
         let x = LoudnessMeterTests.noise(seconds: 1.1, rate: 44100, seed: 43)[0].map { $0 * 2.5 }
         var avx = OversamplerPeakDetector(sampleRate: 44100)
-        var portable = TruePeakOversampler.$portableKernelOnly.withValue(true) { OversamplerPeakDetector(sampleRate: 44100) }
+        var portable = VectorKernels.$portableOnly.withValue(true) { OversamplerPeakDetector(sampleRate: 44100) }
         var a = [Float](repeating: 0, count: x.count), p = a
         var i = 0
         while i < x.count {
