@@ -180,19 +180,22 @@ extension LibraryItem {
     /// The members of a `probe` that `init(path:id:probe:)` and library-filter read.
     static let probeKeys = ["content_id", "tags", "file", "duration_seconds", "container", "codec", "sample_rate", "channels", "bit_depth"]
 
+    /// The number a year or track tag starts with ("1969-09-26" → 1969, "3/12" → 3); nil for none
+    /// or one too long to be either.
+    static func leadingNumber(_ s: String?) -> Int? {
+        guard let s else { return nil }
+        let digits = s.drop(while: { !$0.isNumber }).prefix(while: \.isNumber)
+        return digits.isEmpty || digits.count > 9 ? nil : Int(digits)
+    }
+
     /// What search and sort see of a probed file.
     init(path: String, id: String, probe: JSON?) {
         let tags = probe?["tags"]?.picking(["title", "artist", "album", "genre", "year", "track"])
         func tag(_ k: String) -> String? { tags?[k]?.stringValue }
-        func leadingNumber(_ s: String?) -> Int? {
-            guard let s else { return nil }
-            let digits = s.drop(while: { !$0.isNumber }).prefix(while: \.isNumber)
-            return digits.isEmpty || digits.count > 9 ? nil : Int(digits)
-        }
         let identity = FileIdentity(json: probe?["file"])
         self.init(
             id: id, path: path, title: tag("title"), artist: tag("artist"), album: tag("album"), genre: tag("genre"),
-            year: leadingNumber(tag("year")), track: leadingNumber(tag("track")),
+            year: Self.leadingNumber(tag("year")), track: Self.leadingNumber(tag("track")),
             durationSeconds: probe?["duration_seconds"]?.doubleValue, format: probe?["container"]?.stringValue,
             codec: probe?["codec"]?.stringValue, sampleRate: probe?["sample_rate"]?.intValue,
             channels: probe?["channels"]?.intValue, bitDepth: probe?["bit_depth"]?.intValue,
@@ -234,11 +237,6 @@ extension LibraryItem {
             func isKey(_ k: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
                 k.count == name.utf8CodeUnitCount && memcmp(k.baseAddress!, name.utf8Start, k.count) == 0
             }
-            func leadingNumber(_ s: String?) -> Int? {
-                guard let s else { return nil }
-                let digits = s.drop(while: { !$0.isNumber }).prefix(while: \.isNumber)
-                return digits.isEmpty || digits.count > 9 ? nil : Int(digits)
-            }
             var nested = true
             let top = JSON.forEachMember(of: buf) { k, v in
                 guard !k.isEmpty, !k.contains(UInt8(ascii: "\\")) else { return }
@@ -250,8 +248,8 @@ extension LibraryItem {
                         else if isKey(tk, "artist") { item.artist = string(tv) }
                         else if isKey(tk, "album") { item.album = string(tv) }
                         else if isKey(tk, "genre") { item.genre = string(tv) }
-                        else if isKey(tk, "year") { item.year = leadingNumber(string(tv)) }
-                        else if isKey(tk, "track") { item.track = leadingNumber(string(tv)) }
+                        else if isKey(tk, "year") { item.year = Self.leadingNumber(string(tv)) }
+                        else if isKey(tk, "track") { item.track = Self.leadingNumber(string(tv)) }
                     }
                 case UInt8(ascii: "f") where isKey(k, "file"):
                     guard v.first == UInt8(ascii: "{") else { return }
