@@ -121,15 +121,23 @@ import Testing
         #expect(bad.status == 2 && bad.stderr.contains("Qz"))
     }
 
+    /// `mono.wav` (3 s of noise) and `six.wav`, a 6.0 file (FL FR FC BC SL SR) with the same
+    /// noise in its back centre only; returns the noise.
+    @discardableResult
+    static func writeMonoAndBackCentre(in dir: String) throws -> [Float] {
+        let n = noise(seconds: 3)
+        try E2E.write(dir + "/mono.wav", rate: rate, channels: [n], codec: "pcm_f32")
+        try writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
+        return n
+    }
+
     /// What ffmpeg decodes keeps its channel layout: a 6.0 file (FL FR FC BC SL SR) in Matroska,
     /// whose fourth channel a count-based guess would take for an LFE.
     @Test func ffmpegDecodedLayoutIsRead() throws {
         guard E2E.has("ffmpeg") else { return }
         let dir = E2E.tempDir("ffweights")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let n = Self.noise(seconds: 3)
-        try E2E.write(dir + "/mono.wav", rate: Self.rate, channels: [n], codec: "pcm_f32")
-        try Self.writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
+        let n = try Self.writeMonoAndBackCentre(in: dir)
         try Self.writeExtensible(dir + "/side.wav", mask: 0x707, channels: 6, index: 4, signal: n)
         for name in ["six", "side"] {
             try Self.ffmpeg(["-i", dir + "/\(name).wav", "-c:a", "flac", dir + "/\(name).mka"])
@@ -151,9 +159,7 @@ import Testing
         guard E2E.has("ffmpeg") else { return }
         let dir = E2E.tempDir("streamweights")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let n = Self.noise(seconds: 3)
-        try E2E.write(dir + "/mono.wav", rate: Self.rate, channels: [n], codec: "pcm_f32")
-        try Self.writeExtensible(dir + "/six.wav", mask: 0x707, channels: 6, index: 3, signal: n)
+        try Self.writeMonoAndBackCentre(in: dir)
         try Self.ffmpeg(["-i", dir + "/mono.wav", "-i", dir + "/six.wav", "-map", "0:a", "-map", "1:a", "-c:a", "flac", dir + "/two.mka"])
         let r = try E2E.run("lufs-measure", [dir + "/mono.wav", dir + "/two.mka"])
         let mono = try #require(r.records.first?["loudness"]?["integrated_lufs"]?.doubleValue)

@@ -32,15 +32,7 @@ import Testing
     ]
 
     static func planarID(_ s: [[Float]], rate: Int, block: Int) -> String {
-        let frames = s[0].count
-        var b = ContentID.Builder(sampleRate: rate, channels: s.count, totalFrames: frames)
-        var start = 0
-        while start < frames {
-            let n = min(block, frames - start)
-            b.add(block: AudioBlock(channels: s.map { Array($0[start..<start + n]) }, frames: n))
-            start += n
-        }
-        return b.finish()
+        contentID(s, rate: rate, blockFrames: block)
     }
 
     /// Fed as a probe reads: the head in blocks (each also to the tail window once it reaches

@@ -11,15 +11,7 @@ import Testing
     }
 
     func id(_ channels: [[Float]], rate: Int = 8000, blockFrames: Int = 1000) -> String {
-        let frames = channels[0].count
-        var builder = ContentID.Builder(sampleRate: rate, channels: channels.count, totalFrames: frames)
-        var start = 0
-        while start < frames {
-            let n = min(blockFrames, frames - start)
-            builder.add(block: AudioBlock(channels: channels.map { Array($0[start..<start + n]) }, frames: n))
-            start += n
-        }
-        return builder.finish()
+        contentID(channels, rate: rate, blockFrames: blockFrames)
     }
 
     @Test func xxhash64MatchesReferenceVectors() {

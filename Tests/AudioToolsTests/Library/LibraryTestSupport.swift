@@ -11,3 +11,17 @@ func libraryItem(_ path: String, id: String? = nil, title: String? = nil, artist
                 codec: codec, sampleRate: sampleRate, channels: channels, bitDepth: bitDepth,
                 sizeBytes: size, modifiedNanoseconds: mtime)
 }
+
+/// The content id of planar samples fed to the builder in blocks of `blockFrames`, as a decoder
+/// would hand them over.
+func contentID(_ channels: [[Float]], rate: Int = 8000, blockFrames: Int = 1000) -> String {
+    let frames = channels[0].count
+    var builder = ContentID.Builder(sampleRate: rate, channels: channels.count, totalFrames: frames)
+    var start = 0
+    while start < frames {
+        let n = min(blockFrames, frames - start)
+        builder.add(block: AudioBlock(channels: channels.map { Array($0[start..<start + n]) }, frames: n))
+        start += n
+    }
+    return builder.finish()
+}
