@@ -87,6 +87,8 @@ public enum ToolMain {
                 return record
             } catch let e as ToolError {
                 return record.failing(e, tool: info.name)
+            } catch let e as ToolErrorConvertible {
+                return record.failing(e.toolError(path: record.path ?? ""), tool: info.name)
             } catch {
                 return record
             }
@@ -101,6 +103,8 @@ public enum ToolMain {
                 return out
             } catch let e as ToolError {
                 return record.failing(e, tool: info.name)
+            } catch let e as ToolErrorConvertible {
+                return record.failing(e.toolError(path: record.path ?? ""), tool: info.name)
             } catch {
                 return record.failing(ToolError(.unreadable,
                     "\(record.path.map(ToolError.quoted) ?? "A record") could not be processed: \(error).",

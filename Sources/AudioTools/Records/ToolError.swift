@@ -48,3 +48,11 @@ public struct ToolError: Error, Equatable, Sendable, CustomStringConvertible {
         return "\u{201C}\(PathBytes.display(name))\u{201D}"
     }
 }
+
+/// A capability's typed error (decode, layout, gain plan, alignment...) that the tool boundary
+/// can say to a person. Capabilities throw facts; the conformances, which hold every sentence,
+/// live in Tools/Errors/, and ToolMain applies them to the failing record's path.
+public protocol ToolErrorConvertible: Error {
+    /// The record's error for this failure of the file at `path`.
+    func toolError(path: String) -> ToolError
+}
