@@ -115,20 +115,20 @@ import Testing
         var rng = SplitMix64(seed: 3)
         let bytes = (0..<1000).map { _ in UInt8(truncatingIfNeeded: Int(rng.bipolar() * 1000)) }
         for cuts in [[], [1], [31, 32, 33], [7, 64, 65, 400], [999]] {
-            var pair = ContentID.XXHash64.Pair(seedA: 0, seedB: 0x5bd1e995_2c1b3c6d)
+            var pair = XXHash64.Pair(seedA: 0, seedB: 0x5bd1e995_2c1b3c6d)
             var from = 0
             for to in cuts + [bytes.count] {
                 bytes[from..<to].withUnsafeBytes { pair.update($0) }
                 from = to
             }
             let (a, b) = pair.finish()
-            #expect(a == ContentID.XXHash64.hash(bytes, seed: 0), "cuts \(cuts)")
-            #expect(b == ContentID.XXHash64.hash(bytes, seed: 0x5bd1e995_2c1b3c6d), "cuts \(cuts)")
+            #expect(a == XXHash64.hash(bytes, seed: 0), "cuts \(cuts)")
+            #expect(b == XXHash64.hash(bytes, seed: 0x5bd1e995_2c1b3c6d), "cuts \(cuts)")
         }
         for n in [0, 1, 31, 32, 33] {
-            var pair = ContentID.XXHash64.Pair(seedA: 7, seedB: 8)
+            var pair = XXHash64.Pair(seedA: 7, seedB: 8)
             bytes[0..<n].withUnsafeBytes { pair.update($0) }
-            #expect(pair.finish() == (ContentID.XXHash64.hash(Array(bytes[0..<n]), seed: 7), ContentID.XXHash64.hash(Array(bytes[0..<n]), seed: 8)))
+            #expect(pair.finish() == (XXHash64.hash(Array(bytes[0..<n]), seed: 7), XXHash64.hash(Array(bytes[0..<n]), seed: 8)))
         }
         #expect(ContentID.digest(of: Array("audio-tools byte id 1".utf8)).hex == "0380ce79400f489b92a469ec")
     }
