@@ -133,8 +133,8 @@ import Testing
 
     /// What ffmpeg decodes keeps its channel layout: a 6.0 file (FL FR FC BC SL SR) in Matroska,
     /// whose fourth channel a count-based guess would take for an LFE.
-    @Test func ffmpegDecodedLayoutIsRead() throws {
-        guard E2E.has("ffmpeg") else { return }
+    @Test(.enabled(if: E2E.has("ffmpeg"), "needs ffmpeg (make test-deps installs it)"))
+    func ffmpegDecodedLayoutIsRead() throws {
         let dir = E2E.tempDir("ffweights")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let n = try Self.writeMonoAndBackCentre(in: dir)
@@ -155,8 +155,8 @@ import Testing
 
     /// A second audio stream is weighted by the positions ffmpeg decodes for it too: six channels
     /// with the noise in the back centre (1.0), which a count-based 5.1 guess would take for the LFE.
-    @Test func everyStreamOfAFileIsWeightedByItsOwnLayout() throws {
-        guard E2E.has("ffmpeg") else { return }
+    @Test(.enabled(if: E2E.has("ffmpeg"), "needs ffmpeg (make test-deps installs it)"))
+    func everyStreamOfAFileIsWeightedByItsOwnLayout() throws {
         let dir = E2E.tempDir("streamweights")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.writeMonoAndBackCentre(in: dir)
@@ -173,8 +173,8 @@ import Testing
 
     /// A CAF channel layout, read through libsndfile: L R LFE (DVD 4), whose third channel a
     /// count-based guess would take for a centre.
-    @Test func cafChannelLayoutIsRead() throws {
-        guard E2E.has("ffmpeg") else { return }
+    @Test(.enabled(if: E2E.has("ffmpeg"), "needs ffmpeg (make test-deps installs it)"))
+    func cafChannelLayoutIsRead() throws {
         let dir = E2E.tempDir("cafweights")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let n = Self.noise(seconds: 1)
