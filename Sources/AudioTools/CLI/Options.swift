@@ -111,7 +111,8 @@ public struct OptionSpec: Sendable {
 }
 
 /// A rule between options, declared on the option it constrains and checked when that option is
-/// given (and, with `value`, only when it has that value): it needs one of some others, or can't
+/// given (and, with `value`, only when it has that value; the tool's init says when, so the order
+/// in which errors are found stays its own): it needs one of some others, or can't
 /// go with any of some others. The message is the usage error; in it `{other}` stands for the
 /// option found in conflict.
 public struct OptionRule: Sendable {
@@ -133,6 +134,13 @@ public struct OptionRule: Sendable {
     /// "--B and --A contradict each other; give one.").
     public static func conflicts(_ others: String..., message: String? = nil) -> OptionRule {
         OptionRule(test: .conflictsWith(others), value: nil, message: message)
+    }
+
+    /// The options the rule names.
+    var names: [String] {
+        switch test {
+        case .needsOneOf(let n), .conflictsWith(let n): return n
+        }
     }
 
     /// The usage error this rule finds in `o` for option `name`, or nil.

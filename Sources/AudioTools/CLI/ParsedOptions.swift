@@ -1,8 +1,8 @@
 import Foundation
 
 /// What the command line said, read through the declarations it was parsed against: typed
-/// accessors turn bad values into usage errors with the declared range or choices, and
-/// `validate` checks every given value and every declared rule before the tool starts.
+/// accessors turn bad values into usage errors with the declared range or choices, `checkRules`
+/// checks an option's declared rules, and `validate` checks everything declared at once.
 public struct ParsedOptions: Sendable {
     public private(set) var flags: Set<String> = []
     public private(set) var values: [String: [String]] = [:]
@@ -71,22 +71,39 @@ public struct ParsedOptions: Sendable {
 
     static func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
 
-    /// Checks the value of every given option against its declaration (table order), then each
-    /// requirement, then the rules of every given option (table order). Run before the tool is
-    /// made, so a tool's init reads values that are already known to be good.
+    /// Checks everything declared: the value of every given option (table order), the
+    /// requirements, then the rules of every given option (table order). The tool's init checks
+    /// the same things as it reads the options, in the order it reads them (which decides which
+    /// error a command line with several gets); ToolMain runs this after the init as well, so a
+    /// rule the init doesn't place is still enforced.
     public func validate(requirements: [OptionRequirement] = []) throws {
         for spec in order where values[spec.name] != nil { try checkValue(spec) }
+        try check(requirements)
+        for spec in order { try checkRules(spec.name) }
+    }
+
+    /// Throws the message of the first requirement not met.
+    public func check(_ requirements: [OptionRequirement]) throws {
         for r in requirements where !r.oneOf.contains(where: has) {
             if r.exceptReadingStdin, readsStdin { continue }
             throw UsageError(r.message)
         }
-        for spec in order { try checkRules(spec.name) }
     }
 
-    /// The declared rules of option `name`, when it is given.
-    public func checkRules(_ name: String) throws {
+    /// The declared rules of each option named that is given, in the order named.
+    public func checkRules(_ names: String...) throws {
+        for n in names { try checkRules(n, where: { _ in true }) }
+    }
+
+    /// Only the declared rules of option `name` that name `other`, for a tool that checks an
+    /// option's rules at different points.
+    public func checkRules(_ name: String, about other: String) throws {
+        try checkRules(name, where: { $0.names.contains(other) })
+    }
+
+    private func checkRules(_ name: String, where include: (OptionRule) -> Bool) throws {
         guard has(name), let spec = specs[name] else { return }
-        for rule in spec.rules {
+        for rule in spec.rules where include(rule) {
             if let message = rule.violation(of: name, in: self) { throw UsageError(message) }
         }
     }

@@ -37,8 +37,9 @@ public struct ToolInfo: Sendable {
 /// `process` is called from several threads at once.
 public protocol RecordTool: AnyObject {
     static var info: ToolInfo { get }
-    /// Makes the tool from options already checked against its declarations (values, ranges,
-    /// choices, rules); throw UsageError for what depends on the values themselves.
+    /// Reads the options: values are checked against their declarations as they are read, and
+    /// the init places the declared rules' checks (`checkRules`), so the order in which errors
+    /// are found is the init's; throw UsageError for what depends on the values themselves.
     init(options: ParsedOptions) throws
     /// Run with no paths and a terminal on stdin, before the usage error that follows: for an
     /// option that is a whole job by itself (`--cache-prune`); it may exit. Default: nothing.

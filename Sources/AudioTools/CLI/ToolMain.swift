@@ -53,8 +53,8 @@ public enum ToolMain {
                 T.withoutInput(parsed)
                 throw UsageError(info.noInputMessage)
             }
-            try parsed.validate(requirements: info.requirements)
             let tool = try T(options: parsed)
+            try parsed.validate(requirements: info.requirements)
             let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0
             let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),

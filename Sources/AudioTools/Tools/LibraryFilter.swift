@@ -90,6 +90,7 @@ public final class LibraryFilter: RecordTool {
             if !ids.contains(id) { ids.append(id) }
         }
         getIDs = ids
+        try o.checkRules("get")
         options = o
         cache = try CacheOptions.open(o)
     }

@@ -25,14 +25,13 @@ public final class LufsMeasure: RecordTool {
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
             .flag("timeline", help: "Add loudness.timeline to each record: momentary and short-term loudness every 100 ms and true peak per 100 ms (null where undefined), the series behind the report's pictures."),
-            .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured."),
+            .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured.",
+                  rules: [.conflicts("decode-only", message: "--album measures loudness, so it can't be combined with --decode-only.")]),
             .choice("album-by", "tag|folder", AlbumKey.Grouping.allCases.map(\.rawValue), default: AlbumKey.Grouping.tag.rawValue,
                     help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only).",
                     completes: .text, rules: [.needs("album")]),
-            .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against.", rules: [
-                .conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give."),
-                .conflicts("album", message: "--album measures loudness, so it can't be combined with --decode-only."),
-            ]),
+            .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against.",
+                  rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
         ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
@@ -77,6 +76,7 @@ public final class LufsMeasure: RecordTool {
         let maxTP = try o.double("max-true-peak") ?? preset?.maxTruePeakDBTP
         let maxShortTerm = try o.double("max-short-term") ?? preset?.maxShortTermLUFS
         let maxMomentary = try o.double("max-momentary")
+        try o.checkRules("tolerance")
         let g0 = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP,
                               maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary)
         if !g0.isEmpty {
@@ -93,6 +93,7 @@ public final class LufsMeasure: RecordTool {
             gateLabel = .null
         }
         junitPath = o.string("junit")
+        try o.checkRules("junit")
         if let l = o.string("layout") {
             do { layoutOverride = try ChannelLayout.parse(l) } catch { throw UsageError("--layout: \(error)") }
         } else { layoutOverride = nil }
@@ -100,10 +101,12 @@ public final class LufsMeasure: RecordTool {
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
         timeline = o.flag("timeline")
+        try o.checkRules("decode-only")
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
         report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
+        let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
+        try o.checkRules("album-by", "album")
         if o.flag("album") {
-            let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
             albums = AlbumStage(keyOf: { r in
                 guard let p = r.path else { return nil }
                 let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)

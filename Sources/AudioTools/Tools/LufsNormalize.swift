@@ -90,6 +90,7 @@ public final class LufsNormalize: RecordTool {
         let preset = try o.loudnessPreset()
         let writeTags = o.flag("write-tags")
         album = o.flag("album")
+        try o.checkRules("dry-run")
         guard let target = try o.double("target") ?? preset?.targetLUFS
                 ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
@@ -102,6 +103,7 @@ public final class LufsNormalize: RecordTool {
         let inPlace = o.flag("in-place")
         let outDir = o.string("out-dir")
         let template = o.string("output-template")
+        try o.checkRules("in-place", about: "out-dir")
         tagger = writeTags ? try LufsNormalizeTags(options: o, referenceLUFS: target, album: album) : nil
         if !writeTags, !inPlace, outDir == nil, template == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
@@ -110,6 +112,7 @@ public final class LufsNormalize: RecordTool {
             throw UsageError("--output-template: '\(t)' has no {stem}, so every input would get the same name.")
         }
         formatName = try o.choice("format")
+        try o.checkRules("in-place", about: "format")
         // Parsed here: besides the five it offers, it takes the spellings Depth knows (double, f32...).
         if let d = o.string("bit-depth") {
             guard let v = LufsNormalizeFormat.Depth(d) else { throw UsageError("--bit-depth: '\(d)' is not one of: 8, 16, 24, 32, float.") }
@@ -138,6 +141,7 @@ public final class LufsNormalize: RecordTool {
         }
         fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
         decodeEncodeOnly = o.flag("decode-encode-only")
+        try o.checkRules("decode-encode-only")
         reportToleranceLU = preset?.toleranceLU ?? 1
         let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
         reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }

@@ -87,6 +87,11 @@ public final class VoAlign: RecordTool {
         overwrite = o.flag("overwrite")
 
         let referencePath = o.string("reference")
+        try o.check(Self.info.requirements)
+        try o.checkRules("max-latency-ms", "min-confidence", "tolerance-ms")
+        try o.checkRules("correct-drift", about: "reference")
+        try o.checkRules("start-at", "mix", "duck-db")
+        try o.checkRules("correct-drift", about: "out-dir")
         if let m = mixTemplate {
             if m.isEmpty || m.hasSuffix("/") { throw UsageError("--mix: give a file name, e.g. 'mix-{stem}.wav'.") }
             let single = o.paths.count == 1 && o.paths[0] != "-" && !Self.isDirectory(o.paths[0])
