@@ -49,11 +49,13 @@ public enum ToolMain {
             try generate(info, parsed, family: family)
             if parsed.flag("version") { writeStdout(info.name + " (" + HelpText.version + ")\n"); exit(0) }
             if parsed.paths.isEmpty, isatty(0) != 0 {
-                // `--cache-prune` alone is a whole job: nothing to read, only the cache to tidy.
+                // An option may be a whole job by itself (`--cache-prune`): nothing to read.
                 T.withoutInput(parsed)
                 throw UsageError(info.noInputMessage)
             }
             let tool = try T(options: parsed)
+            // The init checked what it reads in its own order; anything declared it left out is
+            // still enforced here.
             try parsed.validate(requirements: info.requirements)
             let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0

@@ -1,10 +1,9 @@
 import Foundation
 
 /// Walks a directory depth-first in sorted (byte) order, one directory listing in memory at a
-/// time. Hidden entries are skipped unless `includeHidden` accepts the name. Files that aren't
-/// regular (pipes, sockets, devices) are skipped and counted in `tally`, and so, with
-/// `skipNonAudio`, are files plainly not audio by name (cover art, playlists, cue sheets,
-/// documents, system files). Symbolic links to files are followed; a symbolic link to a folder is followed once:
+/// time. Hidden entries are skipped unless `includeHidden` accepts the name, and so are regular
+/// files whose name `skipFile` accepts (it counts them as it likes). Files that aren't regular
+/// (pipes, sockets, devices) are skipped and told to `leftOut`. Symbolic links to files are followed; a symbolic link to a folder is followed once:
 /// each folder is walked at most once per walk (by device and inode), so a link back up the tree
 /// or to a folder already walked is not followed, and neither is a link loop or a link to nothing.
 /// Those are counted, never yielded.
@@ -15,14 +14,17 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
     private var stack: [(dir: String, entries: [(name: String, regular: Bool)], index: Int)] = []
     private var visited: Set<FolderID> = []
     private let includeHidden: (String) -> Bool
-    private let skipNonAudio: Bool
-    private let tally: WalkTally
+    private let skipFile: (String) -> Bool
+    private let leftOut: (LeftOut) -> Void
+
+    /// What the walk passed over without yielding it or being asked.
+    public enum LeftOut: Sendable { case special, linkNotFollowed }
 
     public init(root: String, includeHidden: @escaping (String) -> Bool = { _ in false },
-                skipNonAudio: Bool = true, tally: WalkTally = WalkTally()) {
+                skipFile: @escaping (String) -> Bool, leftOut: @escaping (LeftOut) -> Void) {
         self.includeHidden = includeHidden
-        self.skipNonAudio = skipNonAudio
-        self.tally = tally
+        self.skipFile = skipFile
+        self.leftOut = leftOut
         var st = stat()
         if PathBytes.stat(root, &st) == 0 { visited.insert(FolderID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))) }
         push(root)
@@ -51,10 +53,9 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
         visited.insert(FolderID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))).inserted
     }
 
-    /// A regular file's path, unless its name says it is plainly not audio.
+    /// A regular file's path, unless `skipFile` takes its name.
     private func file(_ path: String, name: String) -> String? {
-        if skipNonAudio, let kind = LibrarySkipKind.classify(fileName: name) { tally.skipped(kind); return nil }
-        return path
+        skipFile(name) ? nil : path
     }
 
     public mutating func next() -> String? {
@@ -71,63 +72,18 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
             guard PathBytes.lstat(path, &st) == 0 else { return path }
             var kind = st.st_mode & S_IFMT
             if kind == S_IFLNK {
-                guard PathBytes.stat(path, &st) == 0 else { tally.linkNotFollowed(); continue }
+                guard PathBytes.stat(path, &st) == 0 else { leftOut(.linkNotFollowed); continue }
                 kind = st.st_mode & S_IFMT
-                if kind == S_IFDIR, !firstVisit(st) { tally.linkNotFollowed(); continue }
+                if kind == S_IFDIR, !firstVisit(st) { leftOut(.linkNotFollowed); continue }
             } else if kind == S_IFDIR, !firstVisit(st) {
                 continue
             }
             switch kind {
             case S_IFDIR: push(path)
             case S_IFREG: if let p = file(path, name: name) { return p }
-            default: tally.skippedSpecial()
+            default: leftOut(.special)
             }
         }
         return nil
-    }
-}
-
-/// What directory walks left out, for the one line every tool writes on stderr at the end of a
-/// run. Shared by the walks of one run; counts are taken on the input thread.
-public final class WalkTally: @unchecked Sendable {
-    private let lock = NSLock()
-    private var kinds: [LibrarySkipKind: Int] = [:]
-    private var special = 0
-    private var links = 0
-
-    public init() {}
-
-    func skipped(_ kind: LibrarySkipKind) { lock.lock(); kinds[kind, default: 0] += 1; lock.unlock() }
-    func skippedSpecial() { lock.lock(); special += 1; lock.unlock() }
-    func linkNotFollowed() { lock.lock(); links += 1; lock.unlock() }
-
-    /// Files skipped as not audio (by name, or not regular files at all).
-    public var filesSkipped: Int { lock.lock(); defer { lock.unlock() }; return kinds.values.reduce(0, +) + special }
-    /// Symbolic links not followed: loops, folders walked already, links to nothing.
-    public var linksNotFollowed: Int { lock.lock(); defer { lock.unlock() }; return links }
-
-    /// The files skipped by name, by kind.
-    public var skippedByKind: [LibrarySkipKind: Int] { lock.lock(); defer { lock.unlock() }; return kinds }
-
-    /// "4 files skipped in the walk as not audio (cover art, playlist, document); 2 symbolic links
-    /// not followed (a loop, a folder walked already, or a link to nothing)", or nil when nothing
-    /// was left out. Without `byName`, the files skipped by name are left out of it (for a tool
-    /// that counts them in its own summary).
-    public var sentence: String? { sentence(byName: true) }
-
-    public func sentence(byName: Bool) -> String? {
-        lock.lock(); defer { lock.unlock() }
-        var parts: [String] = []
-        let kinds = byName ? self.kinds : [:]
-        let files = kinds.values.reduce(0, +) + special
-        if files > 0 {
-            var names = LibrarySkipKind.allCases.compactMap { k in kinds[k].flatMap { $0 > 0 ? k.noun(count: $0) : nil } }
-            if special > 0 { names.append(special == 1 ? "pipe, socket or device" : "pipes, sockets or devices") }
-            parts.append("\(files) \(files == 1 ? "file" : "files") skipped in the walk as not audio (\(names.joined(separator: ", ")); a file named on the command line is still checked)")
-        }
-        if links > 0 {
-            parts.append("\(links) symbolic \(links == 1 ? "link" : "links") not followed (a loop, a folder walked already, or a link to nothing)")
-        }
-        return parts.isEmpty ? nil : parts.joined(separator: "; ")
     }
 }
