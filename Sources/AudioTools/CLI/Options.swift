@@ -110,11 +110,11 @@ public struct OptionSpec: Sendable {
     }
 }
 
-/// A rule between options, declared on the option it constrains and checked when that option is
-/// given (and, with `value`, only when it has that value; the tool's init says when, so the order
-/// in which errors are found stays its own): it needs one of some others, or can't
-/// go with any of some others. The message is the usage error; in it `{other}` stands for the
-/// option found in conflict.
+/// A rule between options, declared on the option it constrains: given, it needs one of some
+/// others, or can't go with any of some others (with `value`, only when it has that value). The
+/// message is the usage error; in it `{other}` stands for the option found in conflict. The
+/// tool's init says when each is checked (`ParsedOptions.checkRules`), so which error of several
+/// comes first stays the tool's.
 public struct OptionRule: Sendable {
     public enum Test: Sendable, Equatable {
         case needsOneOf([String])
