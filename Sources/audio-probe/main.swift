@@ -1,3 +1,3 @@
 import AudioTools
 
-ToolMain.run(AudioProbe.self)
+ToolMain.run(AudioProbe.self, family: ToolCatalog.names)

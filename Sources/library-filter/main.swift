@@ -1,3 +1,3 @@
 import AudioTools
 
-LibraryFilter.main()
+LibraryFilter.main(family: ToolCatalog.names)

@@ -1,3 +1,3 @@
 import AudioTools
 
-ToolMain.run(LufsMeasure.self)
+ToolMain.run(LufsMeasure.self, family: ToolCatalog.names)

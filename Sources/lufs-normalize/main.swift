@@ -1,3 +1,3 @@
 import AudioTools
 
-ToolMain.run(LufsNormalize.self)
+ToolMain.run(LufsNormalize.self, family: ToolCatalog.names)

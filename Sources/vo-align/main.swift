@@ -1,3 +1,3 @@
 import AudioTools
 
-ToolMain.run(VoAlign.self)
+ToolMain.run(VoAlign.self, family: ToolCatalog.names)

@@ -3,7 +3,7 @@ import Foundation
 extension ParsedOptions {
     /// `--jobs`, or the number of cores.
     public func jobs() throws -> Int {
-        try int("jobs", in: 1...1024) ?? ProcessInfo.processInfo.activeProcessorCount
+        try int("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
     }
 }
 

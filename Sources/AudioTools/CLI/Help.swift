@@ -6,15 +6,15 @@ public enum HelpText {
 
     /// The options every tool has, appended after the tool's own.
     public static let common: [OptionSpec] = [
-        .value("jobs", "N", short: "j", help: "Files processed at once (default: the number of cores). Output order and bytes never depend on it."),
+        .whole("jobs", "N", short: "j", in: 1...1024, help: "Files processed at once (default: the number of cores). Output order and bytes never depend on it."),
         .flag("progress", help: "Show progress on stderr (default: on when stderr is a terminal)."),
         .flag("no-progress", help: "Never show progress."),
         .flag("version", help: "Print the version and exit."),
         .flag("help", short: "h", help: "Show this help and exit."),
         // For packaging (`make install`, `make deb`): pages and scripts generated from this table.
         .flag("generate-man", help: "Print this tool's man page (roff) and exit.", hidden: true),
-        .value("generate-completion", "SHELL", help: "Print this tool's completion script for SHELL and exit.",
-               values: .choices(ShellCompletion.shells), hidden: true),
+        .choice("generate-completion", "SHELL", ShellCompletion.shells, help: "Print this tool's completion script for SHELL and exit.",
+                hidden: true),
         .value("generate-records-man", "FILE", help: "Print audio-tools-records(7), converted from the Markdown of FILE (docs/records.md), and exit.",
                hidden: true),
     ]

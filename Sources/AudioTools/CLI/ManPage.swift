@@ -70,7 +70,7 @@ public enum ManPage {
     /// audio-tools-records(7): the record format, error codes and exit statuses, from the
     /// Markdown of docs/records.md.
     public static func records(markdown: String, tools: [String]) -> String {
-        let (title, body) = Roff.markdown(markdown)
+        let (title, body) = Roff.markdown(markdown, tools: tools)
         var what = title.isEmpty ? "Records, errors and exit codes" : title
         what = what.prefix(1).lowercased() + what.dropFirst()
         return [

@@ -1,6 +1,8 @@
 import Foundation
 
-/// One command-line option: `--name value`, `--name=value`, or a flag.
+/// One command-line option, declared once: its spelling, what its value is (with the range or
+/// choices parsing accepts), its default, help, and the rules it has with other options.
+/// Parsing, validation, `--help`, the man page and the shell completions all read this.
 public struct OptionSpec: Sendable {
     public enum Kind: Sendable, Equatable {
         case flag
@@ -9,12 +11,21 @@ public struct OptionSpec: Sendable {
     }
 
     /// What a value is, for shell completion and man pages: free text, a file, a folder, or one
-    /// of a list (the completion offers the list; the tool still checks the value itself).
+    /// of a list (the completion offers the list).
     public enum Values: Sendable, Equatable {
         case text
         case file
         case directory
         case choices([String])
+    }
+
+    /// What validation accepts as the value: any text, a number or whole number (in a range when
+    /// one is given), or one of a list.
+    public enum ValueType: Sendable, Equatable {
+        case text
+        case number(ClosedRange<Double>?)
+        case whole(ClosedRange<Int>?)
+        case choice([String])
     }
 
     public var name: String
@@ -27,31 +38,135 @@ public struct OptionSpec: Sendable {
     public var values: Values
     /// Left out of --help, man pages and completions (the generators' own options).
     public var hidden: Bool
+    /// What validation accepts.
+    public var type: ValueType
+    /// The value read when the option isn't given (the help text says it in its own words).
+    public var defaultValue: String?
+    /// Words accepted besides a number (`--start-at auto`).
+    public var words: [String]
+    /// The usage error for a value that isn't of the type (or in the list), when it has its own
+    /// wording; given the value as typed.
+    public var invalid: (@Sendable (String) -> String)?
+    /// Rules with other options, checked in order when this option is given.
+    public var rules: [OptionRule]
+    /// A choice matched without regard to case (`--preset EBU-R128`).
+    public var ignoresCase = false
 
     public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, repeatable: Bool = false,
-                values: Values? = nil, hidden: Bool = false) {
+                values: Values? = nil, hidden: Bool = false, type: ValueType = .text, defaultValue: String? = nil,
+                words: [String] = [], invalid: (@Sendable (String) -> String)? = nil, rules: [OptionRule] = []) {
         self.name = name; self.short = short; self.kind = kind; self.help = help; self.repeatable = repeatable
-        self.hidden = hidden
-        if let values { self.values = values } else if case .value(let ph) = kind {
+        self.hidden = hidden; self.type = type; self.defaultValue = defaultValue; self.words = words
+        self.invalid = invalid; self.rules = rules
+        if let values { self.values = values } else if case .choice(let c) = type {
+            self.values = .choices(c)
+        } else if case .value(let ph) = kind {
             self.values = ph == "FILE" ? .file : ph == "DIR" ? .directory : .text
         } else { self.values = .text }
     }
 
-    public static func flag(_ name: String, short: Character? = nil, help: String, hidden: Bool = false) -> OptionSpec {
-        OptionSpec(name, short: short, .flag, help: help, hidden: hidden)
+    public static func flag(_ name: String, short: Character? = nil, help: String, hidden: Bool = false,
+                            rules: [OptionRule] = []) -> OptionSpec {
+        OptionSpec(name, short: short, .flag, help: help, hidden: hidden, rules: rules)
     }
 
-    /// A value option. `values:` marks a file or folder (inferred from a FILE or DIR placeholder)
-    /// or lists the accepted choices, which shell completion offers.
+    /// A text value option. `values:` marks a file or folder (inferred from a FILE or DIR
+    /// placeholder) or lists choices for shell completion only (the tool parses the value itself).
     public static func value(_ name: String, _ placeholder: String, short: Character? = nil, help: String,
-                             repeatable: Bool = false, values: Values? = nil, hidden: Bool = false) -> OptionSpec {
-        OptionSpec(name, short: short, .value(placeholder), help: help, repeatable: repeatable, values: values, hidden: hidden)
+                             repeatable: Bool = false, values: Values? = nil, hidden: Bool = false,
+                             rules: [OptionRule] = []) -> OptionSpec {
+        OptionSpec(name, short: short, .value(placeholder), help: help, repeatable: repeatable, values: values,
+                   hidden: hidden, rules: rules)
     }
 
-    /// The choices of an enumerated option, empty for any other.
+    /// A number (finite), within `range` when given; `words` are accepted too.
+    public static func number(_ name: String, _ placeholder: String, in range: ClosedRange<Double>? = nil,
+                              default value: Double? = nil, words: [String] = [], help: String,
+                              invalid: (@Sendable (String) -> String)? = nil, rules: [OptionRule] = []) -> OptionSpec {
+        OptionSpec(name, .value(placeholder), help: help, type: .number(range), defaultValue: value.map { String($0) },
+                   words: words, invalid: invalid, rules: rules)
+    }
+
+    /// A whole number, within `range` when given.
+    public static func whole(_ name: String, _ placeholder: String, short: Character? = nil, in range: ClosedRange<Int>? = nil,
+                             help: String, rules: [OptionRule] = []) -> OptionSpec {
+        OptionSpec(name, short: short, .value(placeholder), help: help, type: .whole(range), rules: rules)
+    }
+
+    /// One of `choices`. Shell completion offers them unless `completes` says otherwise.
+    public static func choice(_ name: String, _ placeholder: String, _ choices: [String], ignoringCase: Bool = false,
+                              default value: String? = nil, help: String, completes: Values? = nil, hidden: Bool = false,
+                              invalid: (@Sendable (String) -> String)? = nil, rules: [OptionRule] = []) -> OptionSpec {
+        var spec = OptionSpec(name, .value(placeholder), help: help, values: completes, hidden: hidden, type: .choice(choices),
+                              defaultValue: value, invalid: invalid, rules: rules)
+        spec.ignoresCase = ignoringCase
+        return spec
+    }
+
+    /// The choices shell completion offers for an enumerated option, empty for any other.
     public var choices: [String] {
         if case .choices(let c) = values { return c }
         return []
+    }
+}
+
+/// A rule between options, declared on the option it constrains: given, it needs one of some
+/// others, or can't go with any of some others (with `value`, only when it has that value). The
+/// message is the usage error; in it `{other}` stands for the option found in conflict. The
+/// tool's init says when each is checked (`ParsedOptions.checkRules`), so which error of several
+/// comes first stays the tool's.
+public struct OptionRule: Sendable {
+    public enum Test: Sendable, Equatable {
+        case needsOneOf([String])
+        case conflictsWith([String])
+    }
+
+    public var test: Test
+    public var value: String?
+    public var message: String?
+
+    /// Given, this option needs at least one of `others` (default message: "--A needs --B or --C.").
+    public static func needs(_ others: String..., when value: String? = nil, message: String? = nil) -> OptionRule {
+        OptionRule(test: .needsOneOf(others), value: value, message: message)
+    }
+
+    /// Given, this option can't go with any of `others` (checked in that order; default message:
+    /// "--B and --A contradict each other; give one.").
+    public static func conflicts(_ others: String..., message: String? = nil) -> OptionRule {
+        OptionRule(test: .conflictsWith(others), value: nil, message: message)
+    }
+
+    /// The options the rule names.
+    var names: [String] {
+        switch test {
+        case .needsOneOf(let n), .conflictsWith(let n): return n
+        }
+    }
+
+    /// The usage error this rule finds in `o` for option `name`, or nil.
+    func violation(of name: String, in o: ParsedOptions) -> String? {
+        if let value, o.string(name) != value { return nil }
+        switch test {
+        case .needsOneOf(let others):
+            if others.contains(where: o.has) { return nil }
+            return message ?? "--\(name) needs \(others.map { "--" + $0 }.joined(separator: " or "))."
+        case .conflictsWith(let others):
+            guard let other = others.first(where: o.has) else { return nil }
+            return (message ?? "--{other} and --\(name) contradict each other; give one.")
+                .replacingOccurrences(of: "{other}", with: other)
+        }
+    }
+}
+
+/// A requirement of the whole command line: one of some options must be given (unless the input
+/// comes from stdin, when `exceptReadingStdin`, where each record may carry what is missing).
+public struct OptionRequirement: Sendable {
+    public var oneOf: [String]
+    public var exceptReadingStdin: Bool
+    public var message: String
+
+    public init(oneOf: [String], exceptReadingStdin: Bool = false, message: String) {
+        self.oneOf = oneOf; self.exceptReadingStdin = exceptReadingStdin; self.message = message
     }
 }
 
@@ -60,113 +175,4 @@ public struct UsageError: Error, Equatable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
     public var description: String { message }
-}
-
-/// What the command line said, with typed accessors that turn bad values into usage errors.
-public struct ParsedOptions: Sendable {
-    public private(set) var flags: Set<String> = []
-    public private(set) var values: [String: [String]] = [:]
-    public private(set) var paths: [String] = []
-
-    public func flag(_ name: String) -> Bool { flags.contains(name) }
-    public func has(_ name: String) -> Bool { flags.contains(name) || values[name] != nil }
-    public func string(_ name: String) -> String? { values[name]?.last }
-    public func strings(_ name: String) -> [String] { values[name] ?? [] }
-
-    public func double(_ name: String, in range: ClosedRange<Double>? = nil) throws -> Double? {
-        guard let s = string(name) else { return nil }
-        guard let v = Double(s.trimmingCharacters(in: .whitespaces)), v.isFinite else {
-            throw UsageError("--\(name): '\(s)' is not a number.")
-        }
-        if let r = range, !r.contains(v) {
-            throw UsageError("--\(name): \(s) is out of range (\(Self.fmt(r.lowerBound)) to \(Self.fmt(r.upperBound))).")
-        }
-        return v
-    }
-
-    public func int(_ name: String, in range: ClosedRange<Int>? = nil) throws -> Int? {
-        guard let s = string(name) else { return nil }
-        guard let v = Int(s.trimmingCharacters(in: .whitespaces)) else {
-            throw UsageError("--\(name): '\(s)' is not a whole number.")
-        }
-        if let r = range, !r.contains(v) {
-            throw UsageError("--\(name): \(s) is out of range (\(r.lowerBound) to \(r.upperBound)).")
-        }
-        return v
-    }
-
-    /// The value of `name` when it is one of `choices`, else a usage error listing them.
-    public func choice(_ name: String, _ choices: [String]) throws -> String? {
-        guard let s = string(name) else { return nil }
-        guard choices.contains(s) else {
-            throw UsageError("--\(name): '\(s)' is not one of: \(choices.joined(separator: ", ")).")
-        }
-        return s
-    }
-
-    static func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
-
-    /// Parses `args` (without the program name) against `specs`.
-    public static func parse(_ args: [String], specs: [OptionSpec]) throws -> ParsedOptions {
-        var out = ParsedOptions()
-        var byName: [String: OptionSpec] = [:]
-        var byShort: [Character: OptionSpec] = [:]
-        for s in specs {
-            byName[s.name] = s
-            if let c = s.short { byShort[c] = s }
-        }
-        var i = 0
-        var onlyPaths = false
-        func take(_ spec: OptionSpec, inline: String?) throws {
-            switch spec.kind {
-            case .flag:
-                if inline != nil { throw UsageError("--\(spec.name) takes no value.") }
-                out.flags.insert(spec.name)
-            case .value(let ph):
-                let v: String
-                if let inline { v = inline } else {
-                    guard i + 1 < args.count else { throw UsageError("--\(spec.name) needs a value <\(ph)>.") }
-                    i += 1
-                    v = args[i]
-                }
-                if !spec.repeatable, out.values[spec.name] != nil {
-                    throw UsageError("--\(spec.name) is given more than once.")
-                }
-                out.values[spec.name, default: []].append(v)
-            }
-        }
-        while i < args.count {
-            let a = args[i]
-            if onlyPaths || a == "-" || !a.hasPrefix("-") {
-                out.paths.append(a)
-            } else if a == "--" {
-                onlyPaths = true
-            } else if a.hasPrefix("--") {
-                let body = a.dropFirst(2)
-                let name: String
-                var inline: String?
-                if let eq = body.firstIndex(of: "=") {
-                    name = String(body[..<eq]); inline = String(body[body.index(after: eq)...])
-                } else { name = String(body) }
-                guard let spec = byName[name] else {
-                    let near = specs.filter { !$0.hidden }.map(\.name).filter { $0.hasPrefix(String(name.prefix(3))) }
-                    let hint = near.isEmpty ? "" : " Did you mean --\(near[0])?"
-                    throw UsageError("Unknown option '--\(name)'.\(hint)")
-                }
-                try take(spec, inline: inline)
-            } else {
-                // -j 4, -j4, -h
-                let chars = Array(a.dropFirst())
-                guard let c = chars.first, let spec = byShort[c] else {
-                    // A negative number where a path was expected is not an option.
-                    throw UsageError("Unknown option '\(a)'.")
-                }
-                let rest = chars.count > 1 ? String(chars.dropFirst()) : nil
-                if spec.kind == .flag, rest != nil { throw UsageError("Unknown option '\(a)'.") }
-                try take(spec, inline: rest.map { $0.hasPrefix("=") ? String($0.dropFirst()) : $0 })
-            }
-            i += 1
-        }
-        return out
-    }
 }

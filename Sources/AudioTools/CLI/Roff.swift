@@ -23,8 +23,8 @@ public enum Roff {
     }
 
     /// Inline Markdown to roff: `code` and **bold** in bold, *emphasis* in italics, links as
-    /// their text (a link to another tool's page, `lufs-measure.md`, as `lufs-measure(1)`).
-    public static func inline(_ text: String) -> String {
+    /// their text (a link to the page of one of `tools`, `lufs-measure.md`, as `lufs-measure(1)`).
+    public static func inline(_ text: String, tools: [String] = []) -> String {
         var out = ""
         let chars = Array(text)
         var i = 0
@@ -39,18 +39,18 @@ public enum Roff {
             } else if c == "*", i + 1 < chars.count, chars[i + 1] == "*",
                       let end = find(["*", "*"], in: chars, from: i + 2) {
                 flush()
-                out += "\\fB" + inline(String(chars[(i + 2)..<end])) + "\\fR"
+                out += "\\fB" + inline(String(chars[(i + 2)..<end]), tools: tools) + "\\fR"
                 i = end + 2
             } else if c == "*", i + 1 < chars.count, chars[i + 1] != " ",
                       let end = chars[(i + 1)...].firstIndex(of: "*"), end > i + 1 {
                 flush()
-                out += "\\fI" + inline(String(chars[(i + 1)..<end])) + "\\fR"
+                out += "\\fI" + inline(String(chars[(i + 1)..<end]), tools: tools) + "\\fR"
                 i = end + 1
             } else if c == "[", let close = find(["]", "("], in: chars, from: i + 1),
                       let end = chars[(close + 2)...].firstIndex(of: ")") {
                 flush()
                 let label = String(chars[(i + 1)..<close])
-                out += link(label: label, target: String(chars[(close + 2)..<end]))
+                out += link(label: label, target: String(chars[(close + 2)..<end]), tools: tools)
                 i = end + 1
             } else {
                 plain.append(c)
@@ -67,15 +67,15 @@ public enum Roff {
         return nil
     }
 
-    static func link(label: String, target: String) -> String {
+    static func link(label: String, target: String, tools: [String]) -> String {
         let file = target.split(separator: "/").last.map(String.init) ?? target
         if file.hasSuffix(".md") {
             let page = String(file.dropLast(3))
-            if ToolCatalog.names.contains(page) { return "\\fB" + escape(page) + "\\fR(1)" }
+            if tools.contains(page) { return "\\fB" + escape(page) + "\\fR(1)" }
             if page == "records" { return "\\fBaudio\\-tools\\-records\\fR(7)" }
         }
-        if target.hasPrefix("http") { return inline(label) + " <" + escape(target) + ">" }
-        return inline(label)
+        if target.hasPrefix("http") { return inline(label, tools: tools) + " <" + escape(target) + ">" }
+        return inline(label, tools: tools)
     }
 
     /// The blocks of a Markdown page as roff, and its first-level heading (the page's title).
@@ -83,7 +83,7 @@ public enum Roff {
     /// the first section goes under `before` (DESCRIPTION). Table rows become tagged paragraphs:
     /// the first cell as the tag, the others as the text (the header row is left out). Block
     /// quotes are notes to readers of the Markdown (where the man page is) and are left out.
-    public static func markdown(_ text: String, before: String = "DESCRIPTION") -> (title: String, body: String) {
+    public static func markdown(_ text: String, before: String = "DESCRIPTION", tools: [String] = []) -> (title: String, body: String) {
         var title = ""
         var out: [String] = []
         var paragraph: [String] = []
@@ -96,7 +96,7 @@ public enum Roff {
         }
         func endParagraph() {
             guard !paragraph.isEmpty else { return }
-            out.append(line(inline(paragraph.joined(separator: " "))))
+            out.append(line(inline(paragraph.joined(separator: " "), tools: tools)))
             paragraph = []
         }
         for raw in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
@@ -128,7 +128,7 @@ public enum Roff {
                 let cells = tableCells(t)
                 let isRule = cells.allSatisfy { $0.allSatisfy { "-: ".contains($0) } }
                 if tableRow == 1 || isRule || cells.isEmpty { continue }
-                out += [".TP", line(inline(cells[0])), line(inline(cells.dropFirst().joined(separator: "; ")))]
+                out += [".TP", line(inline(cells[0], tools: tools)), line(inline(cells.dropFirst().joined(separator: "; "), tools: tools))]
             } else if t.hasPrefix("- ") || t.hasPrefix("* ") {
                 endParagraph(); openSection()
                 out.append(".IP \\(bu 2")

@@ -16,14 +16,19 @@ public struct ToolInfo: Sendable {
     public var exitStatusText: String?
     /// The usage error for running with no paths and a terminal on stdin.
     public var noInputMessage: String
+    /// What the command line must hold whatever the options (checked after the values, before
+    /// the options' own rules).
+    public var requirements: [OptionRequirement]
 
     public init(name: String, key: String, abstract: String, discussion: String = "",
                 options: [OptionSpec], examples: [String] = [], exitNotes: String = "",
                 exitStatusText: String? = nil,
-                noInputMessage: String = "No input: give audio files or directories, or pipe records or paths into standard input.") {
+                noInputMessage: String = "No input: give audio files or directories, or pipe records or paths into standard input.",
+                requirements: [OptionRequirement] = []) {
         self.name = name; self.key = key; self.abstract = abstract; self.discussion = discussion
         self.options = options; self.examples = examples; self.exitNotes = exitNotes
         self.exitStatusText = exitStatusText; self.noInputMessage = noInputMessage
+        self.requirements = requirements
     }
 }
 
@@ -32,8 +37,13 @@ public struct ToolInfo: Sendable {
 /// `process` is called from several threads at once.
 public protocol RecordTool: AnyObject {
     static var info: ToolInfo { get }
-    /// Validates the options; throw UsageError for bad ones.
+    /// Reads the options: values are checked against their declarations as they are read, and
+    /// the init places the declared rules' checks (`checkRules`), so the order in which errors
+    /// are found is the init's; throw UsageError for what depends on the values themselves.
     init(options: ParsedOptions) throws
+    /// Run with no paths and a terminal on stdin, before the usage error that follows: for an
+    /// option that is a whole job by itself (`--cache-prune`); it may exit. Default: nothing.
+    static func withoutInput(_ options: ParsedOptions)
     /// Called for each record serially, in input order, before it is handed to `process` on a
     /// worker thread: for decisions that must not depend on thread timing (lufs-normalize claims
     /// output paths here, so the first of two colliding inputs always wins). Throw to refuse.
@@ -79,6 +89,7 @@ public protocol RecordStage: AnyObject {
 }
 
 extension RecordTool {
+    public static func withoutInput(_ options: ParsedOptions) {}
     public func prepare(_ record: Record) throws {}
     public func emitted(_ record: Record) {}
     public func inputEnded(emptyDirectories: [String], records: Int) {

@@ -29,6 +29,8 @@ public final class ResultCache {
     private var stopped = false
     /// The version string entries are keyed on.
     let version: String
+    /// Says what went wrong with the cache (the caller's warning line on stderr).
+    let warn: (String) -> Void
 
     /// One connection with its prepared statements, used by one thread at a time.
     final class Session {
@@ -87,9 +89,10 @@ public final class ResultCache {
         }
     }
 
-    private init(path: String, db: SQLiteConnection, version: String) throws {
+    private init(path: String, db: SQLiteConnection, version: String, warn: @escaping (String) -> Void) throws {
         self.path = path
         self.version = version
+        self.warn = warn
         idle = [try Session(db)]
     }
 
@@ -129,19 +132,21 @@ public final class ResultCache {
 
     /// Opens (or creates) the cache at `path`. Returns nil, having said why on stderr, when it
     /// can't be used; a damaged, foreign or newer-format file is moved aside and a new one started.
-    public static func open(path: String, version: String = HelpText.version) -> ResultCache? {
-        open(path: path, version: version, mayMoveAside: true)
+    /// `version` keys the entries (the program's version); `warn` is handed every sentence about
+    /// the cache, now and later in the run.
+    public static func open(path: String, version: String, warn: @escaping (String) -> Void) -> ResultCache? {
+        open(path: path, version: version, warn: warn, mayMoveAside: true)
     }
 
     /// How long opening keeps retrying while other processes hold the file (setting it up,
     /// switching it to WAL, recovering it): the same as the busy timeout of every later statement.
     static let openDeadlineNanoseconds: Int64 = 15_000_000_000
 
-    private static func open(path: String, version: String, mayMoveAside: Bool) -> ResultCache? {
+    private static func open(path: String, version: String, warn: @escaping (String) -> Void, mayMoveAside: Bool) -> ResultCache? {
         let deadline = nowNanoseconds() + openDeadlineNanoseconds
         var attempt = 0
         while true {
-            switch attemptOpen(path: path, version: version, mayMoveAside: mayMoveAside, lastTry: nowNanoseconds() >= deadline) {
+            switch attemptOpen(path: path, version: version, warn: warn, mayMoveAside: mayMoveAside, lastTry: nowNanoseconds() >= deadline) {
             case .opened(let c): return c
             case .unusable: return nil
             case .busy:
@@ -153,13 +158,13 @@ public final class ResultCache {
 
     private enum Attempt { case opened(ResultCache), unusable, busy }
 
-    private static func attemptOpen(path: String, version: String, mayMoveAside: Bool, lastTry: Bool) -> Attempt {
+    private static func attemptOpen(path: String, version: String, warn: @escaping (String) -> Void, mayMoveAside: Bool, lastTry: Bool) -> Attempt {
         func done(_ c: ResultCache?) -> Attempt { c.map { .opened($0) } ?? .unusable }
         let name = ToolError.quoted(path)
         let before = FileStamp.of(path)
         var st = stat()
         if stat(path, &st) == 0, (st.st_mode & S_IFMT) != S_IFREG {
-            Diagnostics.warn("can't use the cache \(name): it is not a regular file; running without it.")
+            warn("can't use the cache \(name): it is not a regular file; running without it.")
             return .unusable
         }
         let db: SQLiteConnection
@@ -167,12 +172,12 @@ public final class ResultCache {
             db = try SQLiteConnection(path: path)
         } catch let e as SQLiteError {
             if e.kind == .busy, !lastTry { return .busy }
-            Diagnostics.warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
+            warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
             return .unusable
         } catch { return .unusable }
         if db.isReadOnly {
             db.close()
-            Diagnostics.warn("can't use the cache \(name): the file is write-protected; running without it.")
+            warn("can't use the cache \(name): the file is write-protected; running without it.")
             return .unusable
         }
         do {
@@ -181,13 +186,13 @@ public final class ResultCache {
                 break
             case .foreign:
                 db.close()
-                return done(mayMoveAside ? moveAside(path, before: before, version: version,
+                return done(mayMoveAside ? moveAside(path, before: before, version: version, warn: warn,
                                                      why: "is an SQLite database of another program") : nil)
             case .otherFormat(let v):
                 db.close()
                 let why = v > formatVersion ? "was written by a newer audio-tools (cache format \(v); this one writes \(formatVersion))"
                                             : "has an old cache format (\(v); this one writes \(formatVersion))"
-                return done(mayMoveAside ? moveAside(path, before: before, version: version, why: why) : nil)
+                return done(mayMoveAside ? moveAside(path, before: before, version: version, warn: warn, why: why) : nil)
             }
             // WAL lets readers and one writer work at once; NORMAL syncs only at checkpoints (a
             // crash may lose the newest entries, never corrupt the file: it is only a cache).
@@ -200,7 +205,7 @@ public final class ResultCache {
             guard mode == "wal" else {
                 db.close()
                 if !lastTry { return .busy }
-                Diagnostics.warn("can't use the cache \(name): it can't be switched to WAL mode, which sharing it between processes needs (is it on a network file system?); running without it.")
+                warn("can't use the cache \(name): it can't be switched to WAL mode, which sharing it between processes needs (is it on a network file system?); running without it.")
                 return .unusable
             }
             try db.execute("PRAGMA synchronous = NORMAL")
@@ -223,17 +228,17 @@ public final class ResultCache {
                 case .foreign, .otherFormat: throw SQLiteError(code: 5, message: "the file changed while it was opened")  // busy: look again
                 }
             }
-            return .opened(try ResultCache(path: path, db: db, version: version))
+            return .opened(try ResultCache(path: path, db: db, version: version, warn: warn))
         } catch let e as SQLiteError {
             db.close()
             switch e.kind {
             case .damaged:
-                return done(mayMoveAside ? moveAside(path, before: before, version: version,
+                return done(mayMoveAside ? moveAside(path, before: before, version: version, warn: warn,
                                                      why: "is damaged or not an SQLite database (\(e.message))") : nil)
             case .busy where !lastTry:
                 return .busy
             default:
-                Diagnostics.warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
+                warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
                 return .unusable
             }
         } catch {
@@ -271,23 +276,23 @@ public final class ResultCache {
 
     /// Renames an unusable cache file (and its WAL and shared-memory files) out of the way, so
     /// nothing in it is lost, and starts a new one in its place.
-    private static func moveAside(_ path: String, before: FileStamp?, version: String, why: String) -> ResultCache? {
+    private static func moveAside(_ path: String, before: FileStamp?, version: String, warn: @escaping (String) -> Void, why: String) -> ResultCache? {
         let name = ToolError.quoted(path)
         // Another process may already have replaced it: only the file that was judged moves.
         let now = FileStamp.of(path)
         if now == nil || now?.inode != before?.inode || now?.device != before?.device {
-            return open(path: path, version: version, mayMoveAside: false)
+            return open(path: path, version: version, warn: warn, mayMoveAside: false)
         }
         let aside = asideName(path)
         guard rename(path, aside) == 0 else {
-            Diagnostics.warn("the cache \(name) \(why), and it can't be moved aside (\(String(cString: strerror(errno)))); running without it.")
+            warn("the cache \(name) \(why), and it can't be moved aside (\(String(cString: strerror(errno)))); running without it.")
             return nil
         }
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
             _ = rename(path + suffix, aside + suffix)
         }
-        Diagnostics.warn("the cache \(name) \(why): moved it aside to \(ToolError.quoted(aside)) and started a new one.")
-        return open(path: path, version: version, mayMoveAside: false)
+        warn("the cache \(name) \(why): moved it aside to \(ToolError.quoted(aside)) and started a new one.")
+        return open(path: path, version: version, warn: warn, mayMoveAside: false)
     }
 
     // MARK: - Entries
@@ -401,15 +406,15 @@ public final class ResultCache {
             let aside = Self.asideName(path)
             if rename(path, aside) == 0 {
                 for suffix in ["-wal", "-shm"] { _ = rename(path + suffix, aside + suffix) }
-                Diagnostics.warn("the cache \(name) is damaged (\(e.message)): moved it aside to \(ToolError.quoted(aside)); the rest of this run goes without it.")
+                warn("the cache \(name) is damaged (\(e.message)): moved it aside to \(ToolError.quoted(aside)); the rest of this run goes without it.")
                 return
             }
         }
         if e.kind == .busy {
-            Diagnostics.warn("the cache \(name) was locked by another process for more than 15 s (\(e.message)); the rest of this run goes without it.")
+            warn("the cache \(name) was locked by another process for more than 15 s (\(e.message)); the rest of this run goes without it.")
             return
         }
-        Diagnostics.warn("the cache \(name) stopped working (\(e.message)); the rest of this run goes without it.")
+        warn("the cache \(name) stopped working (\(e.message)); the rest of this run goes without it.")
     }
 
     /// `FILE.unusable-20260131T120000Z` (with `-2`, `-3`... when taken): where a bad file goes.

@@ -29,6 +29,9 @@ public final class AudioProbe: RecordTool {
         cache = try CacheOptions.open(o)
     }
 
+    /// `--cache-prune` alone prunes the cache.
+    public static func withoutInput(_ options: ParsedOptions) { CacheOptions.withoutInput(options) }
+
     public func process(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let report = ProbeCache.inspect(path: path, deep: deep, cache: cache).report

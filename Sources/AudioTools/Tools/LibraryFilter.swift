@@ -14,14 +14,15 @@ public final class LibraryFilter: RecordTool {
             .flag("all", help: "Also write the unusable songs, with library.usable false and the reason (and the probe's error)."),
             .value("query", "QUERY", help: "Keep songs matching QUERY: bare words search title, artist, album and genre; field:text, field:A..B ranges, -term negates; all terms apply. Fields: title, artist, album, genre, year, track, duration, format, codec, sample_rate, channels, bit_depth, path, size."),
             .value("sort", "FIELDS", help: "Order by field[+|-][,field...] (default: mtime-, the most recently modified first)."),
-            .value("offset", "N", help: "Skip the first N songs of the sorted listing."),
-            .value("limit", "N", help: "Write at most N songs."),
+            .whole("offset", "N", help: "Skip the first N songs of the sorted listing."),
+            .whole("limit", "N", help: "Write at most N songs."),
             .value("page-info", "FILE", help: "Write {offset, limit, returned, total, has_more, next_offset} as JSON to FILE (atomically), for a picker that pages."),
-            .value("get", "ID", help: "Write only the song with this library.id, found wherever it now is in the folders given; repeatable. An id that is gone gets an error record.", repeatable: true),
-            .value("min-duration", "SECONDS", help: "Songs shorter than this are unusable."),
-            .value("max-duration", "SECONDS", help: "Songs longer than this are unusable."),
-            .value("min-sample-rate", "HZ", help: "Songs at a lower sample rate are unusable."),
-            .value("channels", "N", help: "Only songs with exactly N channels are usable."),
+            .value("get", "ID", help: "Write only the song with this library.id, found wherever it now is in the folders given; repeatable. An id that is gone gets an error record.", repeatable: true,
+                   rules: [.conflicts("query", "offset", "limit", "page-info", message: "--get finds songs by id and can't be combined with --{other}.")]),
+            .number("min-duration", "SECONDS", help: "Songs shorter than this are unusable."),
+            .number("max-duration", "SECONDS", help: "Songs longer than this are unusable."),
+            .whole("min-sample-rate", "HZ", help: "Songs at a lower sample rate are unusable."),
+            .whole("channels", "N", help: "Only songs with exactly N channels are usable."),
             .flag("deep", help: "Probe by decoding every frame, not only the first and last second (slower; finds damage in between)."),
             .flag("no-summary", help: "Don't print the summary sentence on stderr."),
         ] + CacheOptions.specs,
@@ -89,14 +90,13 @@ public final class LibraryFilter: RecordTool {
             if !ids.contains(id) { ids.append(id) }
         }
         getIDs = ids
-        if !getIDs.isEmpty {
-            for name in ["query", "offset", "limit", "page-info"] where o.has(name) {
-                throw UsageError("--get finds songs by id and can't be combined with --\(name).")
-            }
-        }
+        try o.checkRules("get")
         options = o
         cache = try CacheOptions.open(o)
     }
+
+    /// `--cache-prune` alone prunes the cache.
+    public static func withoutInput(_ options: ParsedOptions) { CacheOptions.withoutInput(options) }
 
     /// What became of one input item, computed on a worker thread.
     struct Entry {
@@ -181,8 +181,8 @@ public final class LibraryFilter: RecordTool {
 
     /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
     /// and paging here, since output is a selection of the input rather than one record per line.
-    public static func main(arguments: [String] = ToolMain.commandLineArguments) -> Never {
-        let startup = ToolMain.start(LibraryFilter.self, arguments: arguments)
+    public static func main(family: [String], arguments: [String] = ToolMain.commandLineArguments) -> Never {
+        let startup = ToolMain.start(LibraryFilter.self, family: family, arguments: arguments)
         let tool = startup.tool
         let runner = OrderedRunner(jobs: startup.jobs, window: ToolMain.runnerWindow(jobs: startup.jobs)) { (r: Record) -> Entry in tool.entry(for: r) }
         var listing = LibraryListing(sortFields: Set(tool.sort.keys.map(\.field)))

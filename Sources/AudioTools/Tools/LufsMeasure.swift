@@ -8,23 +8,25 @@ public final class LufsMeasure: RecordTool {
         abstract: "Measure loudness (ITU-R BS.1770-4 / EBU R128): integrated, range, momentary and short-term maxima, sample and true peak.",
         discussion: "Each file is decoded once, in blocks, and measured in a single pass. With --target or --preset every record also gets loudness.gate, and the exit status is 1 when any file misses the target, so the tool can gate a CI job. Values that do not exist (the loudness of silence, the short-term maximum of a file under 3 s) are null, with the reason in loudness.notes.",
         options: [
-            .value("preset", "NAME", help: "Gate against a published delivery spec: \(LoudnessPreset.described). Explicit --target, --tolerance, --max-true-peak or --max-short-term override its values.", values: .choices(LoudnessPreset.all.map(\.name))),
-            .value("target", "LUFS", help: "Gate: the integrated loudness files must have (overrides the preset's)."),
-            .value("tolerance", "LU", help: "Gate: how far from --target is still a pass (default: the preset's, else 1)."),
-            .value("max-true-peak", "DBTP", help: "Gate: the highest true peak allowed (overrides the preset's)."),
-            .value("max-short-term", "LUFS", help: "Gate: the highest short-term (3 s) loudness allowed anywhere in a file, as short-form rules set it (ebu-r128-s1: -18). A file shorter than 3 s fails it, having no short-term loudness."),
-            .value("max-momentary", "LUFS", help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
-            .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them."),
+            LoudnessPreset.option(help: "Gate against a published delivery spec: \(LoudnessPreset.described). Explicit --target, --tolerance, --max-true-peak or --max-short-term override its values."),
+            .number("target", "LUFS", in: -70...0, help: "Gate: the integrated loudness files must have (overrides the preset's)."),
+            .number("tolerance", "LU", in: 0...30, help: "Gate: how far from --target is still a pass (default: the preset's, else 1).", rules: [.needs("target", "preset")]),
+            .number("max-true-peak", "DBTP", in: -60...6, help: "Gate: the highest true peak allowed (overrides the preset's)."),
+            .number("max-short-term", "LUFS", in: -70...6, help: "Gate: the highest short-term (3 s) loudness allowed anywhere in a file, as short-form rules set it (ebu-r128-s1: -18). A file shorter than 3 s fails it, having no short-term loudness."),
+            .number("max-momentary", "LUFS", in: -70...6, help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
+            .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them.", rules: [
+                .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", message: "--junit needs a gate: give --preset or --target.")]),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted.",
                    values: .choices(ChannelLayout.names.components(separatedBy: ", "))),
-            .value("stream", "N", help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
+            .whole("stream", "N", in: 0...1023, help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
             .flag("timeline", help: "Add loudness.timeline to each record: momentary and short-term loudness every 100 ms and true peak per 100 ms (null where undefined), the series behind the report's pictures."),
-            .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured."),
-            .value("album-by", "tag|folder", help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only)."),
-            .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against."),
+            .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured.", rules: [.conflicts("decode-only", message: "--album measures loudness, so it can't be combined with --decode-only.")]),
+            .choice("album-by", "tag|folder", AlbumKey.Grouping.allCases.map(\.rawValue), default: AlbumKey.Grouping.tag.rawValue, help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only).",
+                    completes: .text, rules: [.needs("album")]),
+            .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
         ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
@@ -64,14 +66,12 @@ public final class LufsMeasure: RecordTool {
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
-        let target = try o.double("target", in: -70...0) ?? preset?.targetLUFS
-        let tolerance = try o.double("tolerance", in: 0...30) ?? preset?.toleranceLU ?? 1
-        let maxTP = try o.double("max-true-peak", in: -60...6) ?? preset?.maxTruePeakDBTP
-        let maxShortTerm = try o.double("max-short-term", in: -70...6) ?? preset?.maxShortTermLUFS
-        let maxMomentary = try o.double("max-momentary", in: -70...6)
-        if o.has("tolerance"), target == nil {
-            throw UsageError("--tolerance needs --target or --preset.")
-        }
+        let target = try o.double("target") ?? preset?.targetLUFS
+        let tolerance = try o.double("tolerance") ?? preset?.toleranceLU ?? 1
+        let maxTP = try o.double("max-true-peak") ?? preset?.maxTruePeakDBTP
+        let maxShortTerm = try o.double("max-short-term") ?? preset?.maxShortTermLUFS
+        let maxMomentary = try o.double("max-momentary")
+        try o.checkRules("tolerance")
         let g0 = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP,
                               maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary)
         if !g0.isEmpty {
@@ -88,7 +88,7 @@ public final class LufsMeasure: RecordTool {
             gateLabel = .null
         }
         junitPath = o.string("junit")
-        if junitPath != nil, gate == nil { throw UsageError("--junit needs a gate: give --preset or --target.") }
+        try o.checkRules("junit")
         if let l = o.string("layout") {
             do { layoutOverride = try ChannelLayout.parse(l) } catch { throw UsageError("--layout: \(error)") }
         } else { layoutOverride = nil }
@@ -96,14 +96,12 @@ public final class LufsMeasure: RecordTool {
         decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
         timeline = o.flag("timeline")
-        if decodeOnly, o.has("report") || timeline { throw UsageError("--decode-only measures nothing, so there is no --report or --timeline to give.") }
+        try o.checkRules("decode-only")
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
         report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
-        let by = try o.choice("album-by", AlbumKey.Grouping.allCases.map(\.rawValue))
-        if by != nil, !o.flag("album") { throw UsageError("--album-by needs --album.") }
+        let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
+        try o.checkRules("album-by", "album")
         if o.flag("album") {
-            if decodeOnly { throw UsageError("--album measures loudness, so it can't be combined with --decode-only.") }
-            let grouping = AlbumKey.Grouping(rawValue: by ?? "tag")!
             albums = AlbumStage(keyOf: { r in
                 guard let p = r.path else { return nil }
                 let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)
@@ -112,7 +110,7 @@ public final class LufsMeasure: RecordTool {
         } else {
             albums = nil
         }
-        stream = try o.int("stream", in: 0...1023)
+        stream = try o.int("stream")
         cores = CoreBudget(jobs: try o.jobs())
         options = o
         let opened = try CacheOptions.open(o)
@@ -120,6 +118,9 @@ public final class LufsMeasure: RecordTool {
         let layout = layoutOverride, dual = dualMono
         loudnessCache = opened.map { LoudnessCache(cache: $0, layout: layout, dualMono: dual) }
     }
+
+    /// `--cache-prune` alone prunes the cache.
+    public static func withoutInput(_ options: ParsedOptions) { CacheOptions.withoutInput(options) }
 
     public func process(_ record: Record) throws -> Record {
         try cores.working { try measure(record) }

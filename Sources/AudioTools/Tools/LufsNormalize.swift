@@ -9,29 +9,34 @@ public final class LufsNormalize: RecordTool {
         abstract: "Normalise loudness to a target (LUFS) under a true-peak ceiling (dBTP), from the measurement lufs-measure already took.",
         discussion: "A record that carries `loudness` (lufs-measure's output) is normalised from that measurement, after checking that the file has not changed since; a bare path is measured here first (one extra pass, said in normalized.notes). The gain is linear; when it would push the true peak over the ceiling, --peak limit (the default) runs a look-ahead true-peak limiter that touches only the peaks and adds gain back so the loudness still lands on target. The output keeps the input's format, sample rate, channels, bit depth and tags unless asked otherwise; anything that would be lost is refused (lossy) unless --allow-loss, which lists it in normalized.losses. Outputs are written unnamed (O_TMPFILE) and linked into place when complete, so even kill -9 leaves nothing behind; a failed write is write-failed with the system's reason; an existing file is never replaced without --overwrite, and the input never without --in-place. normalized.integrated_lufs and true_peak_dbtp are measured on the samples actually written.",
         options: [
-            .value("preset", "NAME", help: "Target and ceiling from a documented preset: \(LoudnessPreset.names) (the same table as lufs-measure's gate).", values: .choices(LoudnessPreset.all.map(\.name))),
-            .value("target", "LUFS", help: "Integrated loudness to reach (overrides the preset's)."),
-            .value("true-peak", "DBTP", help: "True-peak ceiling (overrides the preset's; default -1)."),
-            .value("peak", "MODE", help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output).", values: .choices(PeakMode.allCases.map(\.rawValue))),
+            LoudnessPreset.option(help: "Target and ceiling from a documented preset: \(LoudnessPreset.names) (the same table as lufs-measure's gate)."),
+            .number("target", "LUFS", in: -70 ... -1, help: "Integrated loudness to reach (overrides the preset's)."),
+            .number("true-peak", "DBTP", in: -30...0, help: "True-peak ceiling (overrides the preset's; default -1)."),
+            .choice("peak", "MODE", PeakMode.allCases.map(\.rawValue), default: PeakMode.limit.rawValue, help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output)."),
             .value("out-dir", "DIR", help: "Write outputs into DIR, keeping each file name (and the folders below a directory argument)."),
             .value("output-template", "TEMPLATE", help: "Output path from {dir}, {stem}, {ext}, e.g. '{dir}/{stem}.norm.{ext}' ({dir} is the input's folder, or the folder below a directory argument inside --out-dir)."),
             .value("relative-to", "DIR", help: "For paths read from standard input: keep their folders below DIR inside --out-dir (default: the file name only)."),
-            .flag("in-place", help: "Replace each input with its normalised version (written completely to a temporary file first, then renamed over it)."),
+            .flag("in-place", help: "Replace each input with its normalised version (written completely to a temporary file first, then renamed over it).", rules: [
+                .conflicts("out-dir", "output-template", message: "--in-place replaces the inputs, so it can't be combined with --out-dir or --output-template."),
+                .conflicts("format", message: "--in-place keeps each file's name, so it can't change its --format; use --out-dir or --output-template."),
+            ]),
             .flag("overwrite", help: "Replace output files that already exist."),
-            .value("format", "FORMAT", help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3, m4a (AAC in M4A, lossy), alac (Apple Lossless in M4A) (default: the input's; a video file keeps its container).", values: .choices(LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats)),
+            .choice("format", "FORMAT", LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats, help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3, m4a (AAC in M4A, lossy), alac (Apple Lossless in M4A) (default: the input's; a video file keeps its container)."),
             .value("bit-depth", "BITS", help: "Output sample format: 8, 16, 24, 32 or float (default: the input's). 16 bits or fewer get TPDF dither.", values: .choices(["8", "16", "24", "32", "float"])),
-            .value("sample-rate", "HZ", help: "Convert to this rate (libsamplerate, best quality) before normalising (default: the input's)."),
+            .whole("sample-rate", "HZ", in: 8000...384_000, help: "Convert to this rate (libsamplerate, best quality) before normalising (default: the input's)."),
             .flag("allow-loss", help: "Go ahead when the output would lose something (lossy codec, fewer bits, channels or tags, a lower rate) and list it in normalized.losses."),
-            .value("fade-in", "SECONDS", help: "Fade in over the first SECONDS (sample-accurate; before the limiter, counted in the loudness)."),
-            .value("fade-out", "SECONDS", help: "Fade out over the last SECONDS."),
-            .value("fade-curve", "CURVE", help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out.", values: .choices(["linear", "exponential"])),
-            .value("fade-velocity", "V", help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
+            .number("fade-in", "SECONDS", in: 0...3600, default: 0, help: "Fade in over the first SECONDS (sample-accurate; before the limiter, counted in the loudness)."),
+            .number("fade-out", "SECONDS", in: 0...3600, default: 0, help: "Fade out over the last SECONDS."),
+            .choice("fade-curve", "CURVE", ["linear", "exponential"], help: "linear (default) or exponential: gain x·e^(v(x−1)) at position x of a fade-in, mirrored for a fade-out."),
+            .number("fade-velocity", "V", in: 0...50, help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): each output's loudness and true peak over time drawn over its source's, before and after, and index.html. Costs one extra pass over a source whose measurement came in the record."),
             .flag("album", help: "One gain for each album, from loudness.album (lufs-measure --album): tracks keep their relative levels; the limiter touches only the peaks of tracks that need it, with no per-track compensation."),
             .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given."),
-            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get."),
-            .value("stream", "N", help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
-            .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against."),
+            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get.",
+                  rules: [.needs("write-tags", message: "--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).")]),
+            .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
+            .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against.",
+                  rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
         ],
         examples: [
             "lufs-measure media/ | lufs-normalize --preset social --out-dir build/",
@@ -85,22 +90,20 @@ public final class LufsNormalize: RecordTool {
         let preset = try o.loudnessPreset()
         let writeTags = o.flag("write-tags")
         album = o.flag("album")
-        if o.flag("dry-run"), !writeTags { throw UsageError("--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).") }
-        guard let target = try o.double("target", in: -70 ... -1) ?? preset?.targetLUFS
+        try o.checkRules("dry-run")
+        guard let target = try o.double("target") ?? preset?.targetLUFS
                 ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
         }
         targetLUFS = target
-        ceilingDBTP = try o.double("true-peak", in: -30...0) ?? preset?.maxTruePeakDBTP ?? -1
+        ceilingDBTP = try o.double("true-peak") ?? preset?.maxTruePeakDBTP ?? -1
         presetName = preset?.name
-        peakMode = PeakMode(rawValue: try o.choice("peak", PeakMode.allCases.map(\.rawValue)) ?? "limit")!
+        peakMode = PeakMode(rawValue: try o.chosen("peak"))!
 
         let inPlace = o.flag("in-place")
         let outDir = o.string("out-dir")
         let template = o.string("output-template")
-        if inPlace, outDir != nil || template != nil {
-            throw UsageError("--in-place replaces the inputs, so it can't be combined with --out-dir or --output-template.")
-        }
+        try o.checkRules("in-place", about: "out-dir")
         tagger = writeTags ? try LufsNormalizeTags(options: o, referenceLUFS: target, album: album) : nil
         if !writeTags, !inPlace, outDir == nil, template == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
@@ -108,15 +111,14 @@ public final class LufsNormalize: RecordTool {
         if let t = template, !t.contains("{stem}") {
             throw UsageError("--output-template: '\(t)' has no {stem}, so every input would get the same name.")
         }
-        formatName = try o.choice("format", LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats)
-        if inPlace, formatName != nil {
-            throw UsageError("--in-place keeps each file's name, so it can't change its --format; use --out-dir or --output-template.")
-        }
+        formatName = try o.choice("format")
+        try o.checkRules("in-place", about: "format")
+        // Parsed here: besides the five it offers, it takes the spellings Depth knows (double, f32...).
         if let d = o.string("bit-depth") {
             guard let v = LufsNormalizeFormat.Depth(d) else { throw UsageError("--bit-depth: '\(d)' is not one of: 8, 16, 24, 32, float.") }
             depth = v
         } else { depth = nil }
-        sampleRate = try o.int("sample-rate", in: 8000...384_000)
+        sampleRate = try o.int("sample-rate")
         if peakMode == .ignore {
             if let d = depth, case .pcm = d {
                 throw UsageError("--peak ignore lets peaks through that only a floating-point file can hold; use --bit-depth float, or --peak limit or reduce.")
@@ -130,20 +132,20 @@ public final class LufsNormalize: RecordTool {
         }
         overwrite = o.flag("overwrite")
         allowLoss = o.flag("allow-loss")
-        fadeInSeconds = try o.double("fade-in", in: 0...3600) ?? 0
-        fadeOutSeconds = try o.double("fade-out", in: 0...3600) ?? 0
-        let curveName = try o.choice("fade-curve", ["linear", "exponential"])
-        let velocity = try o.double("fade-velocity", in: 0...50)
+        fadeInSeconds = try o.number("fade-in")
+        fadeOutSeconds = try o.number("fade-out")
+        let curveName = try o.choice("fade-curve")
+        let velocity = try o.double("fade-velocity")
         if curveName == "linear", let v = velocity, v != 0 {
             throw UsageError("--fade-velocity \(v) needs --fade-curve exponential (linear is velocity 0).")
         }
         fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
         decodeEncodeOnly = o.flag("decode-encode-only")
-        if decodeEncodeOnly, o.has("report") { throw UsageError("--decode-encode-only normalises nothing, so there is no --report to draw.") }
+        try o.checkRules("decode-encode-only")
         reportToleranceLU = preset?.toleranceLU ?? 1
         let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
         reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
-        stream = try o.int("stream", in: 0...1023)
+        stream = try o.int("stream")
         cores = CoreBudget(jobs: try o.jobs())
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,

@@ -1,18 +1,18 @@
 import Foundation
 
 /// The five tools, for what names them all: the man pages' SEE ALSO, the records page, and the
-/// one program that is all of them.
+/// one program that is all of them. ToolMain knows no tool: each executable hands it `names`.
 public enum ToolCatalog {
     public static let all: [ToolInfo] = [AudioProbe.info, LibraryFilter.info, LufsMeasure.info, LufsNormalize.info, VoAlign.info]
     public static var names: [String] { all.map(\.name) }
 
     /// Each tool's run, given its arguments (after the program name).
     static let entries: [String: ([String]) -> Never] = [
-        AudioProbe.info.name: { ToolMain.run(AudioProbe.self, arguments: $0) },
-        LibraryFilter.info.name: { LibraryFilter.main(arguments: $0) },
-        LufsMeasure.info.name: { ToolMain.run(LufsMeasure.self, arguments: $0) },
-        LufsNormalize.info.name: { ToolMain.run(LufsNormalize.self, arguments: $0) },
-        VoAlign.info.name: { ToolMain.run(VoAlign.self, arguments: $0) },
+        AudioProbe.info.name: { ToolMain.run(AudioProbe.self, family: names, arguments: $0) },
+        LibraryFilter.info.name: { LibraryFilter.main(family: names, arguments: $0) },
+        LufsMeasure.info.name: { ToolMain.run(LufsMeasure.self, family: names, arguments: $0) },
+        LufsNormalize.info.name: { ToolMain.run(LufsNormalize.self, family: names, arguments: $0) },
+        VoAlign.info.name: { ToolMain.run(VoAlign.self, family: names, arguments: $0) },
     ]
 
     /// The program name this process was started as (the last part of argv[0]).

@@ -15,15 +15,28 @@ public final class VoAlign: RecordTool {
         discussion: "With --reference, the latency is found by whitened cross-correlation (GCC-PHAT) between windows of each take and the backing track, refined to a fraction of a sample, together with the clock drift between the two devices, how loud the bleed is, and where the latency changes along the take (alignment.segments). --start-at auto finds where in the whole backing the take was recorded. A latency the recorder claims (--latency-ms, or latency_ms in the take's record) is checked against the bleed. A take that holds no trace of the reference is refused (no-bleed), and so is one where no single offset stands out (low-confidence) or whose claimed latency is wrong (latency-mismatch): the tool never reports an offset it doesn't believe. Input records may carry start_seconds and latency_ms (a recorder's log), which override the options for that take. Video takes and references (MP4, MOV) are read through ffmpeg; the output is audio. A positive latency means the take is late.",
         options: [
             .value("reference", "FILE", help: "The backing track the takes were performed against; the latency is found from its bleed into each take. A video works too (its audio is used)."),
-            .value("latency-ms", "MS", help: "The latency the recorder measured (positive: the take is late). Without --reference the take is shifted by exactly that; with it, the claim is checked against the bleed (see --tolerance-ms). A take's latency_ms in its record wins."),
-            .value("tolerance-ms", "MS", help: "How far a claimed latency may be from the measured one before the take is refused as latency-mismatch (default \(VoAlign.number(VoAlign.defaultToleranceMS)))."),
-            .value("start-at", "SECONDS|auto", help: "Where recording started on the reference timeline (the preview time at which it began; default 0), or auto: search the whole reference for the take. A take's start_seconds in its record wins."),
-            .value("max-latency-ms", "MS", help: "Search latencies from -MS to +MS around the start (default 1000)."),
-            .value("min-confidence", "X", help: "Refuse a found latency whose confidence (0 to 1) is below X (default \(VoAlign.defaultMinConfidence))."),
-            .flag("correct-drift", help: "Resample the written take so that it stays aligned to the end despite the devices' clock drift."),
+            .number("latency-ms", "MS", in: -10_000...10_000, help: "The latency the recorder measured (positive: the take is late). Without --reference the take is shifted by exactly that; with it, the claim is checked against the bleed (see --tolerance-ms). A take's latency_ms in its record wins."),
+            .number("tolerance-ms", "MS", in: 0...10_000, default: VoAlign.defaultToleranceMS,
+                    help: "How far a claimed latency may be from the measured one before the take is refused as latency-mismatch (default \(VoAlign.number(VoAlign.defaultToleranceMS))).",
+                    rules: [.needs("reference", message: "--tolerance-ms applies to a latency measured from the reference; give --reference.")]),
+            .number("start-at", "SECONDS|auto", in: 0...86_400, words: ["auto"],
+                    help: "Where recording started on the reference timeline (the preview time at which it began; default 0), or auto: search the whole reference for the take. A take's start_seconds in its record wins.",
+                    invalid: { "--start-at: '\($0)' is neither a time in seconds nor auto." },
+                    rules: [.needs("reference", when: "auto", message: "--start-at auto searches the reference for the take: give --reference.")]),
+            .number("max-latency-ms", "MS", in: 1...60_000, help: "Search latencies from -MS to +MS around the start (default 1000).",
+                    rules: [.needs("reference", message: "--max-latency-ms applies to a latency measured from the reference; give --reference.")]),
+            .number("min-confidence", "X", in: 0...1, default: VoAlign.defaultMinConfidence,
+                    help: "Refuse a found latency whose confidence (0 to 1) is below X (default \(VoAlign.defaultMinConfidence)).",
+                    rules: [.needs("reference", message: "--min-confidence applies to a latency measured from the reference; give --reference.")]),
+            .flag("correct-drift", help: "Resample the written take so that it stays aligned to the end despite the devices' clock drift.", rules: [
+                .needs("reference", message: "--correct-drift needs the drift measured from the bleed: give --reference."),
+                .needs("out-dir", "mix", message: "--correct-drift changes the written audio; give --out-dir or --mix."),
+            ]),
             .value("out-dir", "DIR", help: "Write each aligned take into DIR under its own name: latency removed (per stretch when it changes, with a 5 ms crossfade at each joint), placed on the reference timeline, same format, depth, rate and channels (WAV for a video or AAC take)."),
-            .value("mix", "FILE", help: "Also write the reference with the aligned voice over it, the reference ducked while the voice is active. With several takes, FILE must contain {stem} (the take's name without extension)."),
-            .value("duck-db", "DB", help: "How far the reference is lowered under the voice in --mix (default -12)."),
+            .value("mix", "FILE", help: "Also write the reference with the aligned voice over it, the reference ducked while the voice is active. With several takes, FILE must contain {stem} (the take's name without extension).",
+                   rules: [.needs("reference", message: "--mix needs --reference: the mix is the reference with the voice over it.")]),
+            .number("duck-db", "DB", in: -60...0, default: -12, help: "How far the reference is lowered under the voice in --mix (default -12).",
+                    rules: [.needs("mix", message: "--duck-db applies to --mix; give --mix FILE.")]),
             .flag("overwrite", help: "Replace existing output files (default: refuse with code `exists`)."),
         ],
         examples: [
@@ -34,6 +47,10 @@ public final class VoAlign: RecordTool {
             "vo-align --reference backing.wav --latency-ms 50 phone-take.m4a   # checks the phone's claim",
             "jq -c . session-log.jsonl | vo-align --reference backing.wav   # per-take start_seconds, latency_ms",
             "vo-align --reference backing.wav takes/ | jq -r '[.path, .alignment.latency_ms] | @tsv'",
+        ],
+        requirements: [
+            OptionRequirement(oneOf: ["reference", "latency-ms"], exceptReadingStdin: true,
+                              message: "Give --reference (the backing track, to find the latency from its bleed) or --latency-ms (the latency the recorder measured)."),
         ])
 
     static let defaultMinConfidence = BleedAligner.Settings().acceptConfidence
@@ -54,47 +71,27 @@ public final class VoAlign: RecordTool {
     let overwrite: Bool
 
     public init(options o: ParsedOptions) throws {
-        knownLatencyMS = try o.double("latency-ms", in: -10_000...10_000)
-        if let v = o.string("start-at"), v != "auto", Double(v.trimmingCharacters(in: .whitespaces)) == nil {
-            throw UsageError("--start-at: '\(v)' is neither a time in seconds nor auto.")
-        }
+        knownLatencyMS = try o.double("latency-ms")
         if o.string("start-at") == "auto" { startOption = .auto }
-        else { startOption = try o.double("start-at", in: 0...86_400).map { .seconds($0) } }
-        toleranceMS = try o.double("tolerance-ms", in: 0...10_000) ?? Self.defaultToleranceMS
+        else { startOption = try o.double("start-at").map { .seconds($0) } }
+        toleranceMS = try o.number("tolerance-ms")
         var s = BleedAligner.Settings()
-        if let m = try o.double("max-latency-ms", in: 1...60_000) { s.maxLagSeconds = m / 1000 }
-        minConfidence = try o.double("min-confidence", in: 0...1) ?? Self.defaultMinConfidence
+        if let m = try o.double("max-latency-ms") { s.maxLagSeconds = m / 1000 }
+        minConfidence = try o.number("min-confidence")
         s.acceptConfidence = minConfidence
         settings = s
         correctDrift = o.flag("correct-drift")
         outDir = o.string("out-dir")
         mixTemplate = o.string("mix")
-        duckDB = try o.double("duck-db", in: -60...0) ?? -12
+        duckDB = try o.number("duck-db")
         overwrite = o.flag("overwrite")
 
         let referencePath = o.string("reference")
-        let fromStdin = o.paths.isEmpty || o.paths == ["-"]
-        if referencePath == nil && knownLatencyMS == nil && !fromStdin {
-            throw UsageError("Give --reference (the backing track, to find the latency from its bleed) or --latency-ms (the latency the recorder measured).")
-        }
-        if referencePath == nil {
-            for name in ["max-latency-ms", "min-confidence", "tolerance-ms"] where o.has(name) {
-                throw UsageError("--\(name) applies to a latency measured from the reference; give --reference.")
-            }
-            if correctDrift {
-                throw UsageError("--correct-drift needs the drift measured from the bleed: give --reference.")
-            }
-            if case .auto = startOption {
-                throw UsageError("--start-at auto searches the reference for the take: give --reference.")
-            }
-        }
-        if mixTemplate != nil && referencePath == nil {
-            throw UsageError("--mix needs --reference: the mix is the reference with the voice over it.")
-        }
-        if o.has("duck-db") && mixTemplate == nil { throw UsageError("--duck-db applies to --mix; give --mix FILE.") }
-        if correctDrift && outDir == nil && mixTemplate == nil {
-            throw UsageError("--correct-drift changes the written audio; give --out-dir or --mix.")
-        }
+        try o.check(Self.info.requirements)
+        try o.checkRules("max-latency-ms", "min-confidence", "tolerance-ms")
+        try o.checkRules("correct-drift", about: "reference")
+        try o.checkRules("start-at", "mix", "duck-db")
+        try o.checkRules("correct-drift", about: "out-dir")
         if let m = mixTemplate {
             if m.isEmpty || m.hasSuffix("/") { throw UsageError("--mix: give a file name, e.g. 'mix-{stem}.wav'.") }
             let single = o.paths.count == 1 && o.paths[0] != "-" && !Self.isDirectory(o.paths[0])

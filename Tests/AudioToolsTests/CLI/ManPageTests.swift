@@ -12,8 +12,10 @@ import Testing
 
     @Test func inlineMarkdown() {
         #expect(Roff.inline("use `--jobs 2` **now**, *maybe*") == #"use \fB\-\-jobs 2\fR \fBnow\fR, \fImaybe\fR"#)
-        #expect(Roff.inline("see [lufs-measure](lufs-measure.md) and [the format](docs/records.md)")
+        #expect(Roff.inline("see [lufs-measure](lufs-measure.md) and [the format](docs/records.md)", tools: ToolCatalog.names)
                 == #"see \fBlufs\-measure\fR(1) and \fBaudio\-tools\-records\fR(7)"#)
+        // Only the tools it is handed are pages of their own.
+        #expect(Roff.inline("see [lufs-measure](lufs-measure.md)") == #"see lufs\-measure"#)
         #expect(Roff.inline("a * b and an unclosed `tick") == "a * b and an unclosed `tick")
     }
 

@@ -15,7 +15,7 @@ import Testing
     @Test func anEntryIsReusedOnlyForTheSameFileVersionAndSettings() throws {
         let dir = Self.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1"))
+        let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1", warn: { _ in }))
         cache.store(kind: "probe", settings: "deep=0", path: "a.wav", stamp: Self.stamp, libraryID: "id1", value: "{\"x\":1}")
         let hit = try #require(cache.lookup(kind: "probe", settings: "deep=0", path: "a.wav", stamp: Self.stamp))
         #expect(hit.value == "{\"x\":1}" && hit.libraryID == "id1")
@@ -30,7 +30,7 @@ import Testing
         #expect(cache.lookup(kind: "probe", settings: "deep=0", path: "./a.wav", stamp: Self.stamp) == nil)
         cache.close()
         // Another version never reads it.
-        let newer = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v2"))
+        let newer = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v2", warn: { _ in }))
         #expect(newer.lookup(kind: "probe", settings: "deep=0", path: "a.wav", stamp: Self.stamp) == nil)
         #expect(newer.paths(libraryID: "id1", kind: "probe", settings: "deep=0").isEmpty)
         // A fresh result replaces the entry.
@@ -43,7 +43,7 @@ import Testing
     @Test func aFileModifiedInTheLastTwoSecondsIsNotKept() throws {
         let dir = Self.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1"))
+        let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1", warn: { _ in }))
         var s = Self.stamp
         s.modifiedNanoseconds = ResultCache.nowNanoseconds()
         cache.store(kind: "probe", settings: "", path: "new.wav", stamp: s, libraryID: nil, value: "{}")
@@ -61,7 +61,7 @@ import Testing
 
         let garbage = Data(String(repeating: "not a database, just words. ", count: 300).utf8)
         try garbage.write(to: URL(fileURLWithPath: dir + "/g.sqlite"))
-        let g = try #require(ResultCache.open(path: dir + "/g.sqlite", version: "v1"))
+        let g = try #require(ResultCache.open(path: dir + "/g.sqlite", version: "v1", warn: { _ in }))
         g.store(kind: "k", settings: "", path: "p", stamp: Self.stamp, libraryID: nil, value: "1")
         #expect(g.lookup(kind: "k", settings: "", path: "p", stamp: Self.stamp)?.value == "1")
         g.close()
@@ -72,20 +72,20 @@ import Testing
         let other = try SQLiteConnection(path: dir + "/f.sqlite")
         try other.execute("CREATE TABLE songs (title TEXT); INSERT INTO songs VALUES ('kept');")
         other.close()
-        let f = try #require(ResultCache.open(path: dir + "/f.sqlite", version: "v1"))
+        let f = try #require(ResultCache.open(path: dir + "/f.sqlite", version: "v1", warn: { _ in }))
         f.close()
         let movedForeign = try #require(asides().first { $0.hasPrefix("f.sqlite") })
         let reopened = try SQLiteConnection(path: dir + "/" + movedForeign, create: false)
         #expect(try reopened.integer("SELECT count(*) FROM songs WHERE title = 'kept'") == 1)
 
         // A newer cache format is not read.
-        let n = try #require(ResultCache.open(path: dir + "/n.sqlite", version: "v1"))
+        let n = try #require(ResultCache.open(path: dir + "/n.sqlite", version: "v1", warn: { _ in }))
         n.store(kind: "k", settings: "", path: "p", stamp: Self.stamp, libraryID: nil, value: "1")
         n.close()
         let raw = try SQLiteConnection(path: dir + "/n.sqlite")
         try raw.execute("PRAGMA user_version = 99")
         raw.close()
-        let n2 = try #require(ResultCache.open(path: dir + "/n.sqlite", version: "v1"))
+        let n2 = try #require(ResultCache.open(path: dir + "/n.sqlite", version: "v1", warn: { _ in }))
         #expect(n2.lookup(kind: "k", settings: "", path: "p", stamp: Self.stamp) == nil)
         #expect(asides().contains { $0.hasPrefix("n.sqlite") })
     }
@@ -94,7 +94,7 @@ import Testing
         let dir = Self.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for name in ["a", "b", "c"] { try Data(name.utf8).write(to: URL(fileURLWithPath: "\(dir)/\(name).wav")) }
-        let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1"))
+        let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1", warn: { _ in }))
         for name in ["a", "b", "c"] {
             var s = try #require(FileStamp.of("\(dir)/\(name).wav"))
             if name == "c" { s.sizeBytes += 1 }   // computed from another state of the file
@@ -147,9 +147,32 @@ import Testing
         #expect(try CacheOptions.path(parse([]), environment: ["AUDIO_TOOLS_CACHE": ""]) == nil)
         #expect(try CacheOptions.path(parse(["--cache", "mine.sqlite"]), environment: ["AUDIO_TOOLS_CACHE": "/x/c.sqlite"]) == "mine.sqlite")
         #expect(try CacheOptions.path(parse(["--no-cache"]), environment: ["AUDIO_TOOLS_CACHE": "/x/c.sqlite"]) == nil)
-        #expect(throws: UsageError.self) { try CacheOptions.path(parse(["--no-cache", "--cache", "a"]), environment: [:]) }
-        #expect(throws: UsageError.self) { try CacheOptions.path(parse(["--cache-prune"]), environment: [:]) }
+        #expect(throws: UsageError("--cache and --no-cache contradict each other; give one.")) {
+            try CacheOptions.path(parse(["--no-cache", "--cache", "a"]), environment: [:])
+        }
+        #expect(throws: UsageError("--cache-prune needs a cache, and --no-cache says there is none.")) {
+            try CacheOptions.path(parse(["--no-cache", "--cache-prune"]), environment: [:])
+        }
+        #expect(throws: UsageError("--cache-prune needs a cache: give --cache FILE or set AUDIO_TOOLS_CACHE.")) {
+            try CacheOptions.path(parse(["--cache-prune"]), environment: [:])
+        }
         #expect(throws: UsageError.self) { try CacheOptions.path(parse(["--cache="]), environment: [:]) }
+    }
+
+    /// The cache says what is wrong through the sink it is handed, not on a stderr of its own.
+    @Test func warningsGoToTheSinkItIsHanded() throws {
+        let dir = Self.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let said = Said()
+        #expect(ResultCache.open(path: dir, version: "v1", warn: said.add) == nil)
+        #expect(said.lines == ["can't use the cache \(ToolError.quoted(dir)): it is not a regular file; running without it."])
+    }
+
+    final class Said: @unchecked Sendable {
+        private let lock = NSLock()
+        private var said: [String] = []
+        func add(_ line: String) { lock.lock(); said.append(line); lock.unlock() }
+        var lines: [String] { lock.lock(); defer { lock.unlock() }; return said }
     }
 
     /// In memory, on disk past a small budget (lines straddling the flushed part included), and

@@ -1,0 +1,24 @@
+/// Buffers stdout lines and writes them in one go at `flush` (or once 64 KiB have gathered): one
+/// system call per batch of ready records instead of one per record. `onClosed` runs when stdout
+/// is closed or failing.
+final class LineWriter {
+    private var pending = ""
+    private let onClosed: () -> Void
+
+    init(onClosed: @escaping () -> Void) {
+        self.onClosed = onClosed
+        pending.reserveCapacity(1 << 16)
+    }
+
+    func append(_ line: String) {
+        pending += line
+        pending += "\n"
+        if pending.utf8.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        guard !pending.isEmpty else { return }
+        if !ToolMain.writeStdout(pending) { onClosed() }
+        pending.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// The walk every tool does of a folder argument: DirectoryWalker with the library's rule for
+/// files plainly not audio by name (cover art, playlists, cue sheets, documents, system files),
+/// counting what it leaves out in a WalkTally.
+extension DirectoryWalker {
+    public init(root: String, includeHidden: @escaping (String) -> Bool = { _ in false },
+                skipNonAudio: Bool = true, tally: WalkTally = WalkTally()) {
+        self.init(root: root, includeHidden: includeHidden, skipFile: { name in
+            guard skipNonAudio, let kind = LibrarySkipKind.classify(fileName: name) else { return false }
+            tally.skipped(kind)
+            return true
+        }, leftOut: { what in
+            switch what {
+            case .special: tally.skippedSpecial()
+            case .linkNotFollowed: tally.linkNotFollowed()
+            }
+        })
+    }
+}
+
+/// What directory walks left out, for the one line every tool writes on stderr at the end of a
+/// run. Shared by the walks of one run; counts are taken on the input thread.
+public final class WalkTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kinds: [LibrarySkipKind: Int] = [:]
+    private var special = 0
+    private var links = 0
+
+    public init() {}
+
+    func skipped(_ kind: LibrarySkipKind) { lock.lock(); kinds[kind, default: 0] += 1; lock.unlock() }
+    func skippedSpecial() { lock.lock(); special += 1; lock.unlock() }
+    func linkNotFollowed() { lock.lock(); links += 1; lock.unlock() }
+
+    /// Files skipped as not audio (by name, or not regular files at all).
+    public var filesSkipped: Int { lock.lock(); defer { lock.unlock() }; return kinds.values.reduce(0, +) + special }
+    /// Symbolic links not followed: loops, folders walked already, links to nothing.
+    public var linksNotFollowed: Int { lock.lock(); defer { lock.unlock() }; return links }
+
+    /// The files skipped by name, by kind.
+    public var skippedByKind: [LibrarySkipKind: Int] { lock.lock(); defer { lock.unlock() }; return kinds }
+
+    /// "4 files skipped in the walk as not audio (cover art, playlist, document); 2 symbolic links
+    /// not followed (a loop, a folder walked already, or a link to nothing)", or nil when nothing
+    /// was left out. Without `byName`, the files skipped by name are left out of it (for a tool
+    /// that counts them in its own summary).
+    public var sentence: String? { sentence(byName: true) }
+
+    public func sentence(byName: Bool) -> String? {
+        lock.lock(); defer { lock.unlock() }
+        var parts: [String] = []
+        let kinds = byName ? self.kinds : [:]
+        let files = kinds.values.reduce(0, +) + special
+        if files > 0 {
+            var names = LibrarySkipKind.allCases.compactMap { k in kinds[k].flatMap { $0 > 0 ? k.noun(count: $0) : nil } }
+            if special > 0 { names.append(special == 1 ? "pipe, socket or device" : "pipes, sockets or devices") }
+            parts.append("\(files) \(files == 1 ? "file" : "files") skipped in the walk as not audio (\(names.joined(separator: ", ")); a file named on the command line is still checked)")
+        }
+        if links > 0 {
+            parts.append("\(links) symbolic \(links == 1 ? "link" : "links") not followed (a loop, a folder walked already, or a link to nothing)")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: "; ")
+    }
+}
