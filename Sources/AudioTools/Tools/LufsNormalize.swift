@@ -218,7 +218,7 @@ public final class LufsNormalize: RecordTool {
             throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
                             suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
         }
-        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity, path: path)
+        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity)
         if let note = recorded.note { notes.append(note) }
         let source = try src.measurement(recorded: recorded.measured, loudness: loudness, weights: layout.weights,
                                          forReport: reportWriter != nil)
@@ -231,11 +231,8 @@ public final class LufsNormalize: RecordTool {
         var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured.truePeak) ?? -200
         if peakMode == .reduce { sourcePeak += Self.roundingAllowanceDB }
 
-        let gain: NormalizeGainPlan
-        do {
-            gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
+        let gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
                                          ceilingDBTP: ceilingDBTP, mode: peakMode)
-        } catch { throw error.toolError(path: path) }
         let decision = NormalizeDecision(gain: gain, peakMode: peakMode, album: album, fadeInSeconds: fadeInSeconds,
                                          fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve, sampleRate: out.sampleRate,
                                          ceilingDBTP: ceilingDBTP, marginDB: Self.limiterMargin,

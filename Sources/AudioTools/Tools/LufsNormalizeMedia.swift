@@ -57,13 +57,8 @@ extension LufsNormalize {
             var layout = ChannelLayout.standard(channelCount: e.channels)
             if let s = entry?["layout"]?.stringValue, let l = try? ChannelLayout.parse(s), l.roles.count == e.channels { layout = l }
             var measured: (Double?, Double?)? = nil
-            if let l = entry, let lufs = l["integrated_lufs"] {
-                if let id = FileIdentity(json: l["file"]) {
-                    if id != opened.identity {
-                        throw RecordedLoudness.stale(path, measured: id, now: opened.identity)
-                    }
-                    measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
-                }
+            if let l = entry, let lufs = l["integrated_lufs"], try RecordedLoudness.isCurrent(l, identity: opened.identity) {
+                measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
             }
             var here = false
             if measured == nil {
@@ -76,11 +71,8 @@ extension LufsNormalize {
             sources[k] = (measured!.0, measured!.1, here)
             var peak = measured!.1 ?? -200
             if peakMode == .reduce { peak += Self.roundingAllowanceDB }
-            let gain: NormalizeGainPlan
-            do {
-                gain = try NormalizeGainPlan(measuredLUFS: measured!.0, measuredTruePeakDBTP: peak, targetLUFS: targetLUFS,
+            let gain = try NormalizeGainPlan(measuredLUFS: measured!.0, measuredTruePeakDBTP: peak, targetLUFS: targetLUFS,
                                              ceilingDBTP: ceilingDBTP, mode: peakMode)
-            } catch { throw error.toolError(path: path) }
             gains[k] = gain
             if fadeOutSeconds > 0 {
                 throw ToolError(.badInput, "\(name) is a media file, whose length ffmpeg states only roughly, so --fade-out can't be placed on it; nothing was written.",

@@ -43,9 +43,8 @@ public final class LufsNormalizeTags {
             if album { _ = try Self.albumValues(record, path: path) }
             loudness = try Self.measure(path)
             notes.append("The record carried no loudness measurement, so the file was measured here (one extra pass).")
-        } else if let id = FileIdentity(json: loudness?["file"]), id != identity {
-            throw ToolError(.staleMeasurement, "\(name) has changed since it was measured, so its measurement no longer applies; its tags were left as they were.",
-                            suggestion: "Measure it again (lufs-measure --album DIR | lufs-normalize --write-tags ...).")
+        } else {
+            _ = try RecordedLoudness.isCurrent(loudness, identity: identity, tagging: true)
         }
         guard let trackLUFS = loudness?["integrated_lufs"]?.doubleValue else {
             throw ToolError(.noAudio, "\(name) has no measurable loudness (silent or below the −70 LUFS gate), so no gain reaches a reference; its tags were left as they were.",

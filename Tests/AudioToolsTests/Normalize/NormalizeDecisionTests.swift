@@ -88,29 +88,29 @@ import Testing
 
     @Test func aMeasurementOfTheFileAsItIsIsUsed() throws {
         let l: JSON = .object(["integrated_lufs": .double(-20.5), "true_peak_dbtp": .double(-3.25), "file": id.json])
-        let r = try RecordedLoudness.check(l, identity: id, path: "a.wav")
+        let r = try RecordedLoudness.check(l, identity: id)
         #expect(r.measured?.integrated == -20.5 && r.measured?.truePeak == -3.25 && r.note == nil)
         // Silence is measured as null, which is a measurement too.
         let silent: JSON = .object(["integrated_lufs": .null, "file": id.json])
-        let s = try RecordedLoudness.check(silent, identity: id, path: "a.wav")
+        let s = try RecordedLoudness.check(silent, identity: id)
         #expect(s.measured != nil && s.measured?.integrated == nil)
     }
 
     @Test func noMeasurementOrNoIdentityMeansMeasuringHere() throws {
-        let none = try RecordedLoudness.check(nil, identity: id, path: "a.wav")
+        let none = try RecordedLoudness.check(nil, identity: id)
         #expect(none.measured == nil && none.note?.contains("no loudness measurement") == true)
-        let anonymous = try RecordedLoudness.check(.object(["integrated_lufs": .double(-20)]), identity: id, path: "a.wav")
+        let anonymous = try RecordedLoudness.check(.object(["integrated_lufs": .double(-20)]), identity: id)
         #expect(anonymous.measured == nil && anonymous.note?.contains("no file identity") == true)
     }
 
     @Test func aStaleOrBrokenMeasurementIsRefused() {
         let changed = FileIdentity(sizeBytes: 1200, modifiedNanoseconds: 9)
         let l: JSON = .object(["integrated_lufs": .double(-20), "file": id.json])
-        #expect(throws: ToolError.self) { try RecordedLoudness.check(l, identity: changed, path: "a b.wav") }
-        let e = RecordedLoudness.stale("a b.wav", measured: id, now: changed)
+        #expect(throws: RecordedLoudness.Refusal.stale(measured: id, now: changed, tagging: false)) { try RecordedLoudness.check(l, identity: changed) }
+        let e = RecordedLoudness.Refusal.stale(measured: id, now: changed, tagging: false).toolError(path: "a b.wav")
         #expect(e.message.contains("size 1000 → 1200 bytes, modified since") && e.suggestion.contains("lufs-measure 'a b.wav'"))
         let text: JSON = .object(["integrated_lufs": .string("loud"), "file": id.json])
-        #expect(throws: ToolError.self) { try RecordedLoudness.check(text, identity: id, path: "a.wav") }
+        #expect(throws: RecordedLoudness.Refusal.notANumber) { try RecordedLoudness.check(text, identity: id) }
     }
 
     @Test func eachStreamFindsItsOwnMeasurement() {
