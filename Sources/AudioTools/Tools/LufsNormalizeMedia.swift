@@ -48,49 +48,24 @@ extension LufsNormalize {
         // Each stream's measurement: the record's when it is of this file as it is now.
         let loudness = record["loudness"]
         var notes: [String] = []
-        var jobs: [MediaNormalizer.Job] = []
-        var sources: [Int: (lufs: Double?, tp: Double?, here: Bool)] = [:]
-        var gains: [Int: NormalizeGainPlan] = [:]
-        for k in chosen {
-            let e = encodings[k]!
+        let settings = MediaNormalization.Settings(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, peakMode: peakMode,
+                                                   fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve,
+                                                   limiterMarginDB: Self.limiterMargin, roundingAllowanceDB: Self.roundingAllowanceDB,
+                                                   maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
+        let run = try MediaNormalization.run(path: path, probe: probe, delivered: delivered, chosen: chosen, encodings: encodings, given: { k, e in
             let entry = RecordedLoudness.stream(loudness, ordinal: k)
             var layout = ChannelLayout.standard(channelCount: e.channels)
             if let s = entry?["layout"]?.stringValue, let l = try? ChannelLayout.parse(s), l.roles.count == e.channels { layout = l }
-            var measured: (Double?, Double?)? = nil
+            var measured: (integrated: Double?, truePeak: Double?)? = nil
             if let l = entry, let lufs = l["integrated_lufs"], try RecordedLoudness.isCurrent(l, identity: opened.identity) {
                 measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
             }
-            var here = false
-            if measured == nil {
-                let meter = LoudnessMeter(sampleRate: e.sampleRate, weights: layout.weights)
-                try Decoder.forEachBlock(try FFmpegSource(path: path, audioStream: k)) { meter.add($0) }
-                let m = meter.finish()
-                measured = (m.integratedLUFS, m.truePeakDBTP)
-                here = true
-            }
-            sources[k] = (measured!.0, measured!.1, here)
-            var peak = measured!.1 ?? -200
-            if peakMode == .reduce { peak += Self.roundingAllowanceDB }
-            let gain = try NormalizeGainPlan(measuredLUFS: measured!.0, measuredTruePeakDBTP: peak, targetLUFS: targetLUFS,
-                                             ceilingDBTP: ceilingDBTP, mode: peakMode)
-            gains[k] = gain
-            if fadeOutSeconds > 0 {
-                throw ToolError(.badInput, "\(name) is a media file, whose length ffmpeg states only roughly, so --fade-out can't be placed on it; nothing was written.",
-                                suggestion: "Leave out --fade-out, or choose an audio-only --format (flac or wav).")
-            }
-            let decision = NormalizeDecision(gain: gain, peakMode: peakMode, fadeInSeconds: fadeInSeconds, fadeOutSeconds: 0,
-                                             fadeCurve: fadeCurve, sampleRate: e.sampleRate, ceilingDBTP: ceilingDBTP,
-                                             marginDB: Self.limiterMargin, alwaysLimit: e.isLossy, ditherBitDepth: e.ditherBits)
-            jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: decision.plan, compensate: decision.compensate,
-                                            targetLUFS: targetLUFS, weights: layout.weights))
-        }
+            return MediaNormalization.Given(layout: layout, measured: measured)
+        }, muxer: muxer, destination: outPath, overwrite: overwrite || naming.inPlace, settings: settings)
+        let sources = run.sources, gains = run.gains
         if sources.values.contains(where: \.here) {
             notes.append("The record carried no measurement of \(chosen.count > 1 ? "some streams" : "the stream") of this file as it is, so \(chosen.count > 1 ? "they were" : "it was") measured here (one extra pass).")
         }
-        let run = try MediaNormalizer.run(input: path, probe: probe, delivered: delivered, jobs: jobs, muxer: muxer, destination: outPath,
-                                          overwrite: overwrite || naming.inPlace,
-                                          settings: .init(ceilingDBTP: ceilingDBTP, maxPasses: Self.maxPasses,
-                                                          maxCompensationDB: Self.maxCompensationDB))
         let copied = delivered.count - chosen.count
         notes.append("Written through ffmpeg as \(muxer): \(chosen.count) audio stream\(chosen.count == 1 ? "" : "s") re-encoded, \(copied) stream\(copied == 1 ? "" : "s") copied unchanged, with the file's metadata\(probe.chapterCount > 0 ? " and \(probe.chapterCount) chapters" : ""). The numbers are measured on the written file, decoded again.")
         if run.encodes > 1 {

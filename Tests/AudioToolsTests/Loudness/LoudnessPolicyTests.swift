@@ -24,10 +24,13 @@ import Testing
         do {
             _ = try ChannelLayout.parse("L,R,Q7")
             Issue.record("expected an error")
-        } catch let e as ToolError {
+        } catch {
+            #expect(error == LayoutError(text: "L,R,Q7", position: 3, channel: "Q7"))
+            let e = error.toolError(path: "")
             #expect(e.code == .badInput)
             #expect(e.message.contains("“Q7”") && e.message.contains("position 3"), "\(e.message)")
-        } catch { Issue.record("\(error)") }
+        }
+        #expect(throws: LayoutError(text: "L,,R", position: 2, channel: nil)) { try ChannelLayout.parse("L,,R") }
     }
 
     func measurement(_ lufs: Double?, truePeakDB: Double?) -> LoudnessMeasurement {
