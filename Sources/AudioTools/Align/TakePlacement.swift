@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where the start and the claimed latency of one take come from: its input record (a
-/// recorder's log) overrides the run's options.
+/// recorder's log) overrides the run's options (vo-align reads them).
 struct VoAlignGiven {
     enum Start { case seconds(Double), auto }
     var start: Start
@@ -9,24 +9,8 @@ struct VoAlignGiven {
     var claimMS: Double?
     var claimOrigin: String?      // "record" or "option"
 
-    init(record: Record, path: String, startOption: Start?, latencyOption: Double?) throws {
-        func number(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
-            guard let v = record[key], v != .null else { return nil }
-            guard let d = v.doubleValue, d.isFinite, range.contains(d) else {
-                throw ToolError(.badInput, "The record of \(ToolError.quoted(path)) has \(key) \(v.serialized()), which is not a number from \(VoAlign.number(range.lowerBound)) to \(VoAlign.number(range.upperBound)).",
-                                suggestion: "Fix \(key) in the record (\(key == "start_seconds" ? "the preview time at which recording began, in seconds" : "the recorder's latency in ms, positive when the take is late")), or remove it to use the option.")
-            }
-            return d
-        }
-        if let s = try number("start_seconds", 0...86_400) { start = .seconds(s); startOrigin = "record" }
-        else if let s = startOption { start = s; startOrigin = "option" }
-        else { start = .seconds(0); startOrigin = "default" }
-        if let l = try number("latency_ms", -10_000...10_000) { claimMS = l; claimOrigin = "record" }
-        else if let l = latencyOption { claimMS = l; claimOrigin = "option" }
-    }
-
-    /// How the claim is named in messages.
-    var claimSource: String { claimOrigin == "record" ? "latency_ms in its record" : "--latency-ms" }
+    /// Whether the claim came from the take's record (else from the options).
+    var claimFromRecord: Bool { claimOrigin == "record" }
 }
 
 /// What was found for one take: D always; L and S where they can be told apart.
@@ -42,29 +26,36 @@ struct VoAlignPlacement {
     var claimChecked: Bool?
 }
 
-extension VoAlign {
+/// Places takes on the reference timeline: from the bleed of `reference` in each (checking a
+/// claimed latency against it), or, without a reference, from the claimed latency alone.
+struct TakePlacer {
+    let reference: VoAlignAudioFile?
+    let settings: BleedAligner.Settings
+    /// A found latency below this confidence is refused (or, with a claim, left unchecked).
+    let minConfidence: Double
+    /// How far a claimed latency may be from the measured one, ms.
+    let toleranceMS: Double
+
     static let coarseRate = 8000
     /// The coarse stage correlates at most this much of the take (its middle).
     static let coarseTakeSeconds = 60.0
 
-    /// Finds (or takes as given) where `take` goes on the reference timeline.
-    func place(_ take: VoAlignAudioFile, given: VoAlignGiven, notes: inout [String]) throws -> VoAlignPlacement {
+    /// Finds (or takes as given) where `take` goes on the reference timeline; `notes` gets what
+    /// the numbers alone don't say. Throws an AlignmentError, or the error of a file it reads.
+    func place(_ take: VoAlignAudioFile, given: VoAlignGiven, notes: inout [PlacementNote]) throws -> VoAlignPlacement {
         let rate = take.rate, path = take.original
         func known(_ ms: Double, start: Int, origin: String) -> VoAlignPlacement {
             let l = (ms * Double(rate) / 1000).rounded()
-            if abs(l / Double(rate) * 1000 - ms) > 1e-9 {
-                notes.append("The claimed latency \(Self.number(ms)) ms was rounded to the nearest frame at \(rate) Hz.")
-            }
+            if abs(l / Double(rate) * 1000 - ms) > 1e-9 { notes.append(.claimRounded(ms: ms, rate: rate)) }
             let d = l - Double(start)
             return VoAlignPlacement(method: "known", latency: l, start: start, delay: d, segments: [(0, d, nil, nil)],
                                     measured: nil, startOrigin: given.startOrigin, latencyOrigin: origin, claimChecked: false)
         }
         guard let ref = reference else {
             guard let claim = given.claimMS, case .seconds(let s) = given.start else {
-                throw ToolError(.badInput, "\(ToolError.quoted(path)) has no latency_ms in its record, and neither --reference nor --latency-ms was given.",
-                                suggestion: "Add latency_ms to the take's record, or pass --latency-ms or --reference.")
+                throw AlignmentError.nothingToPlaceBy(take: path)
             }
-            notes.append("The latency was given (\(given.claimSource)), not measured: confidence, drift and bleed are not known.")
+            notes.append(.latencyGiven(claimFromRecord: given.claimFromRecord))
             return known(claim, start: Int((s * Double(rate)).rounded()), origin: given.claimOrigin!)
         }
         var offset: Int
@@ -76,9 +67,9 @@ extension VoAlign {
         case .seconds(let s):
             offset = Int((s * Double(rate)).rounded())
             if s * Double(ref.rate) >= Double(ref.frames) {
-                throw ToolError(.lowConfidence,
-                    "The start \(Self.number(s)) s (\(given.startOrigin == "record" ? "start_seconds in its record" : "--start-at")) is past the end of \(ToolError.quoted(ref.original)), so \(ToolError.quoted(path)) can't be placed on it.",
-                    suggestion: "Give the preview time at which recording started, within the reference's \(Self.number(Double(ref.frames) / Double(ref.rate))) seconds, or --start-at auto to find it.")
+                throw AlignmentError.startPastEnd(take: path, reference: ref.original, startSeconds: s,
+                                                  startFromRecord: given.startOrigin == "record",
+                                                  referenceSeconds: Double(ref.frames) / Double(ref.rate))
             }
         }
         let refSignal = try VoAlignFileSignal(path: ref.path, targetRate: rate, offset: offset)
@@ -88,19 +79,20 @@ extension VoAlign {
         switch outcome {
         case .refused(let r):
             if let claim = given.claimMS, !auto {
-                notes.append("The claimed latency (\(given.claimSource)) could not be checked: \(r.reason == .noBleed ? "the take holds no trace of the reference" : "no single offset stands out in the bleed"). It was used as given.")
+                notes.append(.claimUnchecked(claimFromRecord: given.claimFromRecord, why: r.reason == .noBleed ? .noBleed : .noSingleOffset))
                 return known(claim, start: offset, origin: given.claimOrigin!)
             }
             throw refusal(r, take: path, reference: ref.original, given: given)
         case .aligned(let s):
             if s.alignment.confidence < minConfidence {
                 if let claim = given.claimMS, !auto {
-                    notes.append("The claimed latency (\(given.claimSource)) could not be checked: the bleed's confidence \(Self.number(s.alignment.confidence, 2)) is below \(Self.number(minConfidence, 2)). It was used as given.")
+                    notes.append(.claimUnchecked(claimFromRecord: given.claimFromRecord,
+                                                 why: .belowConfidence(s.alignment.confidence, required: minConfidence)))
                     return known(claim, start: offset, origin: given.claimOrigin!)
                 }
-                throw ToolError(.lowConfidence,
-                    "\(ToolError.quoted(path)) holds a trace of \(ToolError.quoted(ref.original)) but no single offset stands out: confidence \(Self.number(s.alignment.confidence, 2)), below the \(Self.number(minConfidence, 2)) required (\(s.alignment.inlierCount) of \(s.alignment.windows.count) windows agree).",
-                    suggestion: lowConfidenceSuggestion)
+                throw AlignmentError.belowConfidence(take: path, reference: ref.original, confidence: s.alignment.confidence,
+                                                     required: minConfidence, agreeing: s.alignment.inlierCount,
+                                                     windows: s.alignment.windows.count)
             }
             found = s
         }
@@ -119,9 +111,9 @@ extension VoAlign {
                 p.start = Int((l - delay).rounded())
                 p.latencyOrigin = given.claimOrigin
                 p.claimChecked = false
-                notes.append("With the start found (--start-at auto), only the delay is measured, not the latency and the start apart: the start was worked out from the claimed latency (\(given.claimSource)), which could not be checked.")
+                notes.append(.startFoundFromClaim(claimFromRecord: given.claimFromRecord))
             } else {
-                notes.append("The start was found (--start-at auto): the delay says where the take goes; the latency and the start can't be told apart without a claimed latency (--latency-ms or latency_ms in the record), so both are null.")
+                notes.append(.startFoundWithoutClaim)
             }
         } else {
             p.latency = a.latencySamples
@@ -130,9 +122,8 @@ extension VoAlign {
             if let claim = given.claimMS {
                 let measuredMS = a.latencySamples / Double(rate) * 1000
                 if abs(measuredMS - claim) > toleranceMS {
-                    throw ToolError(.latencyMismatch,
-                        "The latency claimed for \(ToolError.quoted(path)) (\(Self.number(claim)) ms, \(given.claimSource)) differs from the \(Self.number(measuredMS)) ms measured from the bleed of \(ToolError.quoted(ref.original)) by \(Self.number(abs(measuredMS - claim))) ms, more than the \(Self.number(toleranceMS)) ms tolerance.",
-                        suggestion: "Drop the claim (\(given.claimOrigin == "record" ? "remove latency_ms from the take's record" : "leave out --latency-ms")) to use the measured latency, or widen --tolerance-ms if the recorder's figure is known to be loose.")
+                    throw AlignmentError.latencyMismatch(take: path, reference: ref.original, claimMS: claim, measuredMS: measuredMS,
+                                                         toleranceMS: toleranceMS, claimFromRecord: given.claimFromRecord)
                 }
                 p.claimChecked = true
             }
@@ -156,56 +147,66 @@ extension VoAlign {
         let locator = TakeLocator(take: coarse, sampleRate: Double(cr), settings: s)
         try ref.forEachCoarseBlock(rate: cr) { locator.add($0) }
         let r = locator.finish()
-        let name = ToolError.quoted(take.original), refName = ToolError.quoted(ref.original)
         guard let best = r.best, r.detection >= s.noBleedDetection else {
-            throw ToolError(.noBleed, "\(name) holds no trace of \(refName) anywhere in it: it was probably recorded on headphones, or against another backing.",
-                            suggestion: "Give the start (--start-at, or start_seconds in the take's record) and the latency the recorder measured (--latency-ms, or latency_ms in the record).")
+            throw AlignmentError.notFound(take: take.original, reference: ref.original)
         }
         if r.rivals.count >= 2 {
-            let places = r.rivals.prefix(6).map { Self.clock(Double($0.position - skip) / Double(cr)) }
-            let more = r.rivals.count > 6 ? " and \(r.rivals.count - 6) more" : ""
-            let count = r.rivals.count >= s.maxCandidates ? "at least \(r.rivals.count)" : "\(r.rivals.count)"
-            throw ToolError(.lowConfidence,
-                "\(name) fits \(count) places of \(refName) about equally well: at \(places.joined(separator: ", "))\(more). The backing repeats (a loop?), so where the take belongs can't be told from the sound.",
-                suggestion: "Give the start with --start-at (or start_seconds in the take's record), the preview time at which recording began; one of the places above.")
+            throw AlignmentError.repeats(take: take.original, reference: ref.original,
+                                         placesSeconds: r.rivals.prefix(6).map { Double($0.position - skip) / Double(cr) },
+                                         count: r.rivals.count, atLeast: r.rivals.count >= s.maxCandidates)
         }
         return Int((Double(best.position - skip) * Double(take.rate) / Double(cr)).rounded())
     }
 
-    /// A timeline position for a message: 83.25 → "1:23.25" (seconds below a minute: "23.25 s").
-    static func clock(_ seconds: Double) -> String {
-        let t = (seconds * 100).rounded() / 100
-        if abs(t) < 60 { return "\(number(t, 2)) s" }
-        let sign = t < 0 ? "-" : "", a = abs(t)
-        let m = Int(a / 60), rest = a - Double(m * 60)
-        return "\(sign)\(m):\(rest < 10 ? "0" : "")\(String(format: "%.2f", rest))"
-    }
-
-    var lowConfidenceSuggestion: String {
-        "Narrow the search with --max-latency-ms (e.g. 300 when the setup's latency is known to be shorter than that), or pass the latency the recorder measured with --latency-ms."
-    }
-
-    func refusal(_ r: BleedAligner.Refusal, take: String, reference: String, given: VoAlignGiven) -> ToolError {
+    /// The aligner's refusal as the take's error.
+    func refusal(_ r: BleedAligner.Refusal, take: String, reference: String, given: VoAlignGiven) -> AlignmentError {
         let startSeconds: Double
         if case .seconds(let s) = given.start { startSeconds = s } else { startSeconds = 0 }
-        if case .auto = given.start, r.reason == .noBleed {
-            return ToolError(.noBleed,
-                "\(ToolError.quoted(take)) holds no clear trace of \(ToolError.quoted(reference)) anywhere in it (the best place found, searched again closely, shows none): it was probably recorded on headphones, or against another backing.",
-                suggestion: "Give the start (--start-at, or start_seconds in the take's record) and the latency the recorder measured (--latency-ms, or latency_ms in the record).")
-        }
-        switch r.reason {
-        case .noBleed where startSeconds != 0:
-            return ToolError(.noBleed,
-                "\(ToolError.quoted(take)) holds no trace of \(ToolError.quoted(reference)) within \(Self.number(settings.maxLagSeconds * 1000)) ms of its start \(Self.number(startSeconds)) s: it was recorded on headphones, or started elsewhere on the timeline.",
-                suggestion: "Check the start (--start-at, or start_seconds in the take's record), or let vo-align find it with --start-at auto; or pass the latency the recorder measured with --latency-ms.")
-        case .noBleed:
-            return ToolError(.noBleed,
-                "\(ToolError.quoted(take)) holds no trace of \(ToolError.quoted(reference)): it was probably recorded on headphones.",
-                suggestion: "Pass the latency the recorder measured with --latency-ms; if recording began partway into the backing track, give that time with --start-at, or --start-at auto to find it.")
-        case .lowConfidence:
-            return ToolError(.lowConfidence,
-                "\(ToolError.quoted(take)) holds a trace of \(ToolError.quoted(reference)) but no single offset stands out (best confidence \(Self.number(r.confidence, 2)), \(r.acceptedCount) of \(r.windows.count) windows clear): the backing may repeat, or the windows disagree.",
-                suggestion: lowConfidenceSuggestion)
-        }
+        var searchedWhole = false
+        if case .auto = given.start { searchedWhole = true }
+        return .refused(take: take, reference: reference, reason: r.reason, searchedWhole: searchedWhole, startSeconds: startSeconds,
+                        maxLagMS: settings.maxLagSeconds * 1000, confidence: r.confidence, accepted: r.acceptedCount,
+                        windows: r.windows.count)
     }
+}
+
+/// What vo-align says about how a take was placed, beside the numbers (the words are the tool's).
+enum PlacementNote: Equatable {
+    /// The claimed latency was rounded to the nearest frame at `rate`.
+    case claimRounded(ms: Double, rate: Int)
+    /// No reference: the latency is the claimed one, not measured.
+    case latencyGiven(claimFromRecord: Bool)
+    /// The bleed could not check the claim, which was used as given.
+    case claimUnchecked(claimFromRecord: Bool, why: Unchecked)
+    /// The start was found and worked out with the (unchecked) claimed latency.
+    case startFoundFromClaim(claimFromRecord: Bool)
+    /// The start was found and no latency was claimed: latency and start stay unknown.
+    case startFoundWithoutClaim
+
+    enum Unchecked: Equatable {
+        case noBleed
+        case noSingleOffset
+        case belowConfidence(Double, required: Double)
+    }
+}
+
+/// Why a take gets no placement: facts only (the sentences are the tool's, in Tools/Errors/).
+/// `take` and `reference` are the paths as given.
+enum AlignmentError: Error {
+    /// No reference to measure from and no latency claimed.
+    case nothingToPlaceBy(take: String)
+    /// The given start lies past the reference's end (`referenceSeconds` long).
+    case startPastEnd(take: String, reference: String, startSeconds: Double, startFromRecord: Bool, referenceSeconds: Double)
+    /// A latency was found, but with less confidence than required.
+    case belowConfidence(take: String, reference: String, confidence: Double, required: Double, agreeing: Int, windows: Int)
+    /// The claimed latency differs from the measured one by more than the tolerance.
+    case latencyMismatch(take: String, reference: String, claimMS: Double, measuredMS: Double, toleranceMS: Double, claimFromRecord: Bool)
+    /// The whole-reference search (--start-at auto) found no trace of the reference.
+    case notFound(take: String, reference: String)
+    /// The take fits `count` places (the first of them at `placesSeconds`, take-relative) about equally.
+    case repeats(take: String, reference: String, placesSeconds: [Double], count: Int, atLeast: Bool)
+    /// The aligner refused: no bleed, or no single offset (searched around `startSeconds`, or,
+    /// `searchedWhole`, at the place the whole-reference search found).
+    case refused(take: String, reference: String, reason: BleedAligner.Refusal.Reason, searchedWhole: Bool, startSeconds: Double,
+                 maxLagMS: Double, confidence: Double, accepted: Int, windows: Int)
 }

@@ -38,8 +38,6 @@ public final class VoAlign: RecordTool {
 
     static let defaultMinConfidence = BleedAligner.Settings().acceptConfidence
     static let defaultToleranceMS = 5.0
-    /// Crossfade at each joint of a take re-timed per stretch.
-    static let crossfadeMS = 5.0
 
     let reference: VoAlignAudioFile?
     let knownLatencyMS: Double?
@@ -132,8 +130,10 @@ public final class VoAlign: RecordTool {
                             suggestion: "Export the take again; a file with sound in it will work.")
         }
         let given = try VoAlignGiven(record: record, path: path, startOption: startOption, latencyOption: knownLatencyMS)
-        var notes: [String] = []
-        let p = try place(take, given: given, notes: &notes)
+        var placementNotes: [PlacementNote] = []
+        let placer = TakePlacer(reference: reference, settings: settings, minConfidence: minConfidence, toleranceMS: toleranceMS)
+        let p = try placer.place(take, given: given, notes: &placementNotes)
+        var notes = placementNotes.map(\.sentence)
         var o = measurementFields(p, rate: rate, notes: &notes)
         if let l = p.latency, Int(l.rounded()) < 0 {
             notes.append("The latency is negative: the take is early against the reference. Check the start, or whether the reference has material before the take's.")
@@ -199,12 +199,6 @@ public final class VoAlign: RecordTool {
     }
 
     static func frames(_ n: Int, _ rate: Int) -> JSON { .object(["frames": .int(n), "rate": .int(rate)]) }
-
-    static func sameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard PathBytes.stat(a, &sa) == 0, PathBytes.stat(b, &sb) == 0 else { return false }
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
-    }
 
     /// A number for a message: whole numbers without decimals, others with up to `decimals`.
     static func number(_ v: Double, _ decimals: Int = 3) -> String {
