@@ -133,7 +133,7 @@ public final class LufsMeasure: RecordTool {
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
             var out = record
-            out["loudness"] = hit.loudness(gate: gate.map { g in { LufsMeasure.gateJSON(g, label: self.gateLabel, $0) } })
+            out["loudness"] = hit.loudness(gate: gate.map { g in { LoudnessRecord.gateJSON(g, label: self.gateLabel, $0) } })
             return out
         }
         let opened = try Decoder.open(path)
@@ -208,7 +208,7 @@ public final class LufsMeasure: RecordTool {
         }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
-        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: identity,
+        var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
                                         gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }

@@ -37,21 +37,12 @@ extension VoAlign {
         let writer = AlignedTakeWriter(outDir: outDir, mixTemplate: mixTemplate, reference: reference, correctDrift: correctDrift,
                                        duckDB: duckDB, overwrite: overwrite)
         let w = try writer.write(take: take, placement: p)
-        o["drift_corrected"] = .bool(w.driftCorrected)
+        AlignmentRecord.outputFields(w, rate: rate, into: &o)
         if w.output != nil, let seg = segmented {
             notes.append("The written take is re-timed in \(seg.stretches.count) stretches, each where it was performed, with a \(Self.number(AlignedTakeWriter.crossfadeMS)) ms crossfade at each joint (see joints).")
         }
-        o["output"] = w.output.map { .string($0) } ?? .null
-        o["joints"] = .array(w.joints.map { j in
-            .object([
-                "at": Self.frames(j.at, rate), "at_seconds": .double(Double(j.at) / Double(rate), decimals: 6),
-                "crossfade_ms": .double(AlignedTakeWriter.crossfadeMS), "repeated_frames": .int(max(j.change, 0)),
-                "dropped_frames": .int(max(-j.change, 0)),
-            ])
-        })
         if let peak = w.mixPeak, peak > 1 {
             notes.append("The mix peaks at \(Self.number(20 * log10(Double(peak)), 1)) dBFS, above full scale: lower the take or the reference before mixing.")
         }
-        o["mix"] = w.mix.map { .string($0) } ?? .null
     }
 }

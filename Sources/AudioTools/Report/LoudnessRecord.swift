@@ -2,7 +2,7 @@ import Foundation
 
 /// lufs-measure's record: the `loudness` object of a measurement, and the summary row read back
 /// from a record on its way out.
-extension LufsMeasure {
+public enum LoudnessRecord {
     /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is
     /// well inside that), undefined values null with the reason in `notes`.
     static func json(_ m: LoudnessMeasurement, layout: ChannelLayout, dualMono: Bool, identity: FileIdentity,
