@@ -189,7 +189,7 @@ public final class LufsNormalize: RecordTool {
                let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
             described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
         }
-        let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1, path: path,
+        let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
                                       format: formatName, depth: depth, sampleRate: sampleRate)
         let out = src.format
         if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
@@ -244,8 +244,7 @@ public final class LufsNormalize: RecordTool {
         let writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
                                           overwrite: overwrite || naming.inPlace, collectsTimeline: reportWriter != nil,
                                           maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
-        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS,
-                                               source: src.source, name: name, cores: cores)
+        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
         passes += report.passes
         let m = meter.finish()
         let result = NormalizedFileRecord(outPath: outPath, format: out, report: report, written: m, gain: gain, decision: decision,

@@ -31,7 +31,7 @@ extension LufsNormalize {
         }
 
         // What each stream is re-encoded as, and what that loses.
-        let chosenEncodings = try MediaAudioEncoding.choose(for: chosen, of: audio, m4a: m4a, path: path)
+        let chosenEncodings = try MediaAudioEncoding.choose(for: chosen, of: audio, m4a: m4a)
         let encodings = chosenEncodings.encodings
         losses += chosenEncodings.losses
         if peakMode == .ignore, let k = chosen.first(where: { encodings[$0]!.encoder.hasPrefix("pcm_f") == false }) {
