@@ -68,6 +68,15 @@ enum AlignmentRecord {
 
     static func frames(_ n: Int, _ rate: Int) -> JSON { .object(["frames": .int(n), "rate": .int(rate)]) }
 
+    /// A number for a message: whole numbers without decimals, others with up to `decimals`.
+    static func number(_ v: Double, _ decimals: Int = 3) -> String {
+        if v == v.rounded() { return String(Int(v)) }
+        var s = String(format: "%.\(decimals)f", v)
+        while s.hasSuffix("0") { s.removeLast() }
+        if s.hasSuffix(".") { s.removeLast() }
+        return s
+    }
+
     /// What was written for the take: output, joints, drift_corrected and mix.
     static func outputFields(_ w: AlignedTakeWriter.Written, rate: Int, into o: inout [String: JSON]) {
         o["drift_corrected"] = .bool(w.driftCorrected)
@@ -80,5 +89,33 @@ enum AlignmentRecord {
             ])
         })
         o["mix"] = w.mix.map { .string($0) } ?? .null
+    }
+}
+
+extension VoAlignGiven {
+    /// How a claimed latency is named in messages.
+    static func claimSource(fromRecord: Bool) -> String { fromRecord ? "latency_ms in its record" : "--latency-ms" }
+}
+
+extension PlacementNote {
+    /// The note as the record's `alignment.notes` carries it.
+    var sentence: String {
+        func n(_ v: Double, _ decimals: Int = 3) -> String { AlignmentRecord.number(v, decimals) }
+        switch self {
+        case .claimRounded(let ms, let rate):
+            return "The claimed latency \(n(ms)) ms was rounded to the nearest frame at \(rate) Hz."
+        case .latencyGiven(let fromRecord):
+            return "The latency was given (\(VoAlignGiven.claimSource(fromRecord: fromRecord))), not measured: confidence, drift and bleed are not known."
+        case .claimUnchecked(let fromRecord, .noBleed):
+            return "The claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))) could not be checked: the take holds no trace of the reference. It was used as given."
+        case .claimUnchecked(let fromRecord, .noSingleOffset):
+            return "The claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))) could not be checked: no single offset stands out in the bleed. It was used as given."
+        case .claimUnchecked(let fromRecord, .belowConfidence(let confidence, let required)):
+            return "The claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))) could not be checked: the bleed's confidence \(n(confidence, 2)) is below \(n(required, 2)). It was used as given."
+        case .startFoundFromClaim(let fromRecord):
+            return "With the start found (--start-at auto), only the delay is measured, not the latency and the start apart: the start was worked out from the claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))), which could not be checked."
+        case .startFoundWithoutClaim:
+            return "The start was found (--start-at auto): the delay says where the take goes; the latency and the start can't be told apart without a claimed latency (--latency-ms or latency_ms in the record), so both are null."
+        }
     }
 }

@@ -143,11 +143,5 @@ public final class VoAlign: RecordTool {
     }
 
     /// A number for a message: whole numbers without decimals, others with up to `decimals`.
-    static func number(_ v: Double, _ decimals: Int = 3) -> String {
-        if v == v.rounded() { return String(Int(v)) }
-        var s = String(format: "%.\(decimals)f", v)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return s
-    }
+    static func number(_ v: Double, _ decimals: Int = 3) -> String { AlignmentRecord.number(v, decimals) }
 }

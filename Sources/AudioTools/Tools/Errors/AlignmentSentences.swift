@@ -72,34 +72,6 @@ extension AlignmentError: ToolErrorConvertible {
     }
 }
 
-extension VoAlignGiven {
-    /// How a claimed latency is named in messages.
-    static func claimSource(fromRecord: Bool) -> String { fromRecord ? "latency_ms in its record" : "--latency-ms" }
-}
-
-extension PlacementNote {
-    /// The note as the record's `alignment.notes` carries it.
-    var sentence: String {
-        func n(_ v: Double, _ decimals: Int = 3) -> String { VoAlign.number(v, decimals) }
-        switch self {
-        case .claimRounded(let ms, let rate):
-            return "The claimed latency \(n(ms)) ms was rounded to the nearest frame at \(rate) Hz."
-        case .latencyGiven(let fromRecord):
-            return "The latency was given (\(VoAlignGiven.claimSource(fromRecord: fromRecord))), not measured: confidence, drift and bleed are not known."
-        case .claimUnchecked(let fromRecord, .noBleed):
-            return "The claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))) could not be checked: the take holds no trace of the reference. It was used as given."
-        case .claimUnchecked(let fromRecord, .noSingleOffset):
-            return "The claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))) could not be checked: no single offset stands out in the bleed. It was used as given."
-        case .claimUnchecked(let fromRecord, .belowConfidence(let confidence, let required)):
-            return "The claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))) could not be checked: the bleed's confidence \(n(confidence, 2)) is below \(n(required, 2)). It was used as given."
-        case .startFoundFromClaim(let fromRecord):
-            return "With the start found (--start-at auto), only the delay is measured, not the latency and the start apart: the start was worked out from the claimed latency (\(VoAlignGiven.claimSource(fromRecord: fromRecord))), which could not be checked."
-        case .startFoundWithoutClaim:
-            return "The start was found (--start-at auto): the delay says where the take goes; the latency and the start can't be told apart without a claimed latency (--latency-ms or latency_ms in the record), so both are null."
-        }
-    }
-}
-
 /// What a person reads when vo-align's aligned take or mix can't be written.
 extension AlignedOutputError: ToolErrorConvertible {
     public func toolError(path: String) -> ToolError {
