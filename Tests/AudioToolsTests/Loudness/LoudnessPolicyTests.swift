@@ -62,24 +62,4 @@ import Testing
         #expect(LoudnessPreset.all.allSatisfy { !$0.source.isEmpty })
         #expect(LoudnessPreset.named("podcast")!.gate.evaluate(measurement(-16.4, truePeakDB: -1.5)).pass)
     }
-
-    @Test func junitReport() {
-        let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: [
-            .init(name: "a&b.wav", passed: true, reasons: [], seconds: 1.5),
-            .init(name: "<loud>.wav", passed: false, reasons: ["-12.0 LUFS is 2.0 LU above the -14 ±1 target", "x \"y\""], seconds: 0.25),
-        ])
-        #expect(xml == """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <testsuites name="lufs-measure" tests="2" failures="1" errors="0" time="1.750">
-          <testsuite name="lufs-measure" tests="2" failures="1" errors="0" skipped="0" time="1.750">
-            <testcase classname="lufs-measure" name="a&amp;b.wav" time="1.500"/>
-            <testcase classname="lufs-measure" name="&lt;loud&gt;.wav" time="0.250">
-              <failure message="-12.0 LUFS is 2.0 LU above the -14 ±1 target; x &quot;y&quot;" type="loudness">-12.0 LUFS is 2.0 LU above the -14 ±1 target&#10;x &quot;y&quot;</failure>
-            </testcase>
-          </testsuite>
-        </testsuites>
-
-        """)
-        #expect(JUnitReport.escape("a\u{1}b") == "a\u{FFFD}b")
-    }
 }
