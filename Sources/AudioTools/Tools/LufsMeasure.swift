@@ -209,7 +209,7 @@ public final class LufsMeasure: RecordTool {
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
         var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
-                                        gate: gate.map { ($0, gateLabel) })
+                                           gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         keep?(m, meter.blocks)
