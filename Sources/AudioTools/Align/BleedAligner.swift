@@ -160,7 +160,6 @@ public final class BleedAligner {
             case noBleed
             /// Traces, but ambiguous (comparable peaks, e.g. a repeating loop) or windows disagree.
             case lowConfidence
-            public var errorCode: ErrorCode { self == .noBleed ? .noBleed : .lowConfidence }
         }
         public var reason: Reason
         /// The best window's confidence and peak metrics, for the message.

@@ -213,9 +213,9 @@ public struct ChannelLayout: Equatable, Sendable {
     /// Parses a `--layout` value: a name (see `names`) or a comma list of channel labels such as
     /// `L,R,C,LFE,Ls,Rs` or `L,R,C,LFE,Lss,Rss,Lb,Rb,Ltf,Rtf,Ltb,Rtb` (case-insensitive; the
     /// spellings of `ChannelRole.aliases` accepted). BL/BR, as a WAVE channel mask or ffmpeg
-    /// names them, are the ±110° surround pair when the list has no side pair. Throws a
-    /// bad-input error naming the token it did not understand.
-    public static func parse(_ text: String) throws -> ChannelLayout {
+    /// names them, are the ±110° surround pair when the list has no side pair. Throws the
+    /// position of the token it did not understand.
+    public static func parse(_ text: String) throws(LayoutError) -> ChannelLayout {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let layout = named[trimmed] { return layout }
         let tokens = trimmed.split(separator: ",", omittingEmptySubsequences: false)
@@ -225,11 +225,7 @@ public struct ChannelLayout: Equatable, Sendable {
             guard let role = ChannelRole.aliases[token] else {
                 let original = text.split(separator: ",", omittingEmptySubsequences: false)
                 let shown = i < original.count ? original[i].trimmingCharacters(in: .whitespaces) : token
-                throw ToolError(.badInput,
-                                token.isEmpty
-                                    ? "The layout “\(text)” has an empty channel name at position \(i + 1)."
-                                    : "The layout “\(text)” has an unknown channel name “\(shown)” at position \(i + 1).",
-                                suggestion: "Use a name such as stereo, 5.1, 7.1 or 7.1.4, or a comma list of L, R, C, LFE, Ls, Rs (±110°), Lss, Rss (±90°), Lb, Rb (±135°), Ltf, Rtf, Ltb, Rtb (heights); FL, SL, BL, TFL and BS.2051 codes such as M+030 are accepted too.")
+                throw LayoutError(text: text, position: i + 1, channel: token.isEmpty ? nil : shown)
             }
             roles.append(role)
         }
@@ -287,4 +283,18 @@ public struct ChannelLayout: Equatable, Sendable {
 
     /// The labels joined by commas, e.g. "L,R,C,LFE,Ls,Rs" ("dual-mono" for dual mono).
     public var description: String { isDualMono ? "dual-mono" : roles.map(\.label).joined(separator: ",") }
+}
+
+/// A layout text that names no layout: the channel name at `position` (from 1) is empty
+/// (`channel` nil) or unknown (`channel` as it was written).
+public struct LayoutError: Error, Equatable, Sendable {
+    public var text: String
+    public var position: Int
+    public var channel: String?
+
+    public init(text: String, position: Int, channel: String?) {
+        self.text = text
+        self.position = position
+        self.channel = channel
+    }
 }

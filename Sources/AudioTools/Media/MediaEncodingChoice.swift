@@ -3,17 +3,15 @@ import Foundation
 extension MediaAudioEncoding {
     /// What each of the `chosen` audio streams (indices into `audio`) is re-encoded as: its own
     /// codec, or with `m4a` ("m4a" or "alac") that format's; and what that loses, in words.
-    /// Refuses, naming the file at `path`, a stream that can't be written so.
-    static func choose(for chosen: [Int], of audio: [MediaStream], m4a: String?, path: String) throws
+    /// Refuses a stream that can't be written so.
+    static func choose(for chosen: [Int], of audio: [MediaStream], m4a: String?) throws(MediaEncodingError)
         -> (encodings: [Int: MediaAudioEncoding], losses: [String]) {
-        let name = ToolError.quoted(path)
         var losses: [String] = []
         var encodings: [Int: MediaAudioEncoding] = [:]
         for k in chosen {
             if let f = m4a {
                 guard let e = Self.m4a(f, from: audio[k]) else {
-                    throw ToolError(.unsupportedCodec, "\(name)'s audio (\(audio[k].channels ?? 0) channels at \(audio[k].sampleRate ?? 0) Hz) can't be written as \(f); nothing was written.",
-                                    suggestion: "Choose --format flac or wav.")
+                    throw .notAs(format: f, channels: audio[k].channels ?? 0, sampleRate: audio[k].sampleRate ?? 0)
                 }
                 encodings[k] = e
                 let source = same(as: audio[k])
@@ -26,12 +24,20 @@ extension MediaAudioEncoding {
                 continue
             }
             guard let e = same(as: audio[k]) else {
-                throw ToolError(.unsupportedCodec, "\(name) has \((audio[k].codec ?? "unknown").uppercased()) audio in stream \(k), which this ffmpeg can read but not encode; nothing was written.",
-                                suggestion: audio.count > 1 ? "Normalise the other streams with --stream N, or choose an audio-only --format (flac or wav)." : "Choose an audio-only --format (flac or wav keep everything the decoded audio has).")
+                throw .notEncodable(codec: audio[k].codec ?? "unknown", stream: k, ofSeveral: audio.count > 1)
             }
             encodings[k] = e
             if e.isLossy { losses.append(audio.count > 1 ? "stream \(k): \(e.lossWords)" : e.lossWords) }
         }
         return (encodings, losses)
     }
+}
+
+/// Why an audio stream can't be re-encoded as asked: facts only (the sentences are the tool's).
+public enum MediaEncodingError: Error, Equatable, Sendable {
+    /// The stream (`channels` at `sampleRate`) doesn't fit the audio-only `format` (m4a or alac).
+    case notAs(format: String, channels: Int, sampleRate: Int)
+    /// This ffmpeg decodes the stream's `codec` but can't encode it; `ofSeveral` when the file
+    /// has other audio streams.
+    case notEncodable(codec: String, stream: Int, ofSeveral: Bool)
 }

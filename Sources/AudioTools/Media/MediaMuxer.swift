@@ -60,15 +60,13 @@ public final class MediaMuxer {
         let dir = url.deletingLastPathComponent().path
         if !FileManager.default.fileExists(atPath: dir) {
             do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw ToolError(.unreadable, "The folder for \(ToolError.quoted(destination)) can't be created: \(error.localizedDescription)",
-                                suggestion: "Check that the output folder is on a writable disk.")
+                throw MediaWriteError.folderUncreatable(destination: destination, reason: error.localizedDescription)
             }
         }
         temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         encoded = encodings.keys.sorted().map { ($0, encodings[$0]!) }
         guard let ffmpeg = FFmpegSource.ffmpegPath else {
-            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) needs ffmpeg to be written back, and ffmpeg is not installed.",
-                            suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg).")
+            throw MediaWriteError.noFFmpeg(input: input)
         }
         TemporaryFiles.register(temporary)
         do {
@@ -76,8 +74,7 @@ public final class MediaMuxer {
                                      stdin: .null, stdout: .null, extraInputs: encoded.count)
         } catch {
             TemporaryFiles.unregister(temporary)
-            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) can't be written back: \(error).",
-                            suggestion: "Check that ffmpeg is installed and runs (ffmpeg -version).")
+            throw MediaWriteError.ffmpegWontStart(input: input, reason: "\(error)")
         }
     }
 
@@ -105,21 +102,18 @@ public final class MediaMuxer {
     /// linked exclusively (a file that appeared meanwhile is not replaced).
     public func commit() throws {
         defer { TemporaryFiles.unregister(temporary) }
-        let name = ToolError.quoted(destination)
         if overwrite {
             guard rename(temporary, destination) == 0 else {
                 let e = String(cString: strerror(errno)); unlink(temporary)
-                throw ToolError(.unreadable, "\(name) can't be put in place: \(e).", suggestion: "Check that the output folder is writable.")
+                throw MediaWriteError.cantPutInPlace(destination: destination, reason: e)
             }
         } else {
             if link(temporary, destination) != 0 {
                 let e = errno; unlink(temporary)
                 if e == EEXIST {
-                    throw ToolError(.exists, "\(name) appeared while it was being written; it was left as it is.",
-                                    suggestion: "Pass --overwrite to replace it, or choose another output folder.")
+                    throw MediaWriteError.appeared(destination: destination)
                 }
-                throw ToolError(.unreadable, "\(name) can't be put in place: \(String(cString: strerror(e))).",
-                                suggestion: "Check that the output folder is writable.")
+                throw MediaWriteError.cantPutInPlace(destination: destination, reason: String(cString: strerror(e)))
             }
             unlink(temporary)
         }
@@ -162,3 +156,17 @@ public final class MediaMuxer {
 
 /// The encoder stopped reading a pipe (it failed or was stopped).
 public struct MediaMuxerStopped: Error {}
+
+/// Why a media file could not be written back through ffmpeg: facts only (the sentences are the
+/// tool's). `input` is the file being normalised, `destination` the output; `reason` the
+/// system's or ffmpeg's words.
+public enum MediaWriteError: Error, Equatable, Sendable {
+    case folderUncreatable(destination: String, reason: String)
+    case noFFmpeg(input: String)
+    case ffmpegWontStart(input: String, reason: String)
+    /// ffmpeg ran but failed.
+    case ffmpegFailed(input: String, reason: String)
+    case cantPutInPlace(destination: String, reason: String)
+    /// Without overwrite, a file appeared at the destination while it was being written.
+    case appeared(destination: String)
+}

@@ -69,8 +69,7 @@ public enum MediaNormalizer {
                                      destination: destination, overwrite: overwrite)
             let reports = try encode(input: input, jobs: jobs, into: mux)
             if let failure = mux.finishEncoding() {
-                throw ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) could not be written back by ffmpeg (\(failure)); nothing was written.",
-                                suggestion: "Choose an audio-only --format (flac or wav keep everything the decoded audio has).")
+                throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
             }
             var results: [StreamResult] = []
             var over = false
@@ -140,14 +139,9 @@ public enum MediaNormalizer {
         if let e = box.error {
             if e is MediaMuxerStopped, let failure = mux.finishEncoding() {
                 mux.abandon()
-                throw ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) could not be written back by ffmpeg (\(failure)); nothing was written.",
-                                suggestion: "Choose an audio-only --format (flac or wav keep everything the decoded audio has).")
+                throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
             }
             mux.abandon()
-            if let f = e as? NormalizePipeline.Failure {
-                throw ToolError(.malformed, "\(ToolError.quoted(input)) could not be normalised (\(f == .unknownLength ? "its length is unknown, which a fade-out needs" : "its channel count changed mid-stream")); nothing was written.",
-                                suggestion: "Convert it to WAV or FLAC first.")
-            }
             throw e
         }
         return box.reports.map { $0! }

@@ -11,41 +11,15 @@ public enum PeakMode: String, CaseIterable, Sendable {
 /// The gain decision made from an earlier measurement: numbers in, numbers out.
 /// Loudness is LUFS, peaks dBTP, gains dB (linear where named so).
 public struct NormalizeGainPlan: Equatable, Sendable {
-    /// Why a file can't be normalised as asked; `toolError(path:)` turns it into a record error.
-    public enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Why a file can't be normalised as asked: facts only (the sentences are the tool's, in
+    /// Tools/Errors/).
+    public enum Refusal: Error, Equatable, Sendable {
         /// Integrated loudness is undefined (digital silence, or everything below the −70 LUFS gate).
         case undefinedLoudness
         /// `--peak ignore` would write peaks over the ceiling into a fixed-point format.
         case ignoreNeedsFloatOutput
-        /// A measurement or setting that is not a finite number.
+        /// A measurement or setting that is not a finite number (which one, in words).
         case nonFiniteInput(String)
-
-        public var description: String {
-            switch self {
-            case .undefinedLoudness:
-                return "has no measurable loudness (silent or below the −70 LUFS gate), so no gain reaches a target."
-            case .ignoreNeedsFloatOutput:
-                return "would keep peaks over the ceiling, which only a floating-point output can hold."
-            case .nonFiniteInput(let what):
-                return "has a \(what) that is not a finite number."
-            }
-        }
-
-        /// The refusal as a record error for the file at `path`.
-        public func toolError(path: String) -> ToolError {
-            let name = ToolError.quoted(path)
-            switch self {
-            case .undefinedLoudness:
-                return ToolError(.noAudio, "\(name) \(description)",
-                                 suggestion: "Leave the file as it is, or check that the right file was measured.")
-            case .ignoreNeedsFloatOutput:
-                return ToolError(.badInput, "\(name) \(description)",
-                                 suggestion: "Write a float format (e.g. 32-bit float WAV), or use --peak limit or --peak reduce.")
-            case .nonFiniteInput:
-                return ToolError(.badInput, "\(name) \(description)",
-                                 suggestion: "Measure the file again and normalise from the new measurement.")
-            }
-        }
     }
 
     public let mode: PeakMode

@@ -49,25 +49,14 @@ public struct NormalizeSource {
     }
 
     /// Resolves the output encoding for `input` (described by `description`, with `tags`) and
-    /// converts the source to it; refuses, naming the file at `path`, an encoding this build
+    /// converts the source to it; refuses (LufsNormalizeFormat.Problem) an encoding this build
     /// can't write.
-    public init(input: AudioSource, description: SndfileDescription, tags: AudioTags, path: String,
+    public init(input: AudioSource, description: SndfileDescription, tags: AudioTags,
                 format: String?, depth: LufsNormalizeFormat.Depth?, sampleRate: Int?) throws {
         let inFormat = input.format
-        let resolved: (format: LufsNormalizeFormat, tags: AudioTags, losses: [String])
-        do {
-            resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,
+        let resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,
                                                        inputChannels: inFormat.channelCount, tags: tags,
                                                        format: format, depth: depth, sampleRate: sampleRate)
-        } catch {
-            let why: String
-            switch error {
-            case .depthNotHeld(let c, let d): why = "\(c) can't hold \(d) samples"
-            case .notWritable(let what): why = "this build can't write \(what)"
-            }
-            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) can't be written as asked: \(why).",
-                            suggestion: "Choose another --format or --bit-depth (WAV takes every depth and channel count).")
-        }
         let out = resolved.format
         var source: AudioSource = input
         if out.channelCount < inFormat.channelCount {

@@ -24,10 +24,10 @@ public struct NormalizedFileWriter {
     }
 
     /// Normalises `source` (at its first frame) by the decision's plan into `outPath` and commits it; the
-    /// report and the meter of what was written. `name` is the input, quoted, for messages;
-    /// `cores` says when a core is spare for decoding ahead and metering true peak.
+    /// report and the meter of what was written. `cores` says when a core is spare for decoding
+    /// ahead and metering true peak.
     public func write(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource,
-                      name: String, cores: CoreBudget) throws -> (report: NormalizeReport, meter: LoudnessMeter) {
+                      cores: CoreBudget) throws -> (report: NormalizeReport, meter: LoudnessMeter) {
         let plan = decision.plan
         let weights = layout.weights, rate = format.sampleRate
         var sink: SndfileSink? = nil
@@ -59,10 +59,6 @@ public struct NormalizedFileWriter {
                                                    onOutputBlock: output.onOutputBlock)
             }
             try sink!.commit()
-        } catch let e as NormalizePipeline.Failure {
-            sink?.abandon()
-            throw ToolError(.malformed, "\(name) could not be normalised (\(e == .unknownLength ? "its length is unknown, which a fade-out needs" : "its channel count changed mid-stream")); nothing was written.",
-                            suggestion: "Convert it to WAV or FLAC first.")
         } catch {
             sink?.abandon()
             throw error

@@ -47,29 +47,24 @@ public final class OutputClaims: @unchecked Sendable {
         claims = Dictionary(planned.map { (LufsNormalizeNaming.absolute($0.value), $0.key) }, uniquingKeysWith: { a, _ in a })
     }
 
-    /// The output path for `path`, refusing inputs that would write over another's output or an
-    /// input.
+    /// The output path for `path`, refusing (OutputClaimError) inputs that would write over
+    /// another's output or an input.
     public func outputPath(for path: String) throws -> String {
-        let name = ToolError.quoted(path)
         let planned = self.planned[path]
         guard let out = planned ?? naming.output(for: path, base: nil) else {
-            throw ToolError(.badInput, "\(name) is not inside the --relative-to folder, so its place under --out-dir is unknown.",
-                            suggestion: "Give a --relative-to folder that contains every input, or leave it out to keep only file names.")
+            throw OutputClaimError.outsideRelativeTo
         }
         if let others = collisions[path] {
-            throw ToolError(.exists, "\(name) and \(others.map(ToolError.quoted).joined(separator: ", ")) would all be written to \(ToolError.quoted(out)); none of them was written.",
-                            suggestion: "Keep them apart with --output-template (e.g. '{dir}/{stem}.{ext}' under --out-dir, which keeps the folders), or normalise them in separate runs.")
+            throw OutputClaimError.sharedWith(others, output: out)
         }
         let absIn = LufsNormalizeNaming.absolute(path)
         let absOut = LufsNormalizeNaming.absolute(out)
         if !naming.inPlace {
             if absOut == absIn {
-                throw ToolError(.exists, "Normalising \(name) would replace it: the output path is the input itself; nothing was written.",
-                                suggestion: "Pass --in-place to replace the input on purpose, or choose another --out-dir or --output-template.")
+                throw OutputClaimError.isTheInput
             }
             if argumentInputs.contains(absOut) {
-                throw ToolError(.exists, "Normalising \(name) would replace another input, \(ToolError.quoted(out)); nothing was written.",
-                                suggestion: "Choose an --out-dir or --output-template that doesn't point at the inputs.")
+                throw OutputClaimError.isAnotherInput(out)
             }
         }
         return out
@@ -86,9 +81,22 @@ public final class OutputClaims: @unchecked Sendable {
         if earlier == nil { claims[absOut] = path }
         lock.unlock()
         if let earlier {
-            let name = ToolError.quoted(path)
-            throw ToolError(.exists, "\(name) would be written to \(ToolError.quoted(out)), which \(ToolError.quoted(earlier)) earlier in the input also writes; \(name) was not written.",
-                            suggestion: "Keep them apart with --relative-to (to keep folders under --out-dir) or --output-template, or normalise them in separate runs.")
+            throw OutputClaimError.claimedEarlier(output: out, by: earlier)
         }
     }
+}
+
+/// Why an input's output can't be claimed: facts only (the sentences are the tool's). The input
+/// is the record's path.
+public enum OutputClaimError: Error, Equatable, Sendable {
+    /// The input is not inside the --relative-to folder.
+    case outsideRelativeTo
+    /// These other path arguments would write the same `output`.
+    case sharedWith([String], output: String)
+    /// The output path is the input itself.
+    case isTheInput
+    /// The output path is another input.
+    case isAnotherInput(String)
+    /// A record `by` earlier in the input already writes `output`.
+    case claimedEarlier(output: String, by: String)
 }

@@ -3,31 +3,39 @@ import Foundation
 /// The measurement a record carries (`loudness`, lufs-measure's output), used only when it is of
 /// the file as it is now: its identity (size and modification time) must match.
 public enum RecordedLoudness {
-    /// The integrated loudness and true peak of `loudness` for the file at `path` whose identity
-    /// is `identity`; nil, with a note saying why, when there is no measurement to use (the
-    /// file is then measured here). Refuses a measurement of an earlier state of the file, and
-    /// one whose loudness is not a number.
-    public static func check(_ loudness: JSON?, identity: FileIdentity, path: String) throws
+    /// Why a record's measurement can't be used: facts only (the sentences are the tool's, in
+    /// Tools/Errors/).
+    public enum Refusal: Error, Equatable, Sendable {
+        /// It was taken of the file when it was `measured`; the file is `now` different.
+        /// `tagging`: the refusal of lufs-normalize --write-tags, which leaves the tags alone.
+        case stale(measured: FileIdentity, now: FileIdentity, tagging: Bool)
+        /// Its integrated loudness is neither a number nor null.
+        case notANumber
+    }
+
+    /// The one check of a measurement (a `loudness` object, or one stream's entry of it) against
+    /// the file as it is now (`identity`): true when it is of this state of the file, false when
+    /// it carries no identity to check; throws `.stale` when the file has changed since.
+    public static func isCurrent(_ measurement: JSON?, identity: FileIdentity, tagging: Bool = false) throws(Refusal) -> Bool {
+        guard let id = FileIdentity(json: measurement?["file"]) else { return false }
+        if id != identity { throw .stale(measured: id, now: identity, tagging: tagging) }
+        return true
+    }
+
+    /// The integrated loudness and true peak of `loudness` for the file whose identity is
+    /// `identity`; nil, with a note saying why, when there is no measurement to use (the file is
+    /// then measured here). Refuses a measurement of an earlier state of the file, and one whose
+    /// loudness is not a number.
+    public static func check(_ loudness: JSON?, identity: FileIdentity) throws(Refusal)
         -> (measured: (integrated: Double?, truePeak: Double?)?, note: String?) {
         guard let l = loudness, l.objectValue != nil, let lufs = l["integrated_lufs"] else {
             return (nil, "The record carried no loudness measurement, so the file was measured here (one extra pass).")
         }
-        guard let id = FileIdentity(json: l["file"]) else {
+        guard try isCurrent(l, identity: identity) else {
             return (nil, "The record's loudness carries no file identity to check it against, so the file was measured here (one extra pass).")
         }
-        let name = ToolError.quoted(path)
-        if id != identity { throw stale(path, measured: id, now: identity) }
-        if !lufs.isNull && lufs.doubleValue == nil {
-            throw ToolError(.badInput, "The loudness in \(name)'s record is not a number.",
-                            suggestion: "Pass the record lufs-measure wrote, unchanged.")
-        }
+        if !lufs.isNull && lufs.doubleValue == nil { throw .notANumber }
         return ((lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue), nil)
-    }
-
-    /// The refusal of a measurement taken of the file at `path` when it was `measured`.
-    public static func stale(_ path: String, measured: FileIdentity, now: FileIdentity) -> ToolError {
-        ToolError(.staleMeasurement, "\(ToolError.quoted(path)) has changed since it was measured (\(change(from: measured, to: now))), so its measurement no longer applies; nothing was written.",
-                  suggestion: "Measure it again (lufs-measure \(shellQuoted(path)) | lufs-normalize ...), or pass the bare path to have it measured here.")
     }
 
     /// The record's measurement of audio stream `ordinal`: the `loudness.streams` entry, or
@@ -52,18 +60,5 @@ public enum RecordedLoudness {
             return l
         }
         return ChannelLayout.standard(channelCount: channelCount)
-    }
-
-    /// What changed between two identities, in words.
-    static func change(from old: FileIdentity, to new: FileIdentity) -> String {
-        var parts: [String] = []
-        if old.sizeBytes != new.sizeBytes { parts.append("size \(old.sizeBytes) → \(new.sizeBytes) bytes") }
-        if old.modifiedNanoseconds != new.modifiedNanoseconds { parts.append("modified since") }
-        return parts.joined(separator: ", ")
-    }
-
-    /// `s` as one shell word.
-    static func shellQuoted(_ s: String) -> String {
-        s.allSatisfy { $0.isLetter || $0.isNumber || "/._-+".contains($0) } ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 }

@@ -21,8 +21,7 @@ public enum GainTagWriter {
         let facts = try probeContainer(FileByteSource(path: path))
         if let refusal = ProbeVerdicts.refusal(for: facts, path: path) { throw refusal }
         guard let f = TagFormat.of(facts.kind) else {
-            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) is \(facts.container.uppercased()), which has no place for ReplayGain tags that players read; nothing was written.",
-                            suggestion: "Keep the gain in another way (lufs-normalize --out-dir writes normalised audio), or convert the file to FLAC, which holds the tags.")
+            throw GainTagError.noPlaceForTags(container: facts.container)
         }
         return f
     }
@@ -48,4 +47,10 @@ public enum GainTagWriter {
         if format == .mp3 || format == .wav || format == .aiff, outcome.id3Version == nil { outcome.id3Version = 4 }
         return outcome
     }
+}
+
+/// Why gain tags can't be written into a file: facts only (the sentences are the tool's).
+public enum GainTagError: Error, Equatable, Sendable {
+    /// The file's `container` has no place for ReplayGain tags that players read.
+    case noPlaceForTags(container: String)
 }

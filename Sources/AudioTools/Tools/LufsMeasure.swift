@@ -134,7 +134,7 @@ public final class LufsMeasure: RecordTool {
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
             var out = record
-            out["loudness"] = hit.loudness(gate: gate.map { g in { LufsMeasure.gateJSON(g, label: self.gateLabel, $0) } })
+            out["loudness"] = hit.loudness(gate: gate.map { g in { LoudnessRecord.gateJSON(g, label: self.gateLabel, $0) } })
             return out
         }
         let opened = try Decoder.open(path)
@@ -209,57 +209,13 @@ public final class LufsMeasure: RecordTool {
         }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
-        var loudness = LufsMeasure.json(m, layout: layout, dualMono: dual, identity: identity,
-                                        gate: gate.map { ($0, gateLabel) })
+        var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
+                                           gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         keep?(m, meter.blocks)
         return loudness
     }
-
-    /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is
-    /// well inside that), undefined values null with the reason in `notes`.
-    static func json(_ m: LoudnessMeasurement, layout: ChannelLayout, dualMono: Bool, identity: FileIdentity,
-                     gate: (LoudnessGate, JSON)?) -> JSON {
-        var o: [String: JSON] = [
-            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
-            "loudness_range_lu": .optional(m.loudnessRangeLU, decimals: 2),
-            "momentary_max_lufs": .optional(m.momentaryMaxLUFS, decimals: 2),
-            "short_term_max_lufs": .optional(m.shortTermMaxLUFS, decimals: 2),
-            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
-            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
-            "sample_rate": .int(m.sampleRate),
-            "frames": .int(m.frames),
-            "duration_seconds": .double(Double(m.frames) / Double(m.sampleRate), decimals: 6),
-            "layout": .string(layout.description),
-            "dual_mono": .bool(dualMono),
-            "file": identity.json,
-            "notes": .array(m.notes.map { .string($0) }),
-        ]
-        o["channels"] = .array((0..<m.samplePeaks.count).map { c in
-            .object([
-                "name": .string(c < layout.roles.count ? layout.roles[c].label : "?"),
-                "weight": .double(c < layout.weights.count ? layout.weights[c] : 1, decimals: 2),
-                "azimuth_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].azimuth : nil, decimals: 1),
-                "elevation_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].elevation : nil, decimals: 1),
-                "sample_peak_dbfs": .optional(dB(m.samplePeaks[c]), decimals: 2),
-                "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
-            ])
-        })
-        if let (g, label) = gate { o["gate"] = gateJSON(g, label: label, m) }
-        return .object(o)
-    }
-
-    /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
-    static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
-        let v = g.evaluate(m)
-        var gj = label.objectValue ?? [:]
-        gj["pass"] = .bool(v.pass)
-        gj["reasons"] = .array(v.reasons.map { .string($0) })
-        return .object(gj)
-    }
-
-    static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
 
     public func emitted(_ record: Record) {
         report?.emitted(record)

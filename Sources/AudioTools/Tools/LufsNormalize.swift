@@ -191,7 +191,7 @@ public final class LufsNormalize: RecordTool {
                let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
             described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
         }
-        let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1, path: path,
+        let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
                                       format: formatName, depth: depth, sampleRate: sampleRate)
         let out = src.format
         if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
@@ -220,7 +220,7 @@ public final class LufsNormalize: RecordTool {
             throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
                             suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
         }
-        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity, path: path)
+        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity)
         if let note = recorded.note { notes.append(note) }
         let source = try src.measurement(recorded: recorded.measured, loudness: loudness, weights: layout.weights,
                                          forReport: reportWriter != nil)
@@ -233,11 +233,8 @@ public final class LufsNormalize: RecordTool {
         var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured.truePeak) ?? -200
         if peakMode == .reduce { sourcePeak += Self.roundingAllowanceDB }
 
-        let gain: NormalizeGainPlan
-        do {
-            gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
+        let gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
                                          ceilingDBTP: ceilingDBTP, mode: peakMode)
-        } catch { throw error.toolError(path: path) }
         let decision = NormalizeDecision(gain: gain, peakMode: peakMode, album: album, fadeInSeconds: fadeInSeconds,
                                          fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve, sampleRate: out.sampleRate,
                                          ceilingDBTP: ceilingDBTP, marginDB: Self.limiterMargin,
@@ -249,8 +246,7 @@ public final class LufsNormalize: RecordTool {
         let writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
                                           overwrite: overwrite || naming.inPlace, collectsTimeline: reportWriter != nil,
                                           maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
-        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS,
-                                               source: src.source, name: name, cores: cores)
+        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
         passes += report.passes
         let m = meter.finish()
         let result = NormalizedFileRecord(outPath: outPath, format: out, report: report, written: m, gain: gain, decision: decision,

@@ -43,9 +43,8 @@ public final class LufsNormalizeTags {
             if album { _ = try Self.albumValues(record, path: path) }
             loudness = try Self.measure(path)
             notes.append("The record carried no loudness measurement, so the file was measured here (one extra pass).")
-        } else if let id = FileIdentity(json: loudness?["file"]), id != identity {
-            throw ToolError(.staleMeasurement, "\(name) has changed since it was measured, so its measurement no longer applies; its tags were left as they were.",
-                            suggestion: "Measure it again (lufs-measure --album DIR | lufs-normalize --write-tags ...).")
+        } else {
+            _ = try RecordedLoudness.isCurrent(loudness, identity: identity, tagging: true)
         }
         guard let trackLUFS = loudness?["integrated_lufs"]?.doubleValue else {
             throw ToolError(.noAudio, "\(name) has no measurable loudness (silent or below the −70 LUFS gate), so no gain reaches a reference; its tags were left as they were.",
@@ -68,21 +67,7 @@ public final class LufsNormalizeTags {
             notes.append("Opus keeps R128 gains (RFC 7845: Q7.8 dB relative to −23 LUFS, no peaks) instead of ReplayGain tags; the header's output gain was left as it is.")
         }
         if !outcome.rewritten, !dryRun { notes.append("The tags already held these values, so the file was not rewritten.") }
-        var o: [String: JSON] = [
-            "mode": .string("tags"),
-            "tag_format": .string(outcome.format.rawValue),
-            "tag_store": .string(outcome.format.store),
-            "tags": .object(Dictionary(outcome.fields.map { (GainTagSpelling.recordKey($0.key), JSON.string($0.value)) }, uniquingKeysWith: { a, _ in a })),
-            "previous_tags": .object(Dictionary(outcome.previous.map { (GainTagSpelling.recordKey($0.key), $0.value.map(JSON.string) ?? .null) }, uniquingKeysWith: { a, _ in a })),
-            "rewritten": .bool(outcome.rewritten),
-            "dry_run": .bool(dryRun),
-            "reference_lufs": .double(referenceLUFS),
-            "track_gain_db": .double(values.trackGainDB, decimals: 2),
-            "album_gain_db": .optional(values.albumGainDB, decimals: 2),
-            "notes": .array(notes.map { .string($0) }),
-        ]
-        if outcome.rewritten { o["reflink"] = .bool(outcome.reflinked) }
-        if let v = outcome.id3Version { o["id3_version"] = .string("2.\(v)") }
+        let o = outcome.json(values: values, referenceLUFS: referenceLUFS, dryRun: dryRun, notes: notes)
         var r = record
         r["normalized"] = .object(o)
         return r

@@ -55,8 +55,6 @@ public final class VoAlign: RecordTool {
 
     static let defaultMinConfidence = BleedAligner.Settings().acceptConfidence
     static let defaultToleranceMS = 5.0
-    /// Crossfade at each joint of a take re-timed per stretch.
-    static let crossfadeMS = 5.0
 
     let reference: VoAlignAudioFile?
     let knownLatencyMS: Double?
@@ -129,36 +127,11 @@ public final class VoAlign: RecordTool {
                             suggestion: "Export the take again; a file with sound in it will work.")
         }
         let given = try VoAlignGiven(record: record, path: path, startOption: startOption, latencyOption: knownLatencyMS)
-        var notes: [String] = []
-        let p = try place(take, given: given, notes: &notes)
-        var o = measurementFields(p, rate: rate, notes: &notes)
-        if let l = p.latency, Int(l.rounded()) < 0 {
-            notes.append("The latency is negative: the take is early against the reference. Check the start, or whether the reference has material before the take's.")
-        }
-        let delayFrames = Int(p.delay.rounded())
-        o["latency"] = p.latency.map { Self.frames(Int($0.rounded()), rate) } ?? .null
-        o["latency_ms"] = .optional(p.latency.map { $0 / Double(rate) * 1000 }, decimals: 3)
-        o["start"] = p.start.map { Self.frames($0, rate) } ?? .null
-        o["start_seconds"] = .optional(p.start.map { Double($0) / Double(rate) }, decimals: 6)
-        o["delay"] = Self.frames(delayFrames, rate)
-        o["delay_ms"] = .double(Double(delayFrames) / Double(rate) * 1000, decimals: 3)
-        var origin: [String: JSON] = ["start": .string(p.startOrigin), "latency": p.latencyOrigin.map { .string($0) } ?? .null]
-        origin["claim"] = given.claimOrigin.map { .string($0) } ?? .null
-        o["origin"] = .object(origin)
-        o["claimed_latency_ms"] = .optional(given.claimMS, decimals: 3)
-        o["claim_checked"] = p.claimChecked.map { .bool($0) } ?? .null
-        o["segments"] = .array(p.segments.map { s in
-            let l = p.start.map { s.delay + Double($0) }
-            return .object([
-                "from": Self.frames(s.from, rate), "from_seconds": .double(Double(s.from) / Double(rate), decimals: 6),
-                "latency": l.map { Self.frames(Int($0.rounded()), rate) } ?? .null,
-                "latency_ms": .optional(l.map { $0 / Double(rate) * 1000 }, decimals: 3),
-                "delay": Self.frames(Int(s.delay.rounded()), rate),
-                "delay_ms": .double(Double(Int(s.delay.rounded())) / Double(rate) * 1000, decimals: 3),
-                "confidence": .optional(s.confidence, decimals: 3), "windows": s.windows.map { .int($0) } ?? .null,
-            ])
-        })
-        o["reference"] = reference.map { .string($0.original) } ?? .null
+        var placementNotes: [PlacementNote] = []
+        let placer = TakePlacer(reference: reference, settings: settings, minConfidence: minConfidence, toleranceMS: toleranceMS)
+        let p = try placer.place(take, given: given, notes: &placementNotes)
+        var notes = placementNotes.map(\.sentence)
+        var o = AlignmentRecord.fields(p, given: given, rate: rate, reference: reference?.original, notes: &notes)
         try writeOutputs(take: take, placement: p, into: &o, notes: &notes)
         o["notes"] = .array(notes.map { .string($0) })
         var r = record
@@ -166,49 +139,6 @@ public final class VoAlign: RecordTool {
         return r
     }
 
-    /// The measured values of the record (null for a known latency) and their notes.
-    func measurementFields(_ p: VoAlignPlacement, rate: Int, notes: inout [String]) -> [String: JSON] {
-        var o: [String: JSON] = ["method": .string(p.method)]
-        guard let a = p.measured else {
-            for k in ["confidence", "drift_ppm", "drift_uncertainty_ppm", "bleed_db", "windows_agreeing", "windows_analysed", "latency_samples_exact"] {
-                o[k] = .null
-            }
-            return o
-        }
-        o["confidence"] = .double(a.confidence, decimals: 3)
-        o["drift_ppm"] = .optional(a.driftPPM, decimals: 2)
-        o["drift_uncertainty_ppm"] = .optional(a.driftUncertaintyPPM, decimals: 2)
-        o["bleed_db"] = .double(a.bleedDB, decimals: 2)
-        o["latency_samples_exact"] = .optional(p.latency, decimals: 3)
-        o["windows_agreeing"] = .int(a.inlierCount)
-        o["windows_analysed"] = .int(a.windows.count)
-        if a.driftPPM == nil {
-            notes.append("Drift is unknown: fewer than two windows of the take agree (the take is short or the bleed is faint in places).")
-        }
-        if a.polarity < 0 { notes.append("The backing appears inverted (opposite polarity) in the take.") }
-        if p.segments.count > 1 {
-            notes.append("The latency changes along the take: \(p.segments.count) stretches (see segments), measured in \(a.windows.count) short windows.")
-        }
-        if a.inlierCount < a.windows.count {
-            notes.append("\(a.windows.count - a.inlierCount) of \(a.windows.count) windows showed no clear bleed or disagreed, and were left out.")
-        }
-        return o
-    }
-
-    static func frames(_ n: Int, _ rate: Int) -> JSON { .object(["frames": .int(n), "rate": .int(rate)]) }
-
-    static func sameFile(_ a: String, _ b: String) -> Bool {
-        var sa = stat(), sb = stat()
-        guard PathBytes.stat(a, &sa) == 0, PathBytes.stat(b, &sb) == 0 else { return false }
-        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
-    }
-
     /// A number for a message: whole numbers without decimals, others with up to `decimals`.
-    static func number(_ v: Double, _ decimals: Int = 3) -> String {
-        if v == v.rounded() { return String(Int(v)) }
-        var s = String(format: "%.\(decimals)f", v)
-        while s.hasSuffix("0") { s.removeLast() }
-        if s.hasSuffix(".") { s.removeLast() }
-        return s
-    }
+    static func number(_ v: Double, _ decimals: Int = 3) -> String { AlignmentRecord.number(v, decimals) }
 }

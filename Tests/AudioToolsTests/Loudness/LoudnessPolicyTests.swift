@@ -24,10 +24,13 @@ import Testing
         do {
             _ = try ChannelLayout.parse("L,R,Q7")
             Issue.record("expected an error")
-        } catch let e as ToolError {
+        } catch {
+            #expect(error == LayoutError(text: "L,R,Q7", position: 3, channel: "Q7"))
+            let e = error.toolError(path: "")
             #expect(e.code == .badInput)
             #expect(e.message.contains("“Q7”") && e.message.contains("position 3"), "\(e.message)")
-        } catch { Issue.record("\(error)") }
+        }
+        #expect(throws: LayoutError(text: "L,,R", position: 2, channel: nil)) { try ChannelLayout.parse("L,,R") }
     }
 
     func measurement(_ lufs: Double?, truePeakDB: Double?) -> LoudnessMeasurement {
@@ -58,25 +61,5 @@ import Testing
         #expect(LoudnessPreset.named("podcast")?.targetLUFS == -16)
         #expect(LoudnessPreset.all.allSatisfy { !$0.source.isEmpty })
         #expect(LoudnessPreset.named("podcast")!.gate.evaluate(measurement(-16.4, truePeakDB: -1.5)).pass)
-    }
-
-    @Test func junitReport() {
-        let xml = JUnitReport.xml(suiteName: "lufs-measure", cases: [
-            .init(name: "a&b.wav", passed: true, reasons: [], seconds: 1.5),
-            .init(name: "<loud>.wav", passed: false, reasons: ["-12.0 LUFS is 2.0 LU above the -14 ±1 target", "x \"y\""], seconds: 0.25),
-        ])
-        #expect(xml == """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <testsuites name="lufs-measure" tests="2" failures="1" errors="0" time="1.750">
-          <testsuite name="lufs-measure" tests="2" failures="1" errors="0" skipped="0" time="1.750">
-            <testcase classname="lufs-measure" name="a&amp;b.wav" time="1.500"/>
-            <testcase classname="lufs-measure" name="&lt;loud&gt;.wav" time="0.250">
-              <failure message="-12.0 LUFS is 2.0 LU above the -14 ±1 target; x &quot;y&quot;" type="loudness">-12.0 LUFS is 2.0 LU above the -14 ±1 target&#10;x &quot;y&quot;</failure>
-            </testcase>
-          </testsuite>
-        </testsuites>
-
-        """)
-        #expect(JUnitReport.escape("a\u{1}b") == "a\u{FFFD}b")
     }
 }

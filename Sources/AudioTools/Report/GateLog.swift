@@ -21,19 +21,19 @@ public struct GateLog {
 
     public init(gated: Bool) { self.gated = gated }
 
-    /// The row for one output record: its gate verdict, or its error.
-    public mutating func add(_ record: Record) {
-        let name = record.path ?? "(input)"
-        if let e = record.fields["error"], e != .null {
-            rows.append(Row(name: name, pass: false, reasons: [e["message"]?.stringValue ?? "failed"], isError: false))
-            return
-        }
-        let l = record["loudness"]
-        let pass = !gated || (l?["gate"]?["pass"]?.boolValue ?? false)
+    /// The row of one measured file: its gate verdict (`gatePassed`, nil when it has none) with
+    /// the reasons it failed, and its loudness and true peak.
+    public mutating func add(name: String, gatePassed: Bool?, reasons: [String], integratedLUFS: Double?, truePeakDBTP: Double?) {
+        let pass = !gated || (gatePassed ?? false)
         if !pass { anyFailed = true }
-        rows.append(Row(name: name, pass: pass, reasons: l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? [],
-                        integratedLUFS: l?["integrated_lufs"]?.doubleValue, truePeakDBTP: l?["true_peak_dbtp"]?.doubleValue,
+        rows.append(Row(name: name, pass: pass, reasons: reasons, integratedLUFS: integratedLUFS, truePeakDBTP: truePeakDBTP,
                         isError: false))
+    }
+
+    /// The row of a file that could not be measured: it fails, the error's message its reason
+    /// (the error itself already fails the run).
+    public mutating func addFailure(name: String, message: String) {
+        rows.append(Row(name: name, pass: false, reasons: [message], isError: false))
     }
 
     /// An input that gave the gate nothing to pass: it fails.

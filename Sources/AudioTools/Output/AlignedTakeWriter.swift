@@ -1,84 +1,91 @@
 import Foundation
 
-/// vo-align's writers: the aligned take (one placement, or re-timed per stretch) and the mix.
-extension VoAlign {
-    /// Writes what --out-dir and --mix ask for, and records it (output, mix, joints, drift_corrected).
-    func writeOutputs(take: VoAlignAudioFile, placement p: VoAlignPlacement, into o: inout [String: JSON],
-                      notes: inout [String]) throws {
+/// vo-align's writers: the aligned take (one placement, or re-timed per stretch) and the ducked
+/// mix of the reference with it. What was written comes back as facts; the record is the tool's.
+struct AlignedTakeWriter {
+    /// Where aligned takes go (none: not written).
+    let outDir: String?
+    /// The mix's path, `{stem}` standing for the take's name (none: no mix).
+    let mixTemplate: String?
+    let reference: VoAlignAudioFile?
+    let correctDrift: Bool
+    let duckDB: Double
+    let overwrite: Bool
+
+    /// Crossfade at each joint of a take re-timed per stretch.
+    static let crossfadeMS = 5.0
+
+    /// What was written for one take.
+    struct Written {
+        /// The aligned take's path, when --out-dir asked for it.
+        var output: String?
+        /// Where stretches join (output frames) and the frames that changed there (+ repeated, − dropped).
+        var joints: [(at: Int, change: Int)] = []
+        var driftCorrected: Bool
+        var mix: String?
+        /// The mix's sample peak.
+        var mixPeak: Float?
+    }
+
+    /// Whether a take placed so is re-timed per stretch (several segments), and the stretches.
+    static func segmented(_ p: VoAlignPlacement, take: VoAlignAudioFile) -> SegmentedPlacement? {
+        let stretches = p.segments.map { SegmentedPlacement.Stretch(from: $0.from, delay: Int($0.delay.rounded())) }
+        return stretches.count > 1 ? SegmentedPlacement(stretches: stretches, takeFrames: take.frames,
+                                                        crossfade: Int((crossfadeMS * Double(take.rate) / 1000).rounded())) : nil
+    }
+
+    /// Writes what --out-dir and --mix ask for.
+    func write(take: VoAlignAudioFile, placement p: VoAlignPlacement) throws -> Written {
         let rate = take.rate, path = take.original
         let drift = p.measured?.driftPPM
-        let stretches = p.segments.map { SegmentedPlacement.Stretch(from: $0.from, delay: Int($0.delay.rounded())) }
-        let segmented = stretches.count > 1 ? SegmentedPlacement(stretches: stretches, takeFrames: take.frames,
-                                                                   crossfade: Int((Self.crossfadeMS * Double(rate) / 1000).rounded())) : nil
+        let segmented = Self.segmented(p, take: take)
         let corrects = correctDrift && drift != nil && segmented == nil
-        o["drift_corrected"] = .bool(corrects)
-        if correctDrift && drift == nil {
-            notes.append("--correct-drift was asked for but the drift is unknown, so the written audio is not drift-corrected.")
-        } else if correctDrift && segmented != nil {
-            notes.append("--correct-drift was not applied: the take is re-timed per stretch, each moved by whole frames.")
-        }
+        var result = Written(driftCorrected: corrects)
         let ratio = corrects ? 1 - drift! * 1e-6 : 1
-        var written: String?
-        var joints: [JSON] = []
         if let dir = outDir {
             var name = path.split(separator: "/").last.map(String.init) ?? path
-            if take.decodedByFFmpeg {
-                name = Self.stem(name) + ".wav"
-                notes.append("\(ToolError.quoted(path)) was decoded through ffmpeg; its aligned audio is written as 24-bit WAV.")
-            }
+            if take.decodedByFFmpeg { name = Self.stem(name) + ".wav" }
             let out = (dir.hasSuffix("/") ? dir : dir + "/") + name
-            if Self.sameFile(out, path) {
-                throw ToolError(.exists, "\(ToolError.quoted(path)) would be written over itself: --out-dir is the take's own folder.",
-                                suggestion: "Choose another --out-dir for the aligned takes.")
-            }
+            if Self.sameFile(out, path) { throw AlignedOutputError.overItself(take: path) }
             if let seg = segmented {
                 try writeSegmented(take: take, to: out, placement: seg)
-                for k in seg.joints.indices {
-                    let change = seg.change(at: k)
-                    joints.append(.object([
-                        "at": Self.frames(seg.joints[k], rate), "at_seconds": .double(Double(seg.joints[k]) / Double(rate), decimals: 6),
-                        "crossfade_ms": .double(Self.crossfadeMS), "repeated_frames": .int(max(change, 0)),
-                        "dropped_frames": .int(max(-change, 0)),
-                    ]))
-                }
-                notes.append("The written take is re-timed in \(seg.stretches.count) stretches, each where it was performed, with a \(Self.number(Self.crossfadeMS)) ms crossfade at each joint (see joints).")
+                result.joints = seg.joints.indices.map { (seg.joints[$0], seg.change(at: $0)) }
             } else {
                 try writeAligned(take: take.path, to: out, formatCode: take.formatCode, rate: rate,
                                  channels: take.channels, delay: p.delay, ratio: ratio)
             }
-            o["output"] = .string(out)
-            written = out
-        } else {
-            o["output"] = .null
+            result.output = out
         }
-        o["joints"] = .array(joints)
-        guard let template = mixTemplate, let ref = reference else { o["mix"] = .null; return }
+        guard let template = mixTemplate, let ref = reference else { return result }
         let out = template.replacingOccurrences(of: "{stem}", with: Self.stem(path.split(separator: "/").last.map(String.init) ?? path))
-        if Self.sameFile(out, path) || Self.sameFile(out, ref.original) {
-            throw ToolError(.exists, "The mix \(ToolError.quoted(out)) would be written over one of its own inputs.",
-                            suggestion: "Choose another --mix name, e.g. 'mix-{stem}.wav'.")
-        }
+        if Self.sameFile(out, path) || Self.sameFile(out, ref.original) { throw AlignedOutputError.mixOverInput(mix: out) }
         let peak: Float
         if let seg = segmented {
             // The mix places the re-timed take: the written one, or a temporary rendering of it.
             var temporary: String?
-            if written == nil {
+            if result.output == nil {
                 let t = FileManager.default.temporaryDirectory
                     .appendingPathComponent("vo-align-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).wav").path
                 try writeSegmented(take: take, to: t, placement: seg)
                 temporary = t
             }
             defer { if let t = temporary { unlink(t) } }
-            peak = try writeMix(take: written ?? temporary!, takeRate: rate, reference: ref, to: out, delay: 0,
+            peak = try writeMix(take: result.output ?? temporary!, takeRate: rate, reference: ref, to: out, delay: 0,
                                 ratio: Double(ref.rate) / Double(rate))
         } else {
             peak = try writeMix(take: take.path, takeRate: rate, reference: ref, to: out, delay: p.delay,
                                 ratio: ratio * Double(ref.rate) / Double(rate))
         }
-        if peak > 1 {
-            notes.append("The mix peaks at \(Self.number(20 * log10(Double(peak)), 1)) dBFS, above full scale: lower the take or the reference before mixing.")
-        }
-        o["mix"] = .string(out)
+        result.mix = out
+        result.mixPeak = peak
+        return result
+    }
+
+    /// Whether two paths name the same file.
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        var sa = stat(), sb = stat()
+        guard PathBytes.stat(a, &sa) == 0, PathBytes.stat(b, &sb) == 0 else { return false }
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino
     }
 
     /// A file name without its extension.
@@ -90,8 +97,7 @@ extension VoAlign {
     func writeAligned(take: String, to path: String, formatCode: Int32, rate: Int, channels: Int,
                       delay: Double, ratio: Double) throws {
         let placed = try VoAlignPlacedTake(path: take, outputRate: rate, delayFrames: delay, ratio: ratio, quality: .best)
-        let what = "The aligned take \(Self.describe(path))"
-        let sink = try explainExists(what, option: "--out-dir") {
+        let sink = try explainExists(path, mix: false) {
             try SndfileSink(path: path, formatCode: formatCode, sampleRate: rate, channelCount: channels,
                             overwrite: overwrite)
         }
@@ -101,26 +107,20 @@ extension VoAlign {
                 if b.frames == 0 { break }
                 try sink.write(b)
             }
-            try explainExists(what, option: "--out-dir") { try sink.commit() }
+            try explainExists(path, mix: false) { try sink.commit() }
         } catch {
             sink.abandon()
             throw error
         }
     }
 
-    /// “name” in “folder” (the sink's own message names only the file, which for an aligned
-    /// take is also the take's name).
-    static func describe(_ path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        let dir = (path as NSString).deletingLastPathComponent
-        return dir.isEmpty ? ToolError.quoted(path) : "\(ToolError.quoted(url.lastPathComponent)) in \(ToolError.quoted(dir))"
-    }
-
-    /// Rewords the sink's `exists` refusal in vo-align's terms (which output, which option).
-    func explainExists<T>(_ what: String, option: String, _ body: () throws -> T) throws -> T {
+    /// Turns the sink's `exists` refusal (a record error, or a typed one that says it) into which
+    /// output it was (the option that names it is the tool's to say).
+    func explainExists<T>(_ path: String, mix: Bool, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let e as ToolError where e.code == .exists {
-            throw ToolError(.exists, "\(what) already exists; it was left as it is.",
-                            suggestion: "Pass --overwrite to replace it, or choose another \(option).")
+            throw AlignedOutputError.exists(path: path, mix: mix)
+        } catch let e as ToolErrorConvertible where e.toolError(path: path).code == .exists {
+            throw AlignedOutputError.exists(path: path, mix: mix)
         }
     }
 
@@ -151,8 +151,7 @@ extension VoAlign {
         let refSource = try SndfileSource(path: ref.path)
         let total = max(ref.frames, voice.frameCount)
         let channels = max(ref.channels, voice.channelCount)
-        let what = "The mix \(Self.describe(path))"
-        let sink = try explainExists(what, option: "--mix name") {
+        let sink = try explainExists(path, mix: true) {
             try SndfileSink(path: path, formatCode: ref.formatCode, sampleRate: ref.rate,
                             channelCount: channels, overwrite: overwrite)
         }
@@ -186,7 +185,7 @@ extension VoAlign {
                 try sink.write(mixed.block)
                 position += n
             }
-            try explainExists(what, option: "--mix name") { try sink.commit() }
+            try explainExists(path, mix: true) { try sink.commit() }
         } catch {
             sink.abandon()
             throw error
@@ -198,8 +197,7 @@ extension VoAlign {
     /// samples except across the crossfades).
     func writeSegmented(take: VoAlignAudioFile, to path: String, placement: SegmentedPlacement) throws {
         let source = try SndfileSource(path: take.path)
-        let what = "The aligned take \(Self.describe(path))"
-        let sink = try explainExists(what, option: "--out-dir") {
+        let sink = try explainExists(path, mix: false) {
             try SndfileSink(path: path, formatCode: take.formatCode, sampleRate: take.rate, channelCount: take.channels,
                             overwrite: overwrite)
         }
@@ -232,10 +230,20 @@ extension VoAlign {
                 try sink.write(out)
                 position += n
             }
-            try explainExists(what, option: "--out-dir") { try sink.commit() }
+            try explainExists(path, mix: false) { try sink.commit() }
         } catch {
             sink.abandon()
             throw error
         }
     }
+}
+
+/// Why an aligned take or mix was not written: facts only (the sentences are the tool's).
+enum AlignedOutputError: Error {
+    /// --out-dir is the take's own folder: the take would be written over itself.
+    case overItself(take: String)
+    /// The mix's path is one of its inputs.
+    case mixOverInput(mix: String)
+    /// The output (the aligned take, or with `mix` the mix) exists and may not be replaced.
+    case exists(path: String, mix: Bool)
 }

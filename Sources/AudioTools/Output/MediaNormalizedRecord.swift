@@ -1,0 +1,70 @@
+import Foundation
+
+/// lufs-normalize's `normalized` object for a media file written back in its own container: the
+/// first (or `--stream`) audio stream's values at the top, each stream's under `streams` when
+/// there are several, and notes on what the encoder did.
+enum MediaNormalizedRecord {
+    /// `delivered`: how many streams the output holds.
+    static func json(_ run: MediaNormalization.Outcome, probe: MediaProbe, audio: [MediaStream], delivered: Int, chosen: [Int],
+                     encodings: [Int: MediaAudioEncoding], muxer: String, outPath: String, losses: [String],
+                     settings s: MediaNormalization.Settings, presetName: String?, listsStreams: Bool) -> [String: JSON] {
+        var notes: [String] = []
+        let sources = run.sources, gains = run.gains
+        if sources.values.contains(where: \.here) {
+            notes.append("The record carried no measurement of \(chosen.count > 1 ? "some streams" : "the stream") of this file as it is, so \(chosen.count > 1 ? "they were" : "it was") measured here (one extra pass).")
+        }
+        let copied = delivered - chosen.count
+        notes.append("Written through ffmpeg as \(muxer): \(chosen.count) audio stream\(chosen.count == 1 ? "" : "s") re-encoded, \(copied) stream\(copied == 1 ? "" : "s") copied unchanged, with the file's metadata\(probe.chapterCount > 0 ? " and \(probe.chapterCount) chapters" : ""). The numbers are measured on the written file, decoded again.")
+        if run.encodes > 1 {
+            for r in run.streams where r.ceilingLoweredDB > 0 {
+                notes.append("Stream \(r.ordinal): the \(encodings[r.ordinal]!.displayName) encoder pushed the true peak over the \(LoudnessGate.compact(s.ceilingDBTP)) dBTP ceiling, so the limiter's ceiling was lowered by \(String(format: "%.2f", r.ceilingLoweredDB)) dB and the file encoded again.")
+            }
+        }
+        var streamObjects: [JSON] = []
+        for r in run.streams {
+            let m = r.measured, src = sources[r.ordinal]!
+            if let tp = m.truePeakDBTP, (tp * 100).rounded() / 100 > s.ceilingDBTP, s.peakMode != .ignore {
+                notes.append("Stream \(r.ordinal): after \(run.encodes) encodes the decoded true peak is \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(s.ceilingDBTP)) dBTP ceiling.")
+            }
+            if s.peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - s.targetLUFS) > 0.5 {
+                notes.append("Stream \(r.ordinal): the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target.")
+            }
+            var o: [String: JSON] = MediaAudioStreams.json(audio[r.ordinal], ordinal: r.ordinal)
+            let e = encodings[r.ordinal]!
+            o["encoder"] = .string(e.encoder)
+            if let b = e.bitRate { o["bit_rate"] = .int(b) }
+            o["gain_db"] = .double(r.report.gainDB, decimals: 2)
+            o["compensation_db"] = .double(r.report.compensationDB, decimals: 2)
+            o["integrated_lufs"] = .optional(m.integratedLUFS, decimals: 2)
+            o["true_peak_dbtp"] = .optional(m.truePeakDBTP, decimals: 2)
+            o["sample_peak_dbfs"] = .optional(m.samplePeakDBFS, decimals: 2)
+            o["limiter"] = .object(["frames": .int(r.report.framesLimited), "max_reduction_db": .double(r.report.maxReductionDB, decimals: 2),
+                                    "applied": .bool(r.report.framesLimited > 0), "ceiling_lowered_db": .double(r.ceilingLoweredDB, decimals: 2)])
+            o["source_integrated_lufs"] = .optional(src.lufs, decimals: 2)
+            o["source_true_peak_dbtp"] = .optional(src.tp, decimals: 2)
+            o["measured_here"] = .bool(src.here)
+            o["passes"] = .int(r.passes + (src.here ? 1 : 0))
+            o["frames"] = .int(r.report.framesWritten)
+            o["dither"] = .bool(e.ditherBits != nil)
+            if s.peakMode == .reduce, let g = gains[r.ordinal], g.shortfallLU > 0 {
+                o["shortfall_lu"] = .optional(m.integratedLUFS.map { s.targetLUFS - $0 } ?? g.shortfallLU, decimals: 2)
+            }
+            streamObjects.append(.object(o))
+        }
+        var o = streamObjects[0].objectValue!
+        o["output"] = .string(outPath)
+        o["losses"] = .array(losses.map { .string($0) })
+        o["target_lufs"] = .double(s.targetLUFS)
+        o["ceiling_dbtp"] = .double(s.ceilingDBTP)
+        o["preset"] = presetName.map { .string($0) } ?? .null
+        o["peak_mode"] = .string(s.peakMode.rawValue)
+        o["encodes"] = .int(run.encodes)
+        let first = encodings[chosen[0]]!
+        o["format"] = .object(["container": .string(muxer), "streams": .int(delivered), "codec": .string(first.encoder),
+                               "sample_rate": .int(first.sampleRate), "channels": .int(first.channels),
+                               "bit_depth": first.bitDepth.map { .int($0) } ?? .null])
+        o["notes"] = .array(notes.map { .string($0) })
+        if streamObjects.count > 1 || listsStreams { o["streams"] = .array(streamObjects) }
+        return o
+    }
+}

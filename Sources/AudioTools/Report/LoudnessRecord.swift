@@ -1,0 +1,63 @@
+import Foundation
+
+/// lufs-measure's record: the `loudness` object of a measurement, and the summary row read back
+/// from a record on its way out.
+public enum LoudnessRecord {
+    /// The `loudness` object for a measurement; values rounded to 0.01 (the meter's accuracy is
+    /// well inside that), undefined values null with the reason in `notes`.
+    static func json(_ m: LoudnessMeasurement, layout: ChannelLayout, dualMono: Bool, identity: FileIdentity,
+                     gate: (LoudnessGate, JSON)?) -> JSON {
+        var o: [String: JSON] = [
+            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
+            "loudness_range_lu": .optional(m.loudnessRangeLU, decimals: 2),
+            "momentary_max_lufs": .optional(m.momentaryMaxLUFS, decimals: 2),
+            "short_term_max_lufs": .optional(m.shortTermMaxLUFS, decimals: 2),
+            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
+            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
+            "sample_rate": .int(m.sampleRate),
+            "frames": .int(m.frames),
+            "duration_seconds": .double(Double(m.frames) / Double(m.sampleRate), decimals: 6),
+            "layout": .string(layout.description),
+            "dual_mono": .bool(dualMono),
+            "file": identity.json,
+            "notes": .array(m.notes.map { .string($0) }),
+        ]
+        o["channels"] = .array((0..<m.samplePeaks.count).map { c in
+            .object([
+                "name": .string(c < layout.roles.count ? layout.roles[c].label : "?"),
+                "weight": .double(c < layout.weights.count ? layout.weights[c] : 1, decimals: 2),
+                "azimuth_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].azimuth : nil, decimals: 1),
+                "elevation_deg": .optional(c < layout.roles.count && !dualMono ? layout.roles[c].elevation : nil, decimals: 1),
+                "sample_peak_dbfs": .optional(dB(m.samplePeaks[c]), decimals: 2),
+                "true_peak_dbtp": .optional(dB(m.truePeaks[c]), decimals: 2),
+            ])
+        })
+        if let (g, label) = gate { o["gate"] = gateJSON(g, label: label, m) }
+        return .object(o)
+    }
+
+    /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
+    static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
+        let v = g.evaluate(m)
+        var gj = label.objectValue ?? [:]
+        gj["pass"] = .bool(v.pass)
+        gj["reasons"] = .array(v.reasons.map { .string($0) })
+        return .object(gj)
+    }
+
+    static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
+}
+
+extension GateLog {
+    /// The row for one output record: its gate verdict, or its error.
+    mutating func add(_ record: Record) {
+        let name = record.path ?? "(input)"
+        if let e = record.fields["error"], e != .null {
+            addFailure(name: name, message: e["message"]?.stringValue ?? "failed")
+            return
+        }
+        let l = record["loudness"]
+        add(name: name, gatePassed: l?["gate"]?["pass"]?.boolValue, reasons: l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+            integratedLUFS: l?["integrated_lufs"]?.doubleValue, truePeakDBTP: l?["true_peak_dbtp"]?.doubleValue)
+    }
+}

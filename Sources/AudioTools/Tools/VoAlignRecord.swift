@@ -1,0 +1,48 @@
+import Foundation
+
+extension VoAlignGiven {
+    /// The take's start and claimed latency: its record's `start_seconds` and `latency_ms` (a
+    /// recorder's log) when present, else the run's options.
+    init(record: Record, path: String, startOption: Start?, latencyOption: Double?) throws {
+        func number(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
+            guard let v = record[key], v != .null else { return nil }
+            guard let d = v.doubleValue, d.isFinite, range.contains(d) else {
+                throw ToolError(.badInput, "The record of \(ToolError.quoted(path)) has \(key) \(v.serialized()), which is not a number from \(VoAlign.number(range.lowerBound)) to \(VoAlign.number(range.upperBound)).",
+                                suggestion: "Fix \(key) in the record (\(key == "start_seconds" ? "the preview time at which recording began, in seconds" : "the recorder's latency in ms, positive when the take is late")), or remove it to use the option.")
+            }
+            return d
+        }
+        if let s = try number("start_seconds", 0...86_400) { start = .seconds(s); startOrigin = "record" }
+        else if let s = startOption { start = s; startOrigin = "option" }
+        else { start = .seconds(0); startOrigin = "default" }
+        if let l = try number("latency_ms", -10_000...10_000) { claimMS = l; claimOrigin = "record" }
+        else if let l = latencyOption { claimMS = l; claimOrigin = "option" }
+    }
+}
+
+extension VoAlign {
+    /// Writes what --out-dir and --mix ask for, and records it (output, mix, joints, drift_corrected).
+    func writeOutputs(take: VoAlignAudioFile, placement p: VoAlignPlacement, into o: inout [String: JSON],
+                      notes: inout [String]) throws {
+        let rate = take.rate, path = take.original
+        let segmented = AlignedTakeWriter.segmented(p, take: take)
+        if correctDrift && p.measured?.driftPPM == nil {
+            notes.append("--correct-drift was asked for but the drift is unknown, so the written audio is not drift-corrected.")
+        } else if correctDrift && segmented != nil {
+            notes.append("--correct-drift was not applied: the take is re-timed per stretch, each moved by whole frames.")
+        }
+        if outDir != nil, take.decodedByFFmpeg {
+            notes.append("\(ToolError.quoted(path)) was decoded through ffmpeg; its aligned audio is written as 24-bit WAV.")
+        }
+        let writer = AlignedTakeWriter(outDir: outDir, mixTemplate: mixTemplate, reference: reference, correctDrift: correctDrift,
+                                       duckDB: duckDB, overwrite: overwrite)
+        let w = try writer.write(take: take, placement: p)
+        AlignmentRecord.outputFields(w, rate: rate, into: &o)
+        if w.output != nil, let seg = segmented {
+            notes.append("The written take is re-timed in \(seg.stretches.count) stretches, each where it was performed, with a \(Self.number(AlignedTakeWriter.crossfadeMS)) ms crossfade at each joint (see joints).")
+        }
+        if let peak = w.mixPeak, peak > 1 {
+            notes.append("The mix peaks at \(Self.number(20 * log10(Double(peak)), 1)) dBFS, above full scale: lower the take or the reference before mixing.")
+        }
+    }
+}
