@@ -1,5 +1,11 @@
 import Foundation
 
+/// The program that decodes a file; the raw value is how records name it (`probe.decoder`).
+public enum DecoderKind: String, Sendable {
+    case libsndfile
+    case ffmpeg
+}
+
 /// Opens the right decoder for a file after the checks every tool needs: the file exists, is a
 /// regular readable file, and is not empty.
 public enum Decoder {
@@ -13,45 +19,73 @@ public enum Decoder {
         public var sndfile: SndfileDescription?
         /// What the bytes said before decoding.
         public var facts: ContainerFacts?
-        /// "libsndfile" or "ffmpeg".
-        public var decoder: String
+        /// Which decoder reads it.
+        public var decoder: DecoderKind
+        /// ffprobe's description of the file, read the first time a reader asks and then kept,
+        /// so no reader of this opened input runs ffprobe again.
+        private let streamFacts = StreamFacts()
+
+        public init(source: AudioSource, identity: FileIdentity, sndfile: SndfileDescription?,
+                    facts: ContainerFacts?, decoder: DecoderKind) {
+            self.source = source
+            self.identity = identity
+            self.sndfile = sndfile
+            self.facts = facts
+            self.decoder = decoder
+        }
+
+        /// The streams and container as ffprobe describes `path` (this opened file's path):
+        /// one ffprobe run per opened input, however many readers ask.
+        public func mediaProbe(_ path: String) throws -> MediaProbe {
+            if let p = streamFacts.probe { return p }
+            let p = try MediaProbe.probe(path)
+            streamFacts.probe = p
+            return p
+        }
+    }
+
+    /// The facts about an opened input's streams read so far (shared by copies of `Opened`).
+    final class StreamFacts {
+        var probe: MediaProbe?
     }
 
     /// Which decoder this build uses for a container, or nil when none can read it (ffmpeg
     /// missing for MP4/Matroska/ASF, or not an audio container at all).
-    public static func decoderName(for kind: ContainerKind) -> String? {
+    public static func decoderKind(for kind: ContainerKind) -> DecoderKind? {
         switch kind {
-        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return "libsndfile"
-        case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? "ffmpeg" : nil) : "libsndfile"
-        case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? "ffmpeg" : nil
+        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return .libsndfile
+        case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : .libsndfile
+        case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? .ffmpeg : nil
         default: return nil
         }
     }
 
     /// Opens `path` for decoding after the checks every tool needs: the file exists, is a
     /// readable regular file, is not empty, and its bytes are audio that isn't protected
-    /// (protected files are never handed to a decoder).
+    /// (protected files are never handed to a decoder). The path is opened once: the identity,
+    /// the sniffing and libsndfile's decoding all go through that one descriptor.
     public static func open(_ path: String) throws -> Opened {
-        let identity = try FileIdentity.of(path)
+        let file = try FileByteSource.input(path)
+        let identity = file.identity
         if identity.sizeBytes == 0 {
             throw ToolError(.empty, "\(ToolError.quoted(path)) is empty (0 bytes).",
                             suggestion: "The file holds no data; if it is a cloud-only placeholder, download it first, otherwise export it again.")
         }
-        let facts = try probeContainer(FileByteSource(path: path))
+        let facts = try probeContainer(file)
         if let refusal = ProbeVerdicts.refusal(for: facts, path: path) { throw refusal }
-        return try open(path, facts: facts, identity: identity)
+        return try open(path, facts: facts, identity: identity, file: file)
     }
 
     /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
     /// to install when this build has none for it.
-    public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> String {
-        guard let name = decoderName(for: facts.kind) else {
+    public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> DecoderKind {
+        guard let kind = decoderKind(for: facts.kind) else {
             let codec = facts.codec.map { " (\($0))" } ?? ""
             throw ToolError(.unsupportedCodec,
                 "\(ToolError.quoted(path)) holds \(facts.container.uppercased()) audio\(codec), which this build can decode only with ffmpeg, and ffmpeg is not installed.",
                 suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC first.")
         }
-        return name
+        return kind
     }
 
     /// Frames the container states for its audio track, when its timescale is the sample rate.
@@ -61,14 +95,16 @@ public enum Decoder {
         return Int(d)
     }
 
-    /// Opens the decoder for a file whose bytes were already judged usable.
-    public static func open(_ path: String, facts: ContainerFacts, identity: FileIdentity) throws -> Opened {
-        let name = try requireDecoder(path, facts: facts)
-        if name == "ffmpeg" {
+    /// Opens the decoder for a file whose bytes were already judged usable; libsndfile reads
+    /// through `file`'s descriptor when given one (ffmpeg, a separate program, opens the path).
+    public static func open(_ path: String, facts: ContainerFacts, identity: FileIdentity,
+                            file: FileByteSource? = nil) throws -> Opened {
+        let kind = try requireDecoder(path, facts: facts)
+        if kind == .ffmpeg {
             let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
-            return Opened(source: s, identity: identity, sndfile: nil, facts: facts, decoder: name)
+            return Opened(source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind)
         }
-        let s = try SndfileSource(path: path)
+        let s = try SndfileSource(path: path, file: file)
         if s.isTruncatedByHeader {
             throw ToolError(.truncated,
                 "\(ToolError.quoted(path)) is cut off: its header promises more audio than the file holds.",
@@ -79,7 +115,7 @@ public enum Decoder {
                 "\(ToolError.quoted(path)) has a sample rate of \(s.format.sampleRate) Hz, outside the 8 kHz to 384 kHz the tools work with.",
                 suggestion: "Resample it to 48 kHz (for example with sox or ffmpeg) and use that copy.")
         }
-        return Opened(source: s, identity: identity, sndfile: s.description, facts: facts, decoder: name)
+        return Opened(source: s, identity: identity, sndfile: s.description, facts: facts, decoder: kind)
     }
 
     /// Reads `source` to the end in blocks, handing each to `body`; returns the frames read.

@@ -34,12 +34,30 @@ public final class SndfileSource: AudioSource {
 
     /// Opens `path`; throws ToolError with the contract's codes (unrecognised, malformed,
     /// truncated, ...) naming the file.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(path: path, file: nil)
+    }
+
+    /// Opens `path` through the descriptor `file` already holds (a duplicate of it, so the path
+    /// is not opened again), or by name without one.
+    init(path: String, file: FileByteSource?) throws {
         self.path = path
         let name = ToolError.quoted(path)
         var info = SF_INFO()
         SndfileSource.openLock.lock()
-        let h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+        var h: OpaquePointer?
+        if let file {
+            let fd = file.duplicateDescriptor()
+            h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))
+            // libsndfile knows some headerless formats only by the name's extension, which a
+            // descriptor doesn't carry: those are opened by name, as before.
+            if h == nil, SndfileSource.namedByExtension(path) {
+                info = SF_INFO()
+                h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+            }
+        } else {
+            h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+        }
         let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
         SndfileSource.openLock.unlock()
         guard let h else { throw SndfileSource.openFailure(name: name, libsndfile: openError) }
@@ -225,6 +243,13 @@ public final class SndfileSource: AudioSource {
     }
 
     // MARK: helpers
+
+    /// Extensions libsndfile reads a format from when the bytes don't say (its
+    /// `format_from_extension`: raw µ-law, VOX ADPCM and GSM, and MPEG audio without a header).
+    static func namedByExtension(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return ["au", "snd", "vox", "vox8", "vox6", "gsm", "mp3"].contains(path[path.index(after: dot)...].lowercased())
+    }
 
     static func openFailure(name: String, libsndfile: String) -> ToolError {
         let lower = libsndfile.lowercased()

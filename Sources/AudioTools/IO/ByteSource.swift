@@ -31,13 +31,15 @@ public final class MemoryByteSource: ByteSource {
 public final class FileByteSource: ByteSource {
     public let path: String
     public let size: UInt64
+    /// Size and modification time from the open descriptor (`fstat`).
+    public let identity: FileIdentity
     private let fd: Int32
 
     /// Opens `path` read-only; throws `not-found`, `not-a-file` or `unreadable` ToolErrors.
     /// Non-blocking, so a FIFO without a writer is refused instead of waited on forever.
     public init(path: String) throws {
         self.path = path
-        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if fd < 0 {
             let err = errno
             throw FileByteSource.openError(path: path, errno: err)
@@ -57,7 +59,37 @@ public final class FileByteSource: ByteSource {
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.fd = fd
         self.size = UInt64(max(st.st_size, 0))
+        self.identity = FileIdentity(stat: st)
     }
+
+    private init(path: String, fd: Int32, stat st: stat) {
+        self.path = path
+        self.fd = fd
+        self.size = UInt64(max(st.st_size, 0))
+        self.identity = FileIdentity(stat: st)
+    }
+
+    /// Opens an input once for everything a tool does with it: the identity comes from this
+    /// descriptor's `fstat`, the sniffer reads through it and a decoder can be handed it. Refuses
+    /// as `FileIdentity.of` does (not-found, not-a-file, unreadable), with its sentences.
+    public static func input(_ path: String) throws -> FileByteSource {
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let err = errno
+        var st = stat()
+        guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            if fd >= 0 { close(fd) }
+            // The checks without opening say which refusal it is; a file that passes them now
+            // changed under us, and the open's own error stands.
+            _ = try FileIdentity.of(path)
+            throw FileByteSource.openError(path: path, errno: fd < 0 ? err : EIO)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return FileByteSource(path: path, fd: fd, stat: st)
+    }
+
+    /// A second descriptor on the same open file (no new open of the path), for a decoder that
+    /// reads through its own descriptor; the caller closes it.
+    func duplicateDescriptor() -> Int32 { dup(fd) }
 
     deinit { close(fd) }
 

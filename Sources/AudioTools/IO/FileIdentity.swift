@@ -37,8 +37,13 @@ public struct FileIdentity: Equatable, Sendable {
             throw ToolError(.unreadable, "\(name) can't be read: \(String(cString: strerror(errno))).",
                             suggestion: "Give yourself read permission on the file (chmod u+r) or run as its owner.")
         }
+        return FileIdentity(stat: st)
+    }
+
+    /// The identity `stat` or `fstat` gave.
+    init(stat st: stat) {
         let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        return FileIdentity(sizeBytes: UInt64(st.st_size), modifiedNanoseconds: ns)
+        self.init(sizeBytes: UInt64(max(st.st_size, 0)), modifiedNanoseconds: ns)
     }
 
     /// The record form: `{"size_bytes": N, "modified_ns": T}`.
