@@ -88,8 +88,8 @@ public final class FileByteSource: ByteSource {
     }
 
     /// A second descriptor on the same open file (no new open of the path), for a decoder that
-    /// reads through its own descriptor; the caller closes it.
-    func duplicateDescriptor() -> Int32 { dup(fd) }
+    /// reads through its own descriptor; close-on-exec like the first, the caller closes it.
+    func duplicateDescriptor() -> Int32 { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
 
     deinit { close(fd) }
 
