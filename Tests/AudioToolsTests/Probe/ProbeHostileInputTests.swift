@@ -152,7 +152,7 @@ struct ProbeHostileInputTests {
         let f = try facts(b)
         #expect(f.kind == .matroska)
         // A vint whose first byte is zero (length > 8) is rejected.
-        #expect(ProbeEBMLReader.vint([0, 1, 2], 0, keepMarker: false) == nil)
+        #expect(MatroskaReader.vint([0, 1, 2], 0, keepMarker: false) == nil)
     }
 
     /// Inputs the fuzzers found that once trapped, kept byte for byte.
