@@ -68,8 +68,7 @@ public enum Decoder {
         let file = try FileByteSource.input(path)
         let identity = file.identity
         if identity.sizeBytes == 0 {
-            throw ToolError(.empty, "\(ToolError.quoted(path)) is empty (0 bytes).",
-                            suggestion: "The file holds no data; if it is a cloud-only placeholder, download it first, otherwise export it again.")
+            throw DecodeError(path, .empty)
         }
         let facts = try probeContainer(file)
         if let refusal = ProbeVerdicts.refusal(for: facts, path: path) { throw refusal }
@@ -80,10 +79,7 @@ public enum Decoder {
     /// to install when this build has none for it.
     public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> DecoderKind {
         guard let kind = decoderKind(for: facts.kind) else {
-            let codec = facts.codec.map { " (\($0))" } ?? ""
-            throw ToolError(.unsupportedCodec,
-                "\(ToolError.quoted(path)) holds \(facts.container.uppercased()) audio\(codec), which this build can decode only with ffmpeg, and ffmpeg is not installed.",
-                suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC first.")
+            throw DecodeError(path, .needsFFmpeg(container: facts.container, codec: facts.codec))
         }
         return kind
     }
@@ -106,14 +102,10 @@ public enum Decoder {
         }
         let s = try SndfileSource(path: path, file: file)
         if s.isTruncatedByHeader {
-            throw ToolError(.truncated,
-                "\(ToolError.quoted(path)) is cut off: its header promises more audio than the file holds.",
-                suggestion: "Download or export the file again; a complete copy will work.")
+            throw DecodeError(path, .headerPromisesMore)
         }
         if s.format.sampleRate < 8000 || s.format.sampleRate > 384_000 {
-            throw ToolError(.unsupportedCodec,
-                "\(ToolError.quoted(path)) has a sample rate of \(s.format.sampleRate) Hz, outside the 8 kHz to 384 kHz the tools work with.",
-                suggestion: "Resample it to 48 kHz (for example with sox or ffmpeg) and use that copy.")
+            throw DecodeError(path, .sampleRateOutOfRange(s.format.sampleRate))
         }
         return Opened(source: s, identity: identity, sndfile: s.description, facts: facts, decoder: kind)
     }

@@ -32,8 +32,7 @@ public final class SndfileSource: AudioSource {
     /// Frames the header promised when libsndfile clamped them to what the file holds.
     private let promisedFrames: Int?
 
-    /// Opens `path`; throws ToolError with the contract's codes (unrecognised, malformed,
-    /// truncated, ...) naming the file.
+    /// Opens `path`; throws DecodeError (unrecognised, malformed, truncated, ...) naming the file.
     public convenience init(path: String) throws {
         try self.init(path: path, file: nil)
     }
@@ -42,7 +41,6 @@ public final class SndfileSource: AudioSource {
     /// is not opened again), or by name without one.
     init(path: String, file: FileByteSource?) throws {
         self.path = path
-        let name = ToolError.quoted(path)
         var info = SF_INFO()
         SndfileSource.openLock.lock()
         var h: OpaquePointer?
@@ -60,13 +58,11 @@ public final class SndfileSource: AudioSource {
         }
         let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
         SndfileSource.openLock.unlock()
-        guard let h else { throw SndfileSource.openFailure(name: name, libsndfile: openError) }
+        guard let h else { throw DecodeError(path, SndfileSource.openFailure(libsndfile: openError)) }
         handle = h
         if info.samplerate <= 0 || info.samplerate > 768_000 || info.channels <= 0 || info.channels > 64 || info.frames < 0 {
             sf_close(h); handle = nil
-            throw ToolError(.malformed,
-                "\(name) has an impossible header (\(info.channels) channels at \(info.samplerate) Hz).",
-                suggestion: "The file is damaged or not what its header claims; export it again from the original.")
+            throw DecodeError(path, .impossibleHeader(channels: Int(info.channels), sampleRate: Int(info.samplerate)))
         }
         let log = SndfileSource.logInfo(h)
         promisedFrames = SndfileSource.promisedFrames(log: log, channels: Int(info.channels), format: info.format)
@@ -180,9 +176,7 @@ public final class SndfileSource: AudioSource {
     /// A decoder error during a read is a damaged or cut-off file.
     private func checkRead(_ h: OpaquePointer, _ n: Int) throws {
         if sf_error(h) != 0 {
-            throw ToolError(.truncated,
-                "\(ToolError.quoted(path)) is damaged or cut off after \(framesRead + max(n, 0)) frames (\(String(cString: sf_strerror(h)).trimmingCharacters(in: .punctuationCharacters))).",
-                suggestion: "Download or export the file again; a complete copy will work.")
+            throw DecodeError(path, .damagedAfter(frames: framesRead + max(n, 0), libsndfile: String(cString: sf_strerror(h))))
         }
     }
 
@@ -196,8 +190,7 @@ public final class SndfileSource: AudioSource {
     public func seek(toFrame frame: Int) throws {
         guard let h = handle else { return }
         if sf_seek(h, sf_count_t(frame), SEEK_SET) < 0 {
-            throw ToolError(.malformed, "\(ToolError.quoted(path)) can't be repositioned to frame \(frame).",
-                            suggestion: "Convert the file to WAV or FLAC and use that copy.")
+            throw DecodeError(path, .cannotSeek(frame: frame))
         }
         framesRead = frame
     }
@@ -206,9 +199,7 @@ public final class SndfileSource: AudioSource {
     private func checkComplete() throws {
         let expected = promisedFrames ?? format.frameCount
         if let e = expected, framesRead < e {
-            throw ToolError(.truncated,
-                "\(ToolError.quoted(path)) is cut off: its header promises \(e) frames but only \(framesRead) are there.",
-                suggestion: "Download or export the file again; a complete copy will work.")
+            throw DecodeError(path, .cutOff(promised: e, read: framesRead))
         }
     }
 
@@ -235,9 +226,7 @@ public final class SndfileSource: AudioSource {
                 return nil
             }
             if let i = bad {
-                throw ToolError(.nonFiniteSamples,
-                    "\(ToolError.quoted(path)) holds a sample that is not a number (NaN or infinity) in channel \(c + 1) at frame \(framesRead + i).",
-                    suggestion: "Re-render the file from its source; a plug-in or converter produced invalid floating-point samples.")
+                throw DecodeError(path, .nonFiniteSample(channel: c, frame: framesRead + i))
             }
         }
     }
@@ -251,22 +240,19 @@ public final class SndfileSource: AudioSource {
         return ["au", "snd", "vox", "vox8", "vox6", "gsm", "mp3"].contains(path[path.index(after: dot)...].lowercased())
     }
 
-    static func openFailure(name: String, libsndfile: String) -> ToolError {
+    /// What libsndfile's message for a failed open says went wrong.
+    static func openFailure(libsndfile: String) -> DecodeError.Problem {
         let lower = libsndfile.lowercased()
         if lower.contains("not recognised") || lower.contains("unknown format") || lower.contains("not recognized") {
-            return ToolError(.unrecognised, "\(name) is not an audio format this tool can read.",
-                             suggestion: "Pick a WAV, AIFF, FLAC, Ogg or MP3 file, or convert this one to WAV.")
+            return .unrecognisedFormat
         }
         if lower.contains("unsupported") || lower.contains("codec") || lower.contains("encoding") {
-            return ToolError(.unsupportedCodec, "\(name) uses an audio encoding this build can't decode (\(libsndfile)).",
-                             suggestion: "Convert it to WAV or FLAC first (for example with ffmpeg).")
+            return .unsupportedEncoding(libsndfile: libsndfile)
         }
         if lower.contains("permission") {
-            return ToolError(.unreadable, "\(name) can't be read: \(libsndfile)",
-                             suggestion: "Give yourself read permission on the file.")
+            return .permissionDenied(libsndfile: libsndfile)
         }
-        return ToolError(.malformed, "\(name) looks like audio but its header is damaged (\(libsndfile.trimmingCharacters(in: .punctuationCharacters))).",
-                         suggestion: "Export or download the file again; a complete, undamaged copy will work.")
+        return .damagedHeader(libsndfile: libsndfile)
     }
 
     static func logInfo(_ h: OpaquePointer) -> String {

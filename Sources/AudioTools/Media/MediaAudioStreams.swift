@@ -24,8 +24,7 @@ public enum MediaAudioStreams {
     /// Refuses `--stream N` when the file has fewer audio streams.
     public static func check(_ n: Int, count: Int, path: String) throws {
         guard n < count else {
-            throw ToolError(.noAudio, "\(ToolError.quoted(path)) has \(count) audio stream\(count == 1 ? "" : "s"), so it has no stream \(n) (streams are counted from 0).",
-                            suggestion: "Pick a stream from 0 to \(count - 1) (lufs-measure lists them in loudness.streams), or leave out --stream.")
+            throw DecodeError(path, .noSuchStream(n, count: count))
         }
     }
 }

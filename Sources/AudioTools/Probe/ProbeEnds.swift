@@ -20,12 +20,12 @@ enum ProbeEnds {
                 let n = try reader.read(maxFrames: maxFrames)
                 position += n
                 return n
-            } catch let e as ToolError {
+            } catch where error is ToolError || error is ToolErrorConvertible {
                 if deep {
                     deepReport = .object(["checked": .bool(false), "first_bad_frame": .int(position),
                                           "first_bad_seconds": .double(Double(position) / Double(format.sampleRate), decimals: 3)])
                 }
-                throw e
+                throw error
             }
         }
         let allowance = source is FFmpegSource ? FFmpegSource.paddingAllowance(rate: format.sampleRate) : 0

@@ -21,6 +21,8 @@ public enum AudioProbeInspector {
             return Report(probe: facts.json, refusal: nil)
         } catch let e as ToolError {
             return Report(probe: facts.known ? facts.json : nil, refusal: e)
+        } catch let e as ToolErrorConvertible {
+            return Report(probe: facts.known ? facts.json : nil, refusal: e.toolError(path: path))
         } catch {
             let e = ToolError(.unreadable, "\(ToolError.quoted(path)) couldn't be examined: \(error).",
                               suggestion: "Copy the file to a local folder and pick the copy.")
