@@ -29,6 +29,7 @@ SOURCES=(
   Sources/AudioTools/Probe/ASFReader.swift
   Sources/AudioTools/Probe/ContainerProbe.swift
   Sources/AudioTools/Probe/ProbeVerdicts.swift
+  Sources/AudioTools/Probe/ProbeRefusal.swift
 )
 
 # Swift's own crash handler hides the trapping line under ASan; libFuzzer's report shows it.

@@ -50,9 +50,7 @@ enum ProbeEnds {
                     try source.seek(toFrame: builder.tailStartFrame)
                     position = builder.tailStartFrame
                 } catch {
-                    throw ToolError(.truncated,
-                        "\(ToolError.quoted(path)) is cut off: its header promises \(total) frames, but the end of the audio can't be reached.",
-                        suggestion: "Pick a complete copy — the download or copy may not have finished.")
+                    throw ProbeRefusal(path, .endUnreachable(promised: total))
                 }
             }
             while try readOne() > 0 {
@@ -64,16 +62,13 @@ enum ProbeEnds {
             deepReport = .object(["checked": .bool(true), "first_bad_frame": .null, "first_bad_seconds": .null])
         }
         if position == 0 && format.frameCount == 0 {
-            throw ToolError(.noAudio, "\(ToolError.quoted(path)) holds no audio: its header says it is 0 frames long.",
-                            suggestion: "Pick a music or voice file that has sound in it.")
+            throw ProbeRefusal(path, .zeroFrames)
         }
         if position == 0 {
-            throw ToolError(.truncated, "\(ToolError.quoted(path)) has a header but no audio after it.",
-                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
+            throw ProbeRefusal(path, .headerOnly)
         }
         if let promised = format.frameCount, position + allowance < promised {
-            throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: its header promises \(promised) frames but only \(position) are there.",
-                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
+            throw ProbeRefusal(path, .framesMissing(promised: promised, present: position))
         }
         return (position, builder.id().hex)
     }

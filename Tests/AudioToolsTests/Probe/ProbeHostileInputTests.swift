@@ -103,7 +103,7 @@ struct ProbeHostileInputTests {
         let f = try facts(hostileTag)
         #expect(f.kind == .mp3)
         #expect(f.problem == .truncated("the file ends inside its ID3 tag, before any audio"))
-        #expect(ProbeVerdicts.refusal(for: f, path: "a.mp3")?.code == .truncated)
+        #expect(ProbeVerdicts.refusal(for: f, path: "a.mp3")?.toolError(path: "a.mp3").code == .truncated)
         // Bytes ≥ 0x80 in a syncsafe size: not an ID3 tag.
         #expect(try readID3v2(MemoryByteSource(F.ascii("ID3") + [3, 0, 0, 0x80, 0, 0, 0]))  == nil)
         // Unsynchronised tag claiming far more than the file: bounded read, no crash.
@@ -195,7 +195,7 @@ struct ProbeHostileInputTests {
                 }
                 if rng.next() % 4 == 0 { b.removeLast(Int(rng.next() % UInt64(b.count))) }
                 let f = try facts(b)
-                _ = ProbeVerdicts.refusal(for: f, path: "m.bin")
+                _ = ProbeVerdicts.refusal(for: f, path: "m.bin")?.toolError(path: "m.bin")
                 #expect(f.bytesRead <= UInt64(b.count))
             }
         }
