@@ -35,7 +35,7 @@ public final class FileByteSource: ByteSource {
     public let identity: FileIdentity
     private let fd: Int32
 
-    /// Opens `path` read-only; throws `not-found`, `not-a-file` or `unreadable` ToolErrors.
+    /// Opens `path` read-only; throws a FileAccessError (not-found, not-a-file or unreadable).
     /// Non-blocking, so a FIFO without a writer is refused instead of waited on forever.
     public init(path: String) throws {
         self.path = path
@@ -52,9 +52,7 @@ public final class FileByteSource: ByteSource {
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            let what = (st.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
-            throw ToolError(.notAFile, "\(ToolError.quoted(path)) is \(what), not an audio file.",
-                            suggestion: "Pick an audio file itself rather than a folder or device.")
+            throw FileAccessError(path, .openNotRegular(folder: (st.st_mode & S_IFMT) == S_IFDIR))
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.fd = fd
@@ -104,8 +102,7 @@ public final class FileByteSource: ByteSource {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ToolError(.unreadable, "\(ToolError.quoted(path)) couldn't be read from the disk.",
-                                suggestion: "Copy the file to a local folder and pick the copy.")
+                throw FileAccessError(path, .readFailed)
             }
             if n == 0 { break }  // the file shrank under us: a short read, as at EOF
             got += n
@@ -114,21 +111,12 @@ public final class FileByteSource: ByteSource {
         return out
     }
 
-    static func openError(path: String, errno err: Int32) -> ToolError {
-        let q = ToolError.quoted(path)
+    static func openError(path: String, errno err: Int32) -> FileAccessError {
         switch err {
-        case ENOENT, ENOTDIR:
-            return ToolError(.notFound, "\(q) doesn't exist.",
-                             suggestion: "Check the name and folder, then pick the file again.")
-        case EISDIR:
-            return ToolError(.notAFile, "\(q) is a folder, not an audio file.",
-                             suggestion: "Pick an audio file itself rather than a folder or device.")
-        case EACCES, EPERM:
-            return ToolError(.unreadable, "\(q) can't be opened: permission denied.",
-                             suggestion: "Give yourself read access to it, or copy it somewhere you can read and pick the copy.")
-        default:
-            return ToolError(.unreadable, "\(q) can't be opened (system error \(err)).",
-                             suggestion: "Copy the file to a local folder and pick the copy.")
+        case ENOENT, ENOTDIR: return FileAccessError(path, .openMissing)
+        case EISDIR: return FileAccessError(path, .openNotRegular(folder: true))
+        case EACCES, EPERM: return FileAccessError(path, .openDenied)
+        default: return FileAccessError(path, .openFailed(errno: err))
         }
     }
 }

@@ -53,6 +53,6 @@ import Testing
         let id = try FileIdentity.of(path)
         #expect(id.sizeBytes == 3)
         #expect(FileIdentity(json: id.json) == id)
-        #expect(throws: ToolError.self) { try FileIdentity.of(path + ".missing") }
+        #expect(throws: FileAccessError(path + ".missing", .missing)) { try FileIdentity.of(path + ".missing") }
     }
 }

@@ -224,13 +224,15 @@ struct ProbeByteSourceTests {
         #expect(try src.read(at: 4096, count: 3) == Array(bytes[4096..<4099]))
         #expect(try src.read(at: 20_000, count: 3) == [])
 
-        #expect(throws: ToolError.self) { try FileByteSource(path: dir + "/missing.wav") }
-        do { _ = try FileByteSource(path: dir + "/missing.wav") } catch let e as ToolError {
-            #expect(e.code == .notFound)
-            #expect(e.message == "“missing.wav” doesn't exist.")
+        #expect(throws: FileAccessError(dir + "/missing.wav", .openMissing)) { try FileByteSource(path: dir + "/missing.wav") }
+        do { _ = try FileByteSource(path: dir + "/missing.wav") } catch let e as FileAccessError {
+            let t = e.toolError(path: dir + "/missing.wav")
+            #expect(t.code == .notFound)
+            #expect(t.message == "“missing.wav” doesn't exist.")
         }
-        do { _ = try FileByteSource(path: dir) } catch let e as ToolError {
-            #expect(e.code == .notAFile)
+        #expect(throws: FileAccessError(dir, .openNotRegular(folder: true))) { try FileByteSource(path: dir) }
+        do { _ = try FileByteSource(path: dir) } catch let e as FileAccessError {
+            #expect(e.toolError(path: dir).code == .notAFile)
         }
     }
 }
