@@ -62,18 +62,13 @@ public final class SndfileSink: AudioSink {
                 overwrite: Bool, tags: AudioTags = AudioTags()) throws {
         self.path = path
         self.channelCount = channelCount
-        let name = ToolError.quoted(path)
-        if !overwrite, PathBytes.exists(path) {
-            throw ToolError(.exists, "\(name) already exists; it was left as it is.",
-                            suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
-        }
+        if !overwrite, PathBytes.exists(path) { throw WriteError(path, .exists) }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
         info.format = formatCode
         guard sf_format_check(&info) == SF_TRUE else {
-            throw ToolError(.unsupportedCodec, "\(name) can't be written in the requested format (\(channelCount) channels at \(sampleRate) Hz).",
-                            suggestion: "Choose another --format or --sample-rate (WAV and FLAC take most combinations).")
+            throw WriteError(path, .formatRejected(channels: channelCount, sampleRate: sampleRate))
         }
         output = try AtomicOutput(path: path, overwrite: overwrite)
         SndfileSource.openLock.lock()
@@ -82,8 +77,7 @@ public final class SndfileSink: AudioSink {
         SndfileSource.openLock.unlock()
         guard let h else {
             output.abandon()
-            throw ToolError(.writeFailed, "\(name) can't be written: \(err)",
-                            suggestion: "Check that the output folder is writable and the disk has space.")
+            throw WriteError(path, .encoderRefused(libsndfile: err))
         }
         handle = h
         _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
@@ -117,10 +111,9 @@ public final class SndfileSink: AudioSink {
         let w = interleaved.withUnsafeBufferPointer { sf_writef_float(h, $0.baseAddress, sf_count_t(n)) }
         if w != n {
             let e = errno
-            let why = e != 0 ? String(cString: strerror(e)) : String(cString: sf_strerror(h))
+            let libsndfile = e != 0 ? "" : String(cString: sf_strerror(h))
             abandon()
-            throw ToolError(.writeFailed, "\(ToolError.quoted(path)) could not be written completely (\(why)); nothing was left behind.",
-                            suggestion: e != 0 ? AtomicOutput.suggestion(for: e) : "Free disk space or choose another output folder.")
+            throw WriteError(path, .incomplete(errno: e, libsndfile: libsndfile))
         }
         framesWritten += n
     }
@@ -134,8 +127,7 @@ public final class SndfileSink: AudioSink {
         guard closeStatus == 0 else {
             let e = errno
             output.abandon()
-            throw ToolError(.writeFailed, "\(ToolError.quoted(path)) could not be finished (\(e != 0 ? String(cString: strerror(e)) : "the disk may be full")); nothing was left behind.",
-                            suggestion: e != 0 ? AtomicOutput.suggestion(for: e) : "Free disk space or choose another output folder.")
+            throw WriteError(path, .unfinished(errno: e))
         }
         try output.commit()
     }

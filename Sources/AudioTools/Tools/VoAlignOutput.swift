@@ -118,7 +118,7 @@ extension VoAlign {
 
     /// Rewords the sink's `exists` refusal in vo-align's terms (which output, which option).
     func explainExists<T>(_ what: String, option: String, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch let e as ToolError where e.code == .exists {
+        do { return try body() } catch where ((error as? ToolErrorConvertible)?.toolError(path: "") ?? error as? ToolError)?.code == .exists {
             throw ToolError(.exists, "\(what) already exists; it was left as it is.",
                             suggestion: "Pass --overwrite to replace it, or choose another \(option).")
         }

@@ -45,3 +45,57 @@ extension FileAccessError: ToolErrorConvertible, CustomStringConvertible {
     /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).
     public var description: String { toolError(path: path).description }
 }
+
+
+/// What a person reads when an output can't be written.
+extension WriteError: ToolErrorConvertible, CustomStringConvertible {
+    /// Names `self.path`, the output that failed, not the record's path.
+    public func toolError(path _: String) -> ToolError {
+        let q = ToolError.quoted(path)
+        let freeSpace = "Free disk space or choose another output folder."
+        switch problem {
+        case .failed(let step, let e):
+            let reason = String(cString: strerror(e))
+            let what: String
+            switch step {
+            case .creatingFolder: what = "\(q) can't be written: its folder can't be created (\(reason))."
+            case .writing: what = "\(q) can't be written: \(reason)."
+            case .placing: what = "\(q) can't be written: it can't be put in place (\(reason))."
+            }
+            return ToolError(.writeFailed, what, suggestion: Self.suggestion(for: e))
+        case .appeared:
+            return ToolError(.exists, "\(q) appeared while it was being written; it was left as it is.",
+                             suggestion: "Pass --overwrite to replace it, or choose another output folder.")
+        case .exists:
+            return ToolError(.exists, "\(q) already exists; it was left as it is.",
+                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
+        case .formatRejected(let channels, let rate):
+            return ToolError(.unsupportedCodec, "\(q) can't be written in the requested format (\(channels) channels at \(rate) Hz).",
+                             suggestion: "Choose another --format or --sample-rate (WAV and FLAC take most combinations).")
+        case .encoderRefused(let libsndfile):
+            return ToolError(.writeFailed, "\(q) can't be written: \(libsndfile)",
+                             suggestion: "Check that the output folder is writable and the disk has space.")
+        case .incomplete(let e, let libsndfile):
+            let why = e != 0 ? String(cString: strerror(e)) : libsndfile
+            return ToolError(.writeFailed, "\(q) could not be written completely (\(why)); nothing was left behind.",
+                             suggestion: e != 0 ? Self.suggestion(for: e) : freeSpace)
+        case .unfinished(let e):
+            return ToolError(.writeFailed, "\(q) could not be finished (\(e != 0 ? String(cString: strerror(e)) : "the disk may be full")); nothing was left behind.",
+                             suggestion: e != 0 ? Self.suggestion(for: e) : freeSpace)
+        }
+    }
+
+    /// What to do about a write that failed with `e`.
+    static func suggestion(for e: Int32) -> String {
+        switch e {
+        case ENOSPC, EDQUOT, EFBIG: return "Free some space on that disk, or choose an output folder on another one."
+        case EROFS: return "That disk is mounted read-only; choose an output folder on a writable disk."
+        case EACCES, EPERM: return "Give yourself write permission on the output folder, or choose another one."
+        case ENOTDIR, ENOENT: return "A file sits where a folder of the output path should be, or the folder is missing; choose another output path."
+        default: return "Check that the output folder exists, is writable and has space."
+        }
+    }
+
+    /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).
+    public var description: String { toolError(path: path).description }
+}
