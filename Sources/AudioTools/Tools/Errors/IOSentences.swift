@@ -99,3 +99,22 @@ extension WriteError: ToolErrorConvertible, CustomStringConvertible {
     /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).
     public var description: String { toolError(path: path).description }
 }
+
+/// What a person reads when sample-rate conversion fails (no file is named: the rates are the facts).
+extension ResampleError: ToolErrorConvertible, CustomStringConvertible {
+    public func toolError(path _: String) -> ToolError {
+        switch self {
+        case .badRates(let from, let to):
+            return ToolError(.badInput, "Cannot resample from \(from) Hz to \(to) Hz.", suggestion: "Use positive sample rates.")
+        case .badRatio(let ratio, let channels):
+            return ToolError(.badInput, "Cannot resample at ratio \(ratio) with \(channels) channels.",
+                             suggestion: "Use a ratio between 1/256 and 256 and at least one channel.")
+        case .failed(let why):
+            return ToolError(.badInput, "Sample-rate conversion failed: \(why).",
+                             suggestion: "Check the sample rates and channel count of the input.")
+        }
+    }
+
+    /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).
+    public var description: String { toolError(path: "").description }
+}
