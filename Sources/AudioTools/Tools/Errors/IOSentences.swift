@@ -118,3 +118,36 @@ extension ResampleError: ToolErrorConvertible, CustomStringConvertible {
     /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).
     public var description: String { toolError(path: "").description }
 }
+
+/// What a person reads when a file's tags can't be read or rewritten.
+extension TagFileError: ToolErrorConvertible, CustomStringConvertible {
+    /// Names `self.path`, the file TagLib worked on, not the record's path.
+    public func toolError(path _: String) -> ToolError {
+        let name = ToolError.quoted(path)
+        switch problem {
+        case .saveFailed(let c):
+            return ToolError(.unreadable, "TagLib could not write the \(TagFormat(c).store) of \(name); the file was left as it was.",
+                             suggestion: "Check that the disk has room and the file is not damaged (ffmpeg -v error -i FILE -f null - lists what is wrong).")
+        case .notReadableAs(let c, let writing):
+            return ToolError(.malformed, "TagLib can't read \(name) as \(TagFormat(c).rawValue.uppercased()), so its tags can't be \(writing ? "written" : "read"); the file was left as it was.",
+                             suggestion: "Check the file with audio-probe; a damaged file can be repaired by exporting it again.")
+        case .readOnly(let fileLocked):
+            return ToolError(.readOnly, "\(name) is read-only (\(fileLocked ? "the file" : "its folder") can't be written), so its tags were not changed.",
+                             suggestion: "Give yourself write permission on the file and its folder (chmod u+w), or leave it out of the batch.")
+        case .systemRefused(let step, let e):
+            let what: String
+            switch step {
+            case .opening: what = "opened"
+            case .examining: what = "examined"
+            case .makingCopy: what = "copied (no room for a temporary copy beside it)"
+            case .copying: what = "copied"
+            case .replacing: what = "replaced"
+            }
+            return ToolError(.unreadable, "\(name) could not be \(what): \(String(cString: strerror(e))); it was left as it was.",
+                             suggestion: "Check the permissions and free space of its folder.")
+        }
+    }
+
+    /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).
+    public var description: String { toolError(path: path).description }
+}
