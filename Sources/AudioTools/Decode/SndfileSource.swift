@@ -19,10 +19,8 @@ public struct SndfileDescription: Equatable, Sendable {
 }
 
 /// Decodes a file through libsndfile in blocks (constant memory). libsndfile's error state for a
-/// failed open is global, so opens are serialised; each open handle then has its own state.
+/// failed open is global, so opens are serialised (`Libsndfile.openLock`).
 public final class SndfileSource: AudioSource {
-    static let openLock = NSLock()
-
     public let path: String
     public let format: AudioFormat
     public let description: SndfileDescription
@@ -42,7 +40,7 @@ public final class SndfileSource: AudioSource {
     init(path: String, file: FileByteSource?) throws {
         self.path = path
         var info = SF_INFO()
-        SndfileSource.openLock.lock()
+        Libsndfile.openLock.lock()
         var h: OpaquePointer?
         if let file {
             let fd = file.duplicateDescriptor()
@@ -57,7 +55,7 @@ public final class SndfileSource: AudioSource {
             h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
         }
         let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
-        SndfileSource.openLock.unlock()
+        Libsndfile.openLock.unlock()
         guard let h else { throw DecodeError(path, SndfileSource.openFailure(libsndfile: openError)) }
         handle = h
         if info.samplerate <= 0 || info.samplerate > 768_000 || info.channels <= 0 || info.channels > 64 || info.frames < 0 {
