@@ -36,9 +36,20 @@ public enum TagLibFile {
     }
 
     public static func read(_ path: String, container format: Container) throws -> Contents {
+        try read(path, format: format) { ctag_read(path, kind(format), &$0, &$1, &$2) }
+    }
+
+    /// As `read(_:container:)`, through the descriptor `file` already holds (TagLib reads a
+    /// duplicate of it, so the path is not opened again).
+    public static func read(_ file: FileByteSource, container format: Container) throws -> Contents {
+        try read(file.path, format: format) { ctag_read_fd(file.duplicateDescriptor(), kind(format), &$0, &$1, &$2) }
+    }
+
+    private static func read(_ path: String, format: Container,
+                             _ call: (inout ctag_list, inout ctag_list, inout Int32) -> Int32) throws -> Contents {
         var store = ctag_list(), props = ctag_list()
         var version: Int32 = 0
-        let status = ctag_read(path, kind(format), &store, &props, &version)
+        let status = call(&store, &props, &version)
         defer { ctag_list_free(&store); ctag_list_free(&props) }
         guard status == Int32(CTAG_OK.rawValue) else { throw failure(status, path: path, format: format, writing: false) }
         var p: [String: String] = [:]
