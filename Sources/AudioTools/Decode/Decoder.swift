@@ -13,6 +13,8 @@ public enum Decoder {
     public static let blockFrames = 8192
 
     public struct Opened {
+        /// The path it was opened by.
+        public var path: String
         public var source: AudioSource
         public var identity: FileIdentity
         /// libsndfile's view of the encoding, when it is the decoder.
@@ -25,8 +27,9 @@ public enum Decoder {
         /// so no reader of this opened input runs ffprobe again.
         private let streamFacts = StreamFacts()
 
-        public init(source: AudioSource, identity: FileIdentity, sndfile: SndfileDescription?,
+        public init(path: String, source: AudioSource, identity: FileIdentity, sndfile: SndfileDescription?,
                     facts: ContainerFacts?, decoder: DecoderKind) {
+            self.path = path
             self.source = source
             self.identity = identity
             self.sndfile = sndfile
@@ -34,9 +37,9 @@ public enum Decoder {
             self.decoder = decoder
         }
 
-        /// The streams and container as ffprobe describes `path` (this opened file's path):
-        /// one ffprobe run per opened input, however many readers ask.
-        public func mediaProbe(_ path: String) throws -> MediaProbe {
+        /// The streams and container as ffprobe describes the file: one ffprobe run per opened
+        /// input, however many readers ask.
+        public func mediaProbe() throws -> MediaProbe {
             if let p = streamFacts.probe { return p }
             let p = try MediaProbe.probe(path)
             streamFacts.probe = p
@@ -98,7 +101,7 @@ public enum Decoder {
         let kind = try requireDecoder(path, facts: facts)
         if kind == .ffmpeg {
             let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
-            return Opened(source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind)
+            return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind)
         }
         let s = try SndfileSource(path: path, file: file)
         if s.isTruncatedByHeader {
@@ -107,7 +110,7 @@ public enum Decoder {
         if s.format.sampleRate < 8000 || s.format.sampleRate > 384_000 {
             throw DecodeError(path, .sampleRateOutOfRange(s.format.sampleRate))
         }
-        return Opened(source: s, identity: identity, sndfile: s.description, facts: facts, decoder: kind)
+        return Opened(path: path, source: s, identity: identity, sndfile: s.description, facts: facts, decoder: kind)
     }
 
     /// Reads `source` to the end in blocks, handing each to `body`; returns the frames read.

@@ -7,7 +7,7 @@ public enum MediaAudioStreams {
     public static func list(_ path: String, opened: Decoder.Opened, needed: Bool) throws -> [MediaStream]? {
         guard opened.decoder == .ffmpeg else { return nil }
         if !needed, let tracks = opened.facts?.mp4?.tracks, tracks.filter({ $0.handler == "soun" }).count <= 1 { return nil }
-        return try opened.mediaProbe(path).audioStreams
+        return try opened.mediaProbe().audioStreams
     }
 
     /// What a record says about audio stream `ordinal` (counted from 0 among the audio streams).
