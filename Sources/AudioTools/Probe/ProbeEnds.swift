@@ -20,7 +20,7 @@ enum ProbeEnds {
                 let n = try reader.read(maxFrames: maxFrames)
                 position += n
                 return n
-            } catch where error is ToolError || error is ToolErrorConvertible {
+            } catch {
                 if deep {
                     deepReport = .object(["checked": .bool(false), "first_bad_frame": .int(position),
                                           "first_bad_seconds": .double(Double(position) / Double(format.sampleRate), decimals: 3)])
