@@ -16,6 +16,7 @@ SOURCES=(
   Sources/AudioTools/Records/JSON.swift
   Sources/AudioTools/IO/ByteSource.swift
   Sources/AudioTools/IO/FileIdentity.swift
+  Sources/AudioTools/IO/FileAccessError.swift
   Sources/AudioTools/IO/PathBytes.swift
   Sources/AudioTools/Probe/ProbeBytes.swift
   Sources/AudioTools/Probe/ProbeFacts.swift
