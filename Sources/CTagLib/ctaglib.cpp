@@ -5,6 +5,7 @@
 
 #include <taglib/aifffile.h>
 #include <taglib/flacfile.h>
+#include <taglib/tfilestream.h>
 #include <taglib/id3v2frame.h>
 #include <taglib/id3v2header.h>
 #include <taglib/id3v2tag.h>
@@ -20,6 +21,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <unistd.h>
 #include <string>
 #include <utility>
 #include <vector>
@@ -133,67 +136,87 @@ ID3v2::Version versionOf(ID3v2::Tag *t, bool present) {
 
 }  // namespace
 
-extern "C" int ctag_read(const char *path, int kind, ctag_list *store, ctag_list *properties, int *id3_version) {
+namespace {
+
+// Opens a file of one kind by its path or, given one, through a stream over a descriptor.
+struct Opener {
+    const char *path;
+    IOStream *stream;
+
+    std::unique_ptr<FLAC::File> flac() const {
+        return std::unique_ptr<FLAC::File>(stream ? new FLAC::File(stream, ID3v2::FrameFactory::instance(), false)
+                                                  : new FLAC::File(path, false));
+    }
+    std::unique_ptr<MPEG::File> mpeg() const {
+        return std::unique_ptr<MPEG::File>(stream ? new MPEG::File(stream, ID3v2::FrameFactory::instance(), false)
+                                                  : new MPEG::File(path, false));
+    }
+    template <class F> std::unique_ptr<F> plain() const {
+        return std::unique_ptr<F>(stream ? new F(stream, false) : new F(path, false));
+    }
+};
+
+int readTags(const Opener &o, int kind, ctag_list *store, ctag_list *properties, int *id3_version) {
     Pairs s, p;
     int version = 0;
     try {
         switch (kind) {
         case CTAG_FLAC: {
-            FLAC::File f(path, false);
-            if (!f.isValid()) return CTAG_INVALID;
-            readXiph(s, f.xiphComment(false));
-            addProperties(p, f.properties());
+            auto f = o.flac();
+            if (!f->isValid()) return CTAG_INVALID;
+            readXiph(s, f->xiphComment(false));
+            addProperties(p, f->properties());
             break;
         }
         case CTAG_OGG_VORBIS: {
-            Ogg::Vorbis::File f(path, false);
-            if (!f.isValid()) return CTAG_INVALID;
-            readXiph(s, f.tag());
-            addProperties(p, f.properties());
+            auto f = o.plain<Ogg::Vorbis::File>();
+            if (!f->isValid()) return CTAG_INVALID;
+            readXiph(s, f->tag());
+            addProperties(p, f->properties());
             break;
         }
         case CTAG_OPUS: {
-            Ogg::Opus::File f(path, false);
-            if (!f.isValid()) return CTAG_INVALID;
-            readXiph(s, f.tag());
-            addProperties(p, f.properties());
+            auto f = o.plain<Ogg::Opus::File>();
+            if (!f->isValid()) return CTAG_INVALID;
+            readXiph(s, f->tag());
+            addProperties(p, f->properties());
             break;
         }
         case CTAG_MP3: {
-            MPEG::File f(path, false);
-            if (!f.isValid()) return CTAG_INVALID;
-            if (f.hasID3v2Tag()) {
-                readID3(s, f.ID3v2Tag(false));
-                version = int(f.ID3v2Tag(false)->header()->majorVersion());
+            auto f = o.mpeg();
+            if (!f->isValid()) return CTAG_INVALID;
+            if (f->hasID3v2Tag()) {
+                readID3(s, f->ID3v2Tag(false));
+                version = int(f->ID3v2Tag(false)->header()->majorVersion());
             }
-            addProperties(p, f.properties());
+            addProperties(p, f->properties());
             break;
         }
         case CTAG_WAV: {
-            RIFF::WAV::File f(path, false);
-            if (!f.isValid()) return CTAG_INVALID;
-            if (f.hasID3v2Tag()) {
-                readID3(s, f.ID3v2Tag());
-                version = int(f.ID3v2Tag()->header()->majorVersion());
+            auto f = o.plain<RIFF::WAV::File>();
+            if (!f->isValid()) return CTAG_INVALID;
+            if (f->hasID3v2Tag()) {
+                readID3(s, f->ID3v2Tag());
+                version = int(f->ID3v2Tag()->header()->majorVersion());
             }
-            addProperties(p, f.properties());
+            addProperties(p, f->properties());
             break;
         }
         case CTAG_AIFF: {
-            RIFF::AIFF::File f(path, false);
-            if (!f.isValid()) return CTAG_INVALID;
-            if (f.hasID3v2Tag()) {
-                readID3(s, f.tag());
-                version = int(f.tag()->header()->majorVersion());
+            auto f = o.plain<RIFF::AIFF::File>();
+            if (!f->isValid()) return CTAG_INVALID;
+            if (f->hasID3v2Tag()) {
+                readID3(s, f->tag());
+                version = int(f->tag()->header()->majorVersion());
             }
-            addProperties(p, f.properties());
+            addProperties(p, f->properties());
             break;
         }
         case CTAG_MP4: {
-            MP4::File f(path, false);
-            if (!f.isValid()) return CTAG_INVALID;
-            readMP4(s, f.tag());
-            addProperties(p, f.properties());
+            auto f = o.plain<MP4::File>();
+            if (!f->isValid()) return CTAG_INVALID;
+            readMP4(s, f->tag());
+            addProperties(p, f->properties());
             break;
         }
         default:
@@ -206,6 +229,21 @@ extern "C" int ctag_read(const char *path, int kind, ctag_list *store, ctag_list
     fill(properties, p);
     if (id3_version) *id3_version = version;
     return CTAG_OK;
+}
+
+}  // namespace
+
+extern "C" int ctag_read(const char *path, int kind, ctag_list *store, ctag_list *properties, int *id3_version) {
+    return readTags(Opener{path, nullptr}, kind, store, properties, id3_version);
+}
+
+extern "C" int ctag_read_fd(int fd, int kind, ctag_list *store, ctag_list *properties, int *id3_version) {
+    FileStream stream(fd, true);
+    if (!stream.isOpen()) {
+        close(fd);
+        return CTAG_INVALID;
+    }
+    return readTags(Opener{nullptr, &stream}, kind, store, properties, id3_version);
 }
 
 extern "C" int ctag_write(const char *path, int kind,

@@ -13,7 +13,11 @@ if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(BoxParserFuzz ID3Fuzz ProbeFuzz); fi
 # The parsers compile without the C modules: list exactly what they need.
 SOURCES=(
   Sources/AudioTools/Records/ToolError.swift
+  Sources/AudioTools/Records/JSON.swift
   Sources/AudioTools/IO/ByteSource.swift
+  Sources/AudioTools/IO/FileIdentity.swift
+  Sources/AudioTools/IO/FileAccessError.swift
+  Sources/AudioTools/IO/PathBytes.swift
   Sources/AudioTools/Probe/ProbeBytes.swift
   Sources/AudioTools/Probe/ProbeFacts.swift
   Sources/AudioTools/Probe/MPEGAudioHeader.swift
@@ -21,10 +25,12 @@ SOURCES=(
   Sources/AudioTools/Probe/ID3Tags.swift
   Sources/AudioTools/Probe/MP4BoxParser.swift
   Sources/AudioTools/Probe/VorbisComment.swift
-  Sources/AudioTools/Probe/ChunkFormats.swift
+  Sources/AudioTools/Probe/ChunkReaders.swift
+  Sources/AudioTools/Probe/MatroskaReader.swift
   Sources/AudioTools/Probe/ASFReader.swift
   Sources/AudioTools/Probe/ContainerProbe.swift
   Sources/AudioTools/Probe/ProbeVerdicts.swift
+  Sources/AudioTools/Probe/ProbeRefusal.swift
 )
 
 # Swift's own crash handler hides the trapping line under ASan; libFuzzer's report shows it.

@@ -37,7 +37,7 @@ public final class AtomicOutput {
         let dir = PathBytes.directoryName(path)
         if createFolders {
             let e = PathBytes.makeDirectories(dir)
-            if e != 0 { throw AtomicOutput.failure(path, e, doing: "its folder can't be created") }
+            if e != 0 { throw WriteError(path, .failed(.creatingFolder, errno: e)) }
         }
         AtomicOutput.removeAbandonedPartials(in: dir)
         // An unnamed file is only worth opening when it can be linked later: through /proc.
@@ -50,7 +50,7 @@ public final class AtomicOutput {
             let e = useUnnamed ? errno : EOPNOTSUPP
             // ENOENT/ENOTDIR/EACCES/EROFS/ENOSPC are real answers; the rest mean "no O_TMPFILE here".
             if [ENOENT, ENOTDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT].contains(e) {
-                throw AtomicOutput.failure(path, e, doing: nil)
+                throw WriteError(path, .failed(.writing, errno: e))
             }
             let tmp = dir + "/." + PathBytes.baseName(path) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             TemporaryFiles.register(tmp)
@@ -58,7 +58,7 @@ public final class AtomicOutput {
             guard fd >= 0 else {
                 let e = errno
                 TemporaryFiles.unregister(tmp)
-                throw AtomicOutput.failure(path, e, doing: nil)
+                throw WriteError(path, .failed(.writing, errno: e))
             }
             isUnnamed = false
             temporary = tmp
@@ -74,7 +74,7 @@ public final class AtomicOutput {
             var off = 0
             while off < buf.count {
                 let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
-                if n < 0 { if errno == EINTR { continue }; throw AtomicOutput.failure(path, errno, doing: nil) }
+                if n < 0 { if errno == EINTR { continue }; throw WriteError(path, .failed(.writing, errno: errno)) }
                 off += n
             }
         }
@@ -124,31 +124,8 @@ public final class AtomicOutput {
         return PathBytes.withCString(name) { dst in linkat(fd, "", AT_FDCWD, dst, atEmptyPath) }
     }
 
-    private func placeFailure(_ e: Int32) -> ToolError {
-        if e == EEXIST {
-            return ToolError(.exists, "\(ToolError.quoted(path)) appeared while it was being written; it was left as it is.",
-                             suggestion: "Pass --overwrite to replace it, or choose another output folder.")
-        }
-        return AtomicOutput.failure(path, e, doing: "it can't be put in place")
-    }
-
-    /// The `write-failed` refusal for `path`, in the system's words for `errno`.
-    public static func failure(_ path: String, _ e: Int32, doing: String?) -> ToolError {
-        let reason = String(cString: strerror(e))
-        let what = doing.map { "\(ToolError.quoted(path)) can't be written: \($0) (\(reason))." }
-            ?? "\(ToolError.quoted(path)) can't be written: \(reason)."
-        return ToolError(.writeFailed, what, suggestion: suggestion(for: e))
-    }
-
-    /// What to do about a write that failed with `e`.
-    public static func suggestion(for e: Int32) -> String {
-        switch e {
-        case ENOSPC, EDQUOT, EFBIG: return "Free some space on that disk, or choose an output folder on another one."
-        case EROFS: return "That disk is mounted read-only; choose an output folder on a writable disk."
-        case EACCES, EPERM: return "Give yourself write permission on the output folder, or choose another one."
-        case ENOTDIR, ENOENT: return "A file sits where a folder of the output path should be, or the folder is missing; choose another output path."
-        default: return "Check that the output folder exists, is writable and has space."
-        }
+    private func placeFailure(_ e: Int32) -> WriteError {
+        WriteError(path, e == EEXIST ? .appeared : .failed(.placing, errno: e))
     }
 
     // MARK: leftovers of writers that are gone

@@ -17,7 +17,7 @@ public struct AudioFormat: Equatable, Sendable {
 public protocol AudioSource: AnyObject {
     var format: AudioFormat { get }
     /// Fills `block` with up to `maxFrames` frames (resizing its channel arrays if needed) and
-    /// returns how many; 0 means the end. Throws ToolError on corrupt or cut-off data.
+    /// returns how many; 0 means the end. Throws the decoder's DecodeError on corrupt or cut-off data.
     func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int
     /// Repositions so the next read starts at `frame`; throws if the source can't seek.
     func seek(toFrame frame: Int) throws

@@ -31,13 +31,15 @@ public final class MemoryByteSource: ByteSource {
 public final class FileByteSource: ByteSource {
     public let path: String
     public let size: UInt64
+    /// Size and modification time from the open descriptor (`fstat`).
+    public let identity: FileIdentity
     private let fd: Int32
 
-    /// Opens `path` read-only; throws `not-found`, `not-a-file` or `unreadable` ToolErrors.
+    /// Opens `path` read-only; throws a FileAccessError (not-found, not-a-file or unreadable).
     /// Non-blocking, so a FIFO without a writer is refused instead of waited on forever.
     public init(path: String) throws {
         self.path = path
-        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         if fd < 0 {
             let err = errno
             throw FileByteSource.openError(path: path, errno: err)
@@ -50,14 +52,42 @@ public final class FileByteSource: ByteSource {
         }
         guard (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
-            let what = (st.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
-            throw ToolError(.notAFile, "\(ToolError.quoted(path)) is \(what), not an audio file.",
-                            suggestion: "Pick an audio file itself rather than a folder or device.")
+            throw FileAccessError(path, .openNotRegular(folder: (st.st_mode & S_IFMT) == S_IFDIR))
         }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
         self.fd = fd
         self.size = UInt64(max(st.st_size, 0))
+        self.identity = FileIdentity(stat: st)
     }
+
+    private init(path: String, fd: Int32, stat st: stat) {
+        self.path = path
+        self.fd = fd
+        self.size = UInt64(max(st.st_size, 0))
+        self.identity = FileIdentity(stat: st)
+    }
+
+    /// Opens an input once for everything a tool does with it: the identity comes from this
+    /// descriptor's `fstat`, the sniffer reads through it and a decoder can be handed it. Refuses
+    /// as `FileIdentity.of` does (not-found, not-a-file, unreadable), with its sentences.
+    public static func input(_ path: String) throws -> FileByteSource {
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        let err = errno
+        var st = stat()
+        guard fd >= 0, fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
+            if fd >= 0 { close(fd) }
+            // The checks without opening say which refusal it is; a file that passes them now
+            // changed under us, and the open's own error stands.
+            _ = try FileIdentity.of(path)
+            throw FileByteSource.openError(path: path, errno: fd < 0 ? err : EIO)
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return FileByteSource(path: path, fd: fd, stat: st)
+    }
+
+    /// A second descriptor on the same open file (no new open of the path), for a decoder that
+    /// reads through its own descriptor; close-on-exec like the first, the caller closes it.
+    func duplicateDescriptor() -> Int32 { fcntl(fd, F_DUPFD_CLOEXEC, 0) }
 
     deinit { close(fd) }
 
@@ -72,8 +102,7 @@ public final class FileByteSource: ByteSource {
             }
             if n < 0 {
                 if errno == EINTR { continue }
-                throw ToolError(.unreadable, "\(ToolError.quoted(path)) couldn't be read from the disk.",
-                                suggestion: "Copy the file to a local folder and pick the copy.")
+                throw FileAccessError(path, .readFailed)
             }
             if n == 0 { break }  // the file shrank under us: a short read, as at EOF
             got += n
@@ -82,21 +111,12 @@ public final class FileByteSource: ByteSource {
         return out
     }
 
-    static func openError(path: String, errno err: Int32) -> ToolError {
-        let q = ToolError.quoted(path)
+    static func openError(path: String, errno err: Int32) -> FileAccessError {
         switch err {
-        case ENOENT, ENOTDIR:
-            return ToolError(.notFound, "\(q) doesn't exist.",
-                             suggestion: "Check the name and folder, then pick the file again.")
-        case EISDIR:
-            return ToolError(.notAFile, "\(q) is a folder, not an audio file.",
-                             suggestion: "Pick an audio file itself rather than a folder or device.")
-        case EACCES, EPERM:
-            return ToolError(.unreadable, "\(q) can't be opened: permission denied.",
-                             suggestion: "Give yourself read access to it, or copy it somewhere you can read and pick the copy.")
-        default:
-            return ToolError(.unreadable, "\(q) can't be opened (system error \(err)).",
-                             suggestion: "Copy the file to a local folder and pick the copy.")
+        case ENOENT, ENOTDIR: return FileAccessError(path, .openMissing)
+        case EISDIR: return FileAccessError(path, .openNotRegular(folder: true))
+        case EACCES, EPERM: return FileAccessError(path, .openDenied)
+        default: return FileAccessError(path, .openFailed(errno: err))
         }
     }
 }

@@ -13,32 +13,24 @@ public struct FileIdentity: Equatable, Sendable {
     }
 
     /// Checks that `path` names a readable regular file and returns its identity; throws the
-    /// contract's not-found, not-a-file or unreadable otherwise. Does not judge emptiness.
+    /// contract's not-found, not-a-file or unreadable (a FileAccessError) otherwise. Does not
+    /// judge emptiness.
     public static func of(_ path: String) throws -> FileIdentity {
         var st = stat()
-        let name = ToolError.quoted(path)
         guard PathBytes.stat(path, &st) == 0 else {
             let e = errno
-            if e == ENOENT || e == ENOTDIR {
-                throw ToolError(.notFound, "\(name) doesn't exist.",
-                                suggestion: "Check the path; the file may have been moved, renamed or deleted.")
-            }
-            throw ToolError(.unreadable, "\(name) can't be examined: \(String(cString: strerror(e))).",
-                            suggestion: "Check the permissions of the file and the folders above it.")
+            throw FileAccessError(path, e == ENOENT || e == ENOTDIR ? .missing : .cannotExamine(errno: e))
         }
         let kind = st.st_mode & S_IFMT
-        guard kind == S_IFREG else {
-            let what = kind == S_IFDIR ? "a folder" : "not a regular file"
-            throw ToolError(.notAFile, "\(name) is \(what), not an audio file.",
-                            suggestion: kind == S_IFDIR ? "Pass the folder as an argument to walk it, or name the audio files inside it."
-                                                        : "Name a regular audio file.")
-        }
-        guard PathBytes.access(path, R_OK) == 0 else {
-            throw ToolError(.unreadable, "\(name) can't be read: \(String(cString: strerror(errno))).",
-                            suggestion: "Give yourself read permission on the file (chmod u+r) or run as its owner.")
-        }
+        guard kind == S_IFREG else { throw FileAccessError(path, .notRegular(folder: kind == S_IFDIR)) }
+        guard PathBytes.access(path, R_OK) == 0 else { throw FileAccessError(path, .cannotRead(errno: errno)) }
+        return FileIdentity(stat: st)
+    }
+
+    /// The identity `stat` or `fstat` gave.
+    init(stat st: stat) {
         let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        return FileIdentity(sizeBytes: UInt64(st.st_size), modifiedNanoseconds: ns)
+        self.init(sizeBytes: UInt64(max(st.st_size, 0)), modifiedNanoseconds: ns)
     }
 
     /// The record form: `{"size_bytes": N, "modified_ns": T}`.

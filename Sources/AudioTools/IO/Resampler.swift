@@ -1,6 +1,16 @@
 import CSamplerate
 import Foundation
 
+/// Why a sample-rate converter couldn't be made or run; IOSentences says it to a person.
+public enum ResampleError: Error, Equatable, Sendable {
+    /// A rate that isn't positive.
+    case badRates(from: Int, to: Int)
+    /// A ratio libsamplerate refuses, or no channels.
+    case badRatio(Double, channels: Int)
+    /// libsamplerate failed (its message).
+    case failed(libsamplerate: String)
+}
+
 /// Streaming sample-rate conversion over libsamplerate, planar in and out.
 ///
 /// Converts at a fixed ratio (output rate / input rate): a rate change such as 44.1 kHz → 48 kHz,
@@ -44,8 +54,7 @@ public final class Resampler {
     /// A converter from `fromRate` to `toRate` Hz for `channels` channels.
     public convenience init(fromRate: Int, toRate: Int, channels: Int, quality: Quality = .best) throws {
         guard fromRate > 0, toRate > 0 else {
-            throw ToolError(.badInput, "Cannot resample from \(fromRate) Hz to \(toRate) Hz.",
-                            suggestion: "Use positive sample rates.")
+            throw ResampleError.badRates(from: fromRate, to: toRate)
         }
         try self.init(ratio: Double(toRate) / Double(fromRate), channels: channels, quality: quality)
     }
@@ -53,8 +62,7 @@ public final class Resampler {
     /// A converter producing `ratio` output frames per input frame (libsamplerate accepts 1/256…256).
     public init(ratio: Double, channels: Int, quality: Quality = .best) throws {
         guard channels >= 1, ratio.isFinite, src_is_valid_ratio(ratio) != 0 else {
-            throw ToolError(.badInput, "Cannot resample at ratio \(ratio) with \(channels) channels.",
-                            suggestion: "Use a ratio between 1/256 and 256 and at least one channel.")
+            throw ResampleError.badRatio(ratio, channels: channels)
         }
         var error: Int32 = 0
         guard let s = src_new(quality.converter, Int32(channels), &error) else {
@@ -68,10 +76,8 @@ public final class Resampler {
 
     deinit { src_delete(state) }
 
-    private static func failure(_ code: Int32) -> ToolError {
-        let why = src_strerror(code).map { String(cString: $0) } ?? "error \(code)"
-        return ToolError(.badInput, "Sample-rate conversion failed: \(why).",
-                         suggestion: "Check the sample rates and channel count of the input.")
+    private static func failure(_ code: Int32) -> ResampleError {
+        .failed(libsamplerate: src_strerror(code).map { String(cString: $0) } ?? "error \(code)")
     }
 
     /// Converts `block` (planar, `channelCount` channels) and returns the frames ready so far.

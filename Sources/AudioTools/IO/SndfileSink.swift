@@ -62,28 +62,22 @@ public final class SndfileSink: AudioSink {
                 overwrite: Bool, tags: AudioTags = AudioTags()) throws {
         self.path = path
         self.channelCount = channelCount
-        let name = ToolError.quoted(path)
-        if !overwrite, PathBytes.exists(path) {
-            throw ToolError(.exists, "\(name) already exists; it was left as it is.",
-                            suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
-        }
+        if !overwrite, PathBytes.exists(path) { throw WriteError(path, .exists) }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
         info.format = formatCode
         guard sf_format_check(&info) == SF_TRUE else {
-            throw ToolError(.unsupportedCodec, "\(name) can't be written in the requested format (\(channelCount) channels at \(sampleRate) Hz).",
-                            suggestion: "Choose another --format or --sample-rate (WAV and FLAC take most combinations).")
+            throw WriteError(path, .formatRejected(channels: channelCount, sampleRate: sampleRate))
         }
         output = try AtomicOutput(path: path, overwrite: overwrite)
-        SndfileSource.openLock.lock()
+        Libsndfile.openLock.lock()
         let h = sf_open_fd(output.fd, Int32(SFM_WRITE), &info, 0)
         let err = h == nil ? String(cString: sf_strerror(nil)) : ""
-        SndfileSource.openLock.unlock()
+        Libsndfile.openLock.unlock()
         guard let h else {
             output.abandon()
-            throw ToolError(.writeFailed, "\(name) can't be written: \(err)",
-                            suggestion: "Check that the output folder is writable and the disk has space.")
+            throw WriteError(path, .encoderRefused(libsndfile: err))
         }
         handle = h
         _ = sf_command(h, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
@@ -117,10 +111,9 @@ public final class SndfileSink: AudioSink {
         let w = interleaved.withUnsafeBufferPointer { sf_writef_float(h, $0.baseAddress, sf_count_t(n)) }
         if w != n {
             let e = errno
-            let why = e != 0 ? String(cString: strerror(e)) : String(cString: sf_strerror(h))
+            let libsndfile = e != 0 ? "" : String(cString: sf_strerror(h))
             abandon()
-            throw ToolError(.writeFailed, "\(ToolError.quoted(path)) could not be written completely (\(why)); nothing was left behind.",
-                            suggestion: e != 0 ? AtomicOutput.suggestion(for: e) : "Free disk space or choose another output folder.")
+            throw WriteError(path, .incomplete(errno: e, libsndfile: libsndfile))
         }
         framesWritten += n
     }
@@ -134,8 +127,7 @@ public final class SndfileSink: AudioSink {
         guard closeStatus == 0 else {
             let e = errno
             output.abandon()
-            throw ToolError(.writeFailed, "\(ToolError.quoted(path)) could not be finished (\(e != 0 ? String(cString: strerror(e)) : "the disk may be full")); nothing was left behind.",
-                            suggestion: e != 0 ? AtomicOutput.suggestion(for: e) : "Free disk space or choose another output folder.")
+            throw WriteError(path, .unfinished(errno: e))
         }
         try output.commit()
     }
@@ -146,7 +138,21 @@ public final class SndfileSink: AudioSink {
     }
 }
 
+/// libsndfile as a whole.
+enum Libsndfile {
+    /// libsndfile keeps the error of a failed open in one global, so every open (to read or to
+    /// write) takes this lock; each open handle then has its own error state.
+    static let openLock = NSLock()
+}
+
 extension SndfileSink {
+    /// Sets libsndfile's channel map (SF_CHANNEL_MAP_* codes, one a channel); before `commit`.
+    func setChannelMap(_ codes: [Int32]) {
+        guard let h = handle else { return }
+        var codes = codes
+        _ = sf_command(h, Int32(SFC_SET_CHANNEL_MAP_INFO), &codes, Int32(codes.count * MemoryLayout<Int32>.size))
+    }
+
     /// libsndfile format codes for common outputs, for tests and `--format`.
     public static func formatCode(container: String, codec: String) -> Int32? {
         let major: Int
@@ -176,76 +182,5 @@ extension SndfileSink {
         default: return nil
         }
         return Int32(major | sub)
-    }
-}
-
-extension SndfileSink {
-    /// Records the loudspeaker of each channel in the file (a WAVE_FORMAT_EXTENSIBLE channel
-    /// mask, a CAF/AIFF channel layout), so a later measurement weighs the channels alike. Call
-    /// before `commit`. A layout the format's map can't state exactly (wides, top-middle pair,
-    /// LFE2, a back pair without a side pair...) is written as no map at all, rather than the
-    /// default for the channel count, which would claim positions the audio doesn't have.
-    public func setSpeakers(_ roles: [ChannelRole]) {
-        guard let h = handle, roles.count == channelCount, channelCount > 0 else { return }
-        var codes = Self.channelMapCodes(roles) ?? [Int32](repeating: Int32(SF_CHANNEL_MAP_INVALID), count: channelCount)
-        _ = sf_command(h, Int32(SFC_SET_CHANNEL_MAP_INFO), &codes, Int32(codes.count * MemoryLayout<Int32>.size))
-    }
-
-    /// libsndfile's channel-map codes for `roles`, by the WAVE mask's conventions (its "back"
-    /// pair is the 5.1 surround pair unless a side pair is there too); nil if any has none.
-    static func channelMapCodes(_ roles: [ChannelRole]) -> [Int32]? {
-        let sidePair = roles.contains(.leftSideSurround) || roles.contains(.rightSideSurround)
-        var codes: [Int32] = []
-        for r in roles {
-            let code: Int
-            switch r {
-            case .mono: code = SF_CHANNEL_MAP_MONO
-            case .left: code = SF_CHANNEL_MAP_LEFT
-            case .right: code = SF_CHANNEL_MAP_RIGHT
-            case .centre: code = SF_CHANNEL_MAP_CENTER
-            case .lfe: code = SF_CHANNEL_MAP_LFE
-            case .leftCentre: code = SF_CHANNEL_MAP_FRONT_LEFT_OF_CENTER
-            case .rightCentre: code = SF_CHANNEL_MAP_FRONT_RIGHT_OF_CENTER
-            case .backCentre: code = SF_CHANNEL_MAP_REAR_CENTER
-            case .leftSideSurround: code = SF_CHANNEL_MAP_SIDE_LEFT
-            case .rightSideSurround: code = SF_CHANNEL_MAP_SIDE_RIGHT
-            case .leftSurround where !sidePair, .leftBack where sidePair: code = SF_CHANNEL_MAP_REAR_LEFT
-            case .rightSurround where !sidePair, .rightBack where sidePair: code = SF_CHANNEL_MAP_REAR_RIGHT
-            case .topCentre: code = SF_CHANNEL_MAP_TOP_CENTER
-            case .topFrontLeft: code = SF_CHANNEL_MAP_TOP_FRONT_LEFT
-            case .topFrontRight: code = SF_CHANNEL_MAP_TOP_FRONT_RIGHT
-            case .topFrontCentre: code = SF_CHANNEL_MAP_TOP_FRONT_CENTER
-            case .topBackLeft: code = SF_CHANNEL_MAP_TOP_REAR_LEFT
-            case .topBackRight: code = SF_CHANNEL_MAP_TOP_REAR_RIGHT
-            case .topBackCentre: code = SF_CHANNEL_MAP_TOP_REAR_CENTER
-            default: return nil
-            }
-            codes.append(Int32(code))
-        }
-        return codes
-    }
-}
-
-extension SndfileSink {
-    /// The sentence for `normalized.losses` when a file written in `formatCode` can't record
-    /// `layout`, so that a later measurement, guessing from the channel count, would weigh its
-    /// channels differently; nil when nothing is lost. WAV, RF64, CAF and AIFF record the
-    /// positions (setSpeakers); FLAC, Ogg and the rest don't through libsndfile.
-    public static func positionLoss(_ layout: ChannelLayout, formatCode: Int32) -> String? {
-        if layout.isDualMono { return nil }
-        let major = Int(formatCode) & SF_FORMAT_TYPEMASK
-        let keepsMap = [SF_FORMAT_WAV, SF_FORMAT_WAVEX, SF_FORMAT_RF64, SF_FORMAT_CAF, SF_FORMAT_AIFF].contains(major)
-        if keepsMap, channelMapCodes(layout.roles) != nil { return nil }
-        let guess = ChannelLayout.standard(channelCount: layout.channelCount)
-        if guess.weights == layout.weights { return nil }
-        let container: String
-        switch major {
-        case SF_FORMAT_FLAC: container = "FLAC"
-        case SF_FORMAT_OGG: container = "Ogg"
-        case SF_FORMAT_W64: container = "W64"
-        case SF_FORMAT_MPEG: container = "MP3"
-        default: container = keepsMap ? "this format's channel map" : "this format"
-        }
-        return "the channel positions (\(layout.description)) can't be recorded in \(container), so a later measurement would weigh the channels as \(guess.description) unless given --layout \(layout.description)"
     }
 }

@@ -14,7 +14,12 @@ public enum TagLibFile {
         public var id3Version: Int?
     }
 
-    static func kind(_ f: TagFormat) -> Int32 {
+    /// The containers whose tags TagLib edits here; the raw values are the tag formats' names.
+    public enum Container: String, Sendable {
+        case flac, oggVorbis = "ogg-vorbis", opus, mp3, wav, aiff, mp4
+    }
+
+    static func kind(_ f: Container) -> Int32 {
         switch f {
         case .flac: return Int32(CTAG_FLAC.rawValue)
         case .oggVorbis: return Int32(CTAG_OGG_VORBIS.rawValue)
@@ -30,10 +35,21 @@ public enum TagLibFile {
         (0..<l.count).map { i in (String(cString: l.keys[i]!), String(cString: l.values[i]!)) }
     }
 
-    public static func read(_ path: String, format: TagFormat) throws -> Contents {
+    public static func read(_ path: String, container format: Container) throws -> Contents {
+        try read(path, format: format) { ctag_read(path, kind(format), &$0, &$1, &$2) }
+    }
+
+    /// As `read(_:container:)`, through the descriptor `file` already holds (TagLib reads a
+    /// duplicate of it, so the path is not opened again).
+    public static func read(_ file: FileByteSource, container format: Container) throws -> Contents {
+        try read(file.path, format: format) { ctag_read_fd(file.duplicateDescriptor(), kind(format), &$0, &$1, &$2) }
+    }
+
+    private static func read(_ path: String, format: Container,
+                             _ call: (inout ctag_list, inout ctag_list, inout Int32) -> Int32) throws -> Contents {
         var store = ctag_list(), props = ctag_list()
         var version: Int32 = 0
-        let status = ctag_read(path, kind(format), &store, &props, &version)
+        let status = call(&store, &props, &version)
         defer { ctag_list_free(&store); ctag_list_free(&props) }
         guard status == Int32(CTAG_OK.rawValue) else { throw failure(status, path: path, format: format, writing: false) }
         var p: [String: String] = [:]
@@ -43,7 +59,7 @@ public enum TagLibFile {
 
     /// Sets `fields` (replacing any spelling of the same keys) and deletes `removing` in the gain
     /// tag, saving the file where it is. Call it on a copy (see `FileReplacement`).
-    public static func write(_ path: String, format: TagFormat, fields: [(key: String, value: String)], removing: [String]) throws {
+    public static func write(_ path: String, container format: Container, fields: [(key: String, value: String)], removing: [String]) throws {
         let keys = fields.map { strdup($0.key) }, values = fields.map { strdup($0.value) }, gone = removing.map { strdup($0) }
         defer { (keys + values + gone).forEach { free($0) } }
         let k = keys.map { UnsafePointer<CChar>($0) }, v = values.map { UnsafePointer<CChar>($0) }, r = gone.map { UnsafePointer<CChar>($0) }
@@ -57,14 +73,35 @@ public enum TagLibFile {
         guard status == Int32(CTAG_OK.rawValue) else { throw failure(status, path: path, format: format, writing: true) }
     }
 
-    static func failure(_ status: Int32, path: String, format: TagFormat, writing: Bool) -> ToolError {
-        let name = ToolError.quoted(path)
-        if status == Int32(CTAG_SAVE_FAILED.rawValue) {
-            return ToolError(.unreadable, "TagLib could not write the \(format.store) of \(name); the file was left as it was.",
-                             suggestion: "Check that the disk has room and the file is not damaged (ffmpeg -v error -i FILE -f null - lists what is wrong).")
-        }
-        return ToolError(.malformed, "TagLib can't read \(name) as \(format.rawValue.uppercased()), so its tags can't be \(writing ? "written" : "read"); the file was left as it was.",
-                         suggestion: "Check the file with audio-probe; a damaged file can be repaired by exporting it again.")
+    static func failure(_ status: Int32, path: String, format: Container, writing: Bool) -> TagFileError {
+        if status == Int32(CTAG_SAVE_FAILED.rawValue) { return TagFileError(path, .saveFailed(format)) }
+        return TagFileError(path, .notReadableAs(format, writing: writing))
+    }
+}
+
+/// Why a file's tags couldn't be read or rewritten, as facts; IOSentences says them to a person.
+public struct TagFileError: Error, Equatable, Sendable {
+    public var path: String
+    public var problem: Problem
+
+    public init(_ path: String, _ problem: Problem) {
+        self.path = path
+        self.problem = problem
+    }
+
+    /// The step of a safe rewrite that the system refused.
+    public enum Step: Equatable, Sendable {
+        case opening, examining, makingCopy, copying, replacing
+    }
+
+    public enum Problem: Equatable, Sendable {
+        /// TagLib couldn't save the tag.
+        case saveFailed(TagLibFile.Container)
+        /// TagLib can't parse the file as this container, for reading or writing its tags.
+        case notReadableAs(TagLibFile.Container, writing: Bool)
+        /// The file (`fileLocked`) or its folder can't be written.
+        case readOnly(fileLocked: Bool)
+        case systemRefused(Step, errno: Int32)
     }
 }
 
@@ -80,24 +117,22 @@ public enum FileReplacement {
     /// Returns whether the copy was a reflink.
     @discardableResult
     public static func rewrite(_ path: String, edit: (String) throws -> Void) throws -> Bool {
-        let name = ToolError.quoted(path)
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
         var mode = stat()
         // A file with no owner write permission is read-only on purpose, even to root.
         let fileLocked = access(path, W_OK) != 0 || (stat(path, &mode) == 0 && mode.st_mode & S_IWUSR == 0)
         if fileLocked || access(dir, W_OK) != 0 {
-            throw ToolError(.readOnly, "\(name) is read-only (\(fileLocked ? "the file" : "its folder") can't be written), so its tags were not changed.",
-                            suggestion: "Give yourself write permission on the file and its folder (chmod u+w), or leave it out of the batch.")
+            throw TagFileError(path, .readOnly(fileLocked: fileLocked))
         }
         let src = open(path, O_RDONLY | O_CLOEXEC)
-        guard src >= 0 else { throw ioError(path, "opened") }
+        guard src >= 0 else { throw ioError(path, .opening) }
         defer { close(src) }
         var st = stat()
-        guard fstat(src, &st) == 0 else { throw ioError(path, "examined") }
+        guard fstat(src, &st) == 0 else { throw ioError(path, .examining) }
         let tmp = dir + "/." + url.lastPathComponent + ".tags-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let dst = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0o7777)
-        guard dst >= 0 else { throw ioError(path, "copied (no room for a temporary copy beside it)") }
+        guard dst >= 0 else { throw ioError(path, .makingCopy) }
         var done = false
         defer { if !done { unlink(tmp) } }
         var reflinked = false
@@ -114,7 +149,7 @@ public enum FileReplacement {
         try edit(tmp)
         let fd = open(tmp, O_RDONLY | O_CLOEXEC)
         if fd >= 0 { fsync(fd); close(fd) }
-        guard rename(tmp, path) == 0 else { throw ioError(path, "replaced") }
+        guard rename(tmp, path) == 0 else { throw ioError(path, .replacing) }
         done = true
         let d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if d >= 0 { fsync(d); close(d) }
@@ -126,19 +161,19 @@ public enum FileReplacement {
         lseek(src, 0, SEEK_SET)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(src, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; throw ioError(path, "copied") }
+            if n < 0 { if errno == EINTR { continue }; throw ioError(path, .copying) }
             if n == 0 { return }
             var off = 0
             while off < n {
                 let w = buffer.withUnsafeBytes { Glibc.write(dst, $0.baseAddress! + off, n - off) }
-                if w < 0 { if errno == EINTR { continue }; throw ioError(path, "copied") }
+                if w < 0 { if errno == EINTR { continue }; throw ioError(path, .copying) }
                 off += w
             }
         }
     }
 
-    static func ioError(_ path: String, _ what: String) -> ToolError {
-        ToolError(.unreadable, "\(ToolError.quoted(path)) could not be \(what): \(String(cString: strerror(errno))); it was left as it was.",
-                  suggestion: "Check the permissions and free space of its folder.")
+    /// The failed `step`, with the system's reason (errno as the step left it).
+    static func ioError(_ path: String, _ step: TagFileError.Step) -> TagFileError {
+        TagFileError(path, .systemRefused(step, errno: errno))
     }
 }

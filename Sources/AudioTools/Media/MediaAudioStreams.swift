@@ -5,9 +5,9 @@ public enum MediaAudioStreams {
     /// The audio streams of `path`, or nil when the file is one stream by nature (libsndfile
     /// formats) or an MP4 whose boxes already say it has one sound track and none is asked for.
     public static func list(_ path: String, opened: Decoder.Opened, needed: Bool) throws -> [MediaStream]? {
-        guard opened.decoder == "ffmpeg" else { return nil }
+        guard opened.decoder == .ffmpeg else { return nil }
         if !needed, let tracks = opened.facts?.mp4?.tracks, tracks.filter({ $0.handler == "soun" }).count <= 1 { return nil }
-        return try MediaProbe.probe(path).audioStreams
+        return try opened.mediaProbe().audioStreams
     }
 
     /// What a record says about audio stream `ordinal` (counted from 0 among the audio streams).
@@ -24,8 +24,7 @@ public enum MediaAudioStreams {
     /// Refuses `--stream N` when the file has fewer audio streams.
     public static func check(_ n: Int, count: Int, path: String) throws {
         guard n < count else {
-            throw ToolError(.noAudio, "\(ToolError.quoted(path)) has \(count) audio stream\(count == 1 ? "" : "s"), so it has no stream \(n) (streams are counted from 0).",
-                            suggestion: "Pick a stream from 0 to \(count - 1) (lufs-measure lists them in loudness.streams), or leave out --stream.")
+            throw DecodeError(path, .noSuchStream(n, count: count))
         }
     }
 }

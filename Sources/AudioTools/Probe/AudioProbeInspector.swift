@@ -21,6 +21,8 @@ public enum AudioProbeInspector {
             return Report(probe: facts.json, refusal: nil)
         } catch let e as ToolError {
             return Report(probe: facts.known ? facts.json : nil, refusal: e)
+        } catch let e as ToolErrorConvertible {
+            return Report(probe: facts.known ? facts.json : nil, refusal: e.toolError(path: path))
         } catch {
             let e = ToolError(.unreadable, "\(ToolError.quoted(path)) couldn't be examined: \(error).",
                               suggestion: "Copy the file to a local folder and pick the copy.")
@@ -113,7 +115,7 @@ public enum AudioProbeInspector {
         }
         if let ch = f.channels { f.layout = layoutName(ChannelLayout.standard(channelCount: ch)) }
         if let refusal = ProbeVerdicts.refusal(for: c, path: path) { throw refusal }
-        f.decoder = try Decoder.requireDecoder(path, facts: c)
+        f.decoder = try Decoder.requireDecoder(path, facts: c).rawValue
         let lossless = ["alac", "flac"].contains(c.codec ?? "") || (c.codec ?? "").hasPrefix("pcm")
         if f.decoder == "ffmpeg", !deep, c.hasAudio == true, !lossless {
             // An external decoder costs a process start per file, most of a probe's time. For lossy
@@ -122,15 +124,15 @@ public enum AudioProbeInspector {
             // lossy encode is its own identity anyway; --deep decodes it all. Lossless audio is
             // decoded so a WAV, FLAC or ALAC copy of the same song gets the same id.
             f.frames = Decoder.statedFrames(c) ?? f.frames
-            f.contentID = byteID(path: path)
+            f.contentID = byteID(bytes)
             f.checked = "structure"
             try checkUnchanged(path, identity)
             return
         }
-        let opened = try Decoder.open(path, facts: c, identity: identity)
+        let opened = try Decoder.open(path, facts: c, identity: identity, file: bytes)
         let source = opened.source
         let format = source.format
-        f.decoder = opened.decoder
+        f.decoder = opened.decoder.rawValue
         f.sampleRate = format.sampleRate
         f.channels = format.channelCount
         f.hasAudio = true
@@ -177,6 +179,11 @@ public enum AudioProbeInspector {
     /// file can't be read.
     public static func byteID(path: String) -> String? {
         guard let src = try? FileByteSource(path: path) else { return nil }
+        return byteID(src)
+    }
+
+    /// As `byteID(path:)`, through a file already open.
+    static func byteID(_ src: FileByteSource) -> String? {
         let span = 65536
         guard let head = try? src.read(at: 0, count: span),
               let tail = try? src.read(at: src.size > UInt64(span) ? src.size - UInt64(span) : 0, count: span) else { return nil }

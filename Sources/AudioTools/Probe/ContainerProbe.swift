@@ -26,7 +26,7 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
         try w.run()
         apply(w.s, problem: w.problem, to: &f)
     case .matroska, .webm:
-        try ProbeEBMLReader.read(r, into: &f)
+        try MatroskaReader.read(r, into: &f)
     case .audibleAA:
         f.hasAudio = true
         f.protection = Protection(scheme: "audible")

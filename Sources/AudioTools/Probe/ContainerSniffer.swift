@@ -43,7 +43,7 @@ enum ProbeSniffer {
             return plain(.isoMedia)
         }
         if ProbeBytes.matches(b, 0, [0x1A, 0x45, 0xDF, 0xA3]) {
-            return plain(ProbeEBMLReader.docType(b) == "webm" ? .webm : .matroska)
+            return plain(MatroskaReader.docType(b) == "webm" ? .webm : .matroska)
         }
         if ProbeBytes.matches(b, 0, asfHeaderGUID) { return plain(.asf) }
         if ProbeBytes.matches(b, 4, [0x57, 0x90, 0x75, 0x36]) { return plain(.audibleAA) }

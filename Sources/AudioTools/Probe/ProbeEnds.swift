@@ -20,12 +20,12 @@ enum ProbeEnds {
                 let n = try reader.read(maxFrames: maxFrames)
                 position += n
                 return n
-            } catch let e as ToolError {
+            } catch {
                 if deep {
                     deepReport = .object(["checked": .bool(false), "first_bad_frame": .int(position),
                                           "first_bad_seconds": .double(Double(position) / Double(format.sampleRate), decimals: 3)])
                 }
-                throw e
+                throw error
             }
         }
         let allowance = source is FFmpegSource ? FFmpegSource.paddingAllowance(rate: format.sampleRate) : 0
@@ -50,9 +50,7 @@ enum ProbeEnds {
                     try source.seek(toFrame: builder.tailStartFrame)
                     position = builder.tailStartFrame
                 } catch {
-                    throw ToolError(.truncated,
-                        "\(ToolError.quoted(path)) is cut off: its header promises \(total) frames, but the end of the audio can't be reached.",
-                        suggestion: "Pick a complete copy — the download or copy may not have finished.")
+                    throw ProbeRefusal(path, .endUnreachable(promised: total))
                 }
             }
             while try readOne() > 0 {
@@ -64,16 +62,13 @@ enum ProbeEnds {
             deepReport = .object(["checked": .bool(true), "first_bad_frame": .null, "first_bad_seconds": .null])
         }
         if position == 0 && format.frameCount == 0 {
-            throw ToolError(.noAudio, "\(ToolError.quoted(path)) holds no audio: its header says it is 0 frames long.",
-                            suggestion: "Pick a music or voice file that has sound in it.")
+            throw ProbeRefusal(path, .zeroFrames)
         }
         if position == 0 {
-            throw ToolError(.truncated, "\(ToolError.quoted(path)) has a header but no audio after it.",
-                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
+            throw ProbeRefusal(path, .headerOnly)
         }
         if let promised = format.frameCount, position + allowance < promised {
-            throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: its header promises \(promised) frames but only \(position) are there.",
-                            suggestion: "Pick a complete copy — the download or copy may not have finished.")
+            throw ProbeRefusal(path, .framesMissing(promised: promised, present: position))
         }
         return (position, builder.id().hex)
     }

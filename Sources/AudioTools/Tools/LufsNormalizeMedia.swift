@@ -8,7 +8,7 @@ extension LufsNormalize {
     /// with the file's tags and cover art, from any input.
     func processMedia(_ record: Record, path: String, outPath: String, opened: Decoder.Opened, m4a: String? = nil) throws -> Record? {
         let name = ToolError.quoted(path)
-        let probe = try MediaProbe.probe(path)
+        let probe = try opened.mediaProbe()
         guard let muxer = m4a != nil ? "ipod" : MediaContainer.muxer(formatName: probe.formatName, path: outPath) else { return nil }
         let audio = probe.audioStreams
         guard !audio.isEmpty else {

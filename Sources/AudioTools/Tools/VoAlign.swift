@@ -108,6 +108,9 @@ public final class VoAlign: RecordTool {
                 reference = r
             } catch let e as ToolError {
                 throw UsageError("--reference: \(e.message) \(e.suggestion)")
+            } catch let e as ToolErrorConvertible {
+                let t = e.toolError(path: path)
+                throw UsageError("--reference: \(t.message) \(t.suggestion)")
             }
         } else {
             reference = nil

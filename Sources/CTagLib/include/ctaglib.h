@@ -43,6 +43,10 @@ typedef struct ctag_list {
  * version (3 or 4) when the file has one, else 0. */
 int ctag_read(const char *path, int kind, ctag_list *store, ctag_list *properties, int *id3_version);
 
+/* As ctag_read, through the open descriptor `fd` (read from its start), which it takes over
+ * and closes. */
+int ctag_read_fd(int fd, int kind, ctag_list *store, ctag_list *properties, int *id3_version);
+
 /* In the gain tag: removes every field whose key equals one of `remove` ignoring ASCII case,
  * then sets each keys[i] = values[i] (removing other-case spellings of it first), and saves
  * the file where it is. An MP3's ID3v2 tag keeps its version (new tags are ID3v2.4); other tags

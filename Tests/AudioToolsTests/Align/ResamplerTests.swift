@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func invalidRatioIsRefused() {
-        #expect(throws: ToolError.self) { _ = try Resampler(ratio: 0, channels: 1) }
-        #expect(throws: ToolError.self) { _ = try Resampler(fromRate: 44100, toRate: 48000, channels: 0) }
+        #expect(throws: ResampleError.badRatio(0, channels: 1)) { _ = try Resampler(ratio: 0, channels: 1) }
+        #expect(throws: ResampleError.badRatio(48000.0 / 44100.0, channels: 0)) { _ = try Resampler(fromRate: 44100, toRate: 48000, channels: 0) }
     }
 }

@@ -31,7 +31,7 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == [])
         try AtomicFile.write("old\n", to: dir + "/x.txt")
         let second = try AtomicOutput(path: dir + "/x.txt", overwrite: false)
-        #expect(throws: ToolError.self) { try second.commit() }
+        #expect(throws: WriteError(dir + "/x.txt", .appeared)) { try second.commit() }
         #expect(try String(contentsOfFile: dir + "/x.txt", encoding: .utf8) == "old\n")
         try AtomicFile.write("new\n", to: dir + "/x.txt")
         #expect(try String(contentsOfFile: dir + "/x.txt", encoding: .utf8) == "new\n")
@@ -42,12 +42,14 @@ import Testing
         do {
             try AtomicFile.write("x", to: "/nonexistent-\(getpid())/sub/page.json", createFolders: false)
             Issue.record("the write should have failed")
-        } catch let e as ToolError {
+        } catch let w as WriteError {
+            #expect(w.problem == .failed(.writing, errno: ENOENT))
+            let e = w.toolError(path: w.path)
             #expect(e.code == .writeFailed)
             #expect(e.message.contains("No such file or directory"), "\(e.message)")
             #expect(e.message.contains("\u{201C}page.json\u{201D}"))
         } catch {
-            Issue.record("not a ToolError: \(error)")
+            Issue.record("not a WriteError: \(error)")
         }
         #expect(ErrorCode(rawValue: "write-failed") == .writeFailed)
     }

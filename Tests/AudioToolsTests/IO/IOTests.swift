@@ -29,7 +29,7 @@ import Testing
         var got: [Float] = []
         while try src.read(into: &block, maxFrames: 3000) > 0 { got += block.channels[0][0..<block.frames] }
         #expect(got == samples)
-        #expect(throws: ToolError.self) {
+        #expect(throws: WriteError(path, .exists)) {
             _ = try SndfileSink(path: path, formatCode: SndfileSink.formatCode(container: "wav", codec: "pcm_s16")!,
                                 sampleRate: 48000, channelCount: 1, overwrite: false)
         }
@@ -53,6 +53,6 @@ import Testing
         let id = try FileIdentity.of(path)
         #expect(id.sizeBytes == 3)
         #expect(FileIdentity(json: id.json) == id)
-        #expect(throws: ToolError.self) { try FileIdentity.of(path + ".missing") }
+        #expect(throws: FileAccessError(path + ".missing", .missing)) { try FileIdentity.of(path + ".missing") }
     }
 }

@@ -103,7 +103,7 @@ struct ProbeHostileInputTests {
         let f = try facts(hostileTag)
         #expect(f.kind == .mp3)
         #expect(f.problem == .truncated("the file ends inside its ID3 tag, before any audio"))
-        #expect(ProbeVerdicts.refusal(for: f, path: "a.mp3")?.code == .truncated)
+        #expect(ProbeVerdicts.refusal(for: f, path: "a.mp3")?.toolError(path: "a.mp3").code == .truncated)
         // Bytes ≥ 0x80 in a syncsafe size: not an ID3 tag.
         #expect(try readID3v2(MemoryByteSource(F.ascii("ID3") + [3, 0, 0, 0x80, 0, 0, 0]))  == nil)
         // Unsynchronised tag claiming far more than the file: bounded read, no crash.
@@ -152,7 +152,7 @@ struct ProbeHostileInputTests {
         let f = try facts(b)
         #expect(f.kind == .matroska)
         // A vint whose first byte is zero (length > 8) is rejected.
-        #expect(ProbeEBMLReader.vint([0, 1, 2], 0, keepMarker: false) == nil)
+        #expect(MatroskaReader.vint([0, 1, 2], 0, keepMarker: false) == nil)
     }
 
     /// Inputs the fuzzers found that once trapped, kept byte for byte.
@@ -195,7 +195,7 @@ struct ProbeHostileInputTests {
                 }
                 if rng.next() % 4 == 0 { b.removeLast(Int(rng.next() % UInt64(b.count))) }
                 let f = try facts(b)
-                _ = ProbeVerdicts.refusal(for: f, path: "m.bin")
+                _ = ProbeVerdicts.refusal(for: f, path: "m.bin")?.toolError(path: "m.bin")
                 #expect(f.bytesRead <= UInt64(b.count))
             }
         }
@@ -224,13 +224,15 @@ struct ProbeByteSourceTests {
         #expect(try src.read(at: 4096, count: 3) == Array(bytes[4096..<4099]))
         #expect(try src.read(at: 20_000, count: 3) == [])
 
-        #expect(throws: ToolError.self) { try FileByteSource(path: dir + "/missing.wav") }
-        do { _ = try FileByteSource(path: dir + "/missing.wav") } catch let e as ToolError {
-            #expect(e.code == .notFound)
-            #expect(e.message == "“missing.wav” doesn't exist.")
+        #expect(throws: FileAccessError(dir + "/missing.wav", .openMissing)) { try FileByteSource(path: dir + "/missing.wav") }
+        do { _ = try FileByteSource(path: dir + "/missing.wav") } catch let e as FileAccessError {
+            let t = e.toolError(path: dir + "/missing.wav")
+            #expect(t.code == .notFound)
+            #expect(t.message == "“missing.wav” doesn't exist.")
         }
-        do { _ = try FileByteSource(path: dir) } catch let e as ToolError {
-            #expect(e.code == .notAFile)
+        #expect(throws: FileAccessError(dir, .openNotRegular(folder: true))) { try FileByteSource(path: dir) }
+        do { _ = try FileByteSource(path: dir) } catch let e as FileAccessError {
+            #expect(e.toolError(path: dir).code == .notAFile)
         }
     }
 }

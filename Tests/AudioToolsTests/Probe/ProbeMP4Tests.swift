@@ -24,7 +24,7 @@ struct ProbeMP4Tests {
         #expect(f.mp4?.tracks.first?.audioObjectType == 2)
         #expect(f.audio == ProbeAudioParameters(format: "mp4a", sampleRate: 44100, channels: 2, bitsPerSample: 16, duration: 10))
         #expect(f.tags == ProbeTags(title: "Blue Monday", artist: "New Order", album: "Power", genre: "Rock", year: "1983", track: "4/9"))
-        #expect(ProbeVerdicts.refusal(for: f, path: "x.m4a") == nil)
+        #expect(ProbeVerdicts.refusal(for: f, path: "x.m4a")?.toolError(path: "x.m4a") == nil)
     }
 
     @Test func quickTimePlainMetaAndGenreText() throws {
@@ -78,7 +78,7 @@ struct ProbeMP4Tests {
         #expect(f.container == "m4p")
         #expect(f.protection == Protection(scheme: "itun", originalFormat: "mp4a"))
         #expect(f.codec == "aac")
-        let v = ProbeVerdicts.refusal(for: f, path: "/Music/song.m4p")
+        let v = ProbeVerdicts.refusal(for: f, path: "/Music/song.m4p")?.toolError(path: "/Music/song.m4p")
         #expect(v == ToolError(.protected, "“song.m4p” is protected by the store it came from and can't be exported.",
                                suggestion: "Pick music you own or imported — tracks downloaded from a streaming subscription won't work."))
     }
@@ -87,7 +87,7 @@ struct ProbeMP4Tests {
         let entry = F.audioEntry("drms", children: F.esds())
         let f = try facts(F.mp4(brand: "M4P ", moov: F.trak(handler: "soun", entry: entry)))
         #expect(f.protection?.scheme == "itun")
-        #expect(ProbeVerdicts.refusal(for: f, path: "a.m4p")?.code == .protected)
+        #expect(ProbeVerdicts.refusal(for: f, path: "a.m4p")?.toolError(path: "a.m4p").code == .protected)
     }
 
     @Test func commonEncryptionSchemes() throws {
@@ -95,7 +95,7 @@ struct ProbeMP4Tests {
             let entry = F.audioEntry("enca", children: F.esds() + F.sinf(original: "mp4a", scheme: scheme))
             let f = try facts(F.mp4(brand: "iso6", moov: F.trak(handler: "soun", entry: entry)))
             #expect(f.protection == Protection(scheme: scheme, originalFormat: "mp4a"))
-            let v = ProbeVerdicts.refusal(for: f, path: "film.mp4")
+            let v = ProbeVerdicts.refusal(for: f, path: "film.mp4")?.toolError(path: "film.mp4")
             #expect(v?.code == .protected)
             #expect(v?.message == "“film.mp4” is encrypted with “\(scheme)” copy protection and can't be exported.")
         }
@@ -106,7 +106,7 @@ struct ProbeMP4Tests {
         let f = try facts(F.mp4(brand: "aax ", compatible: ["aax ", "M4B ", "mp42"], moov: F.trak(handler: "soun", entry: entry)))
         #expect(f.container == "aax")
         #expect(f.protection?.scheme == "audible")
-        #expect(ProbeVerdicts.refusal(for: f, path: "book.aax")?.message
+        #expect(ProbeVerdicts.refusal(for: f, path: "book.aax")?.toolError(path: "book.aax").message
                 == "“book.aax” is an Audible audiobook protected by Audible and can't be exported.")
         // The brand alone is enough, even with a plain sample entry.
         let g = try facts(F.mp4(brand: "aax ", moov: F.aacTrack))
@@ -117,7 +117,7 @@ struct ProbeMP4Tests {
         let f = try facts(F.mp4(brand: "qt  ", moov: F.trak(handler: "vide", entry: F.videoEntry("avc1"))))
         #expect(f.hasAudio == false && f.hasVideo == true)
         #expect(f.mp4?.tracks.first?.sampleEntry == "avc1")
-        #expect(ProbeVerdicts.refusal(for: f, path: "holiday.mov")
+        #expect(ProbeVerdicts.refusal(for: f, path: "holiday.mov")?.toolError(path: "holiday.mov")
                 == ToolError(.noAudio, "“holiday.mov” doesn't contain any audio.",
                              suggestion: "Pick a music or voice file — a video file won't work here."))
     }
@@ -131,7 +131,7 @@ struct ProbeMP4Tests {
         #expect(f.codec == "pcm")
         #expect(f.audio?.channels == 1 && f.audio?.bitsPerSample == 24 && f.audio?.sampleRate == 48000)
         #expect(f.mp4?.tracks.map(\.handler) == ["vide", "soun", "text"])
-        #expect(ProbeVerdicts.refusal(for: f, path: "clip.mov") == nil)
+        #expect(ProbeVerdicts.refusal(for: f, path: "clip.mov")?.toolError(path: "clip.mov") == nil)
     }
 
     @Test func encryptedVideoWithClearAudioIsNotRefused() throws {
@@ -140,7 +140,7 @@ struct ProbeMP4Tests {
         let f = try facts(F.mp4(brand: "isom", moov: moov))
         #expect(f.mp4?.tracks.first?.protection == Protection(scheme: "cenc", originalFormat: "avc1"))
         #expect(f.protection == nil)
-        #expect(ProbeVerdicts.refusal(for: f, path: "x.mp4") == nil)
+        #expect(ProbeVerdicts.refusal(for: f, path: "x.mp4")?.toolError(path: "x.mp4") == nil)
     }
 
     @Test func quickTimeSoundDescriptionV2() throws {
@@ -169,7 +169,7 @@ struct ProbeMP4Tests {
     @Test func ftypWithoutMoovIsMalformed() throws {
         let f = try facts(F.ftyp("M4A ") + F.box("mdat", [1, 2, 3]))
         #expect(f.problem == .malformed("it has no “moov” box describing its tracks"))
-        #expect(ProbeVerdicts.refusal(for: f, path: "a.m4a")?.code == .malformed)
+        #expect(ProbeVerdicts.refusal(for: f, path: "a.m4a")?.toolError(path: "a.m4a").code == .malformed)
     }
 
     @Test func truncatedDownload() throws {
@@ -178,7 +178,7 @@ struct ProbeMP4Tests {
         let f = try facts(b)
         #expect(f.problem == .truncated("the file ends partway through its “mdat” box"))
         #expect(f.hasAudio == true)  // what came before the cut is still known
-        let v = ProbeVerdicts.refusal(for: f, path: "song.m4a")
+        let v = ProbeVerdicts.refusal(for: f, path: "song.m4a")?.toolError(path: "song.m4a")
         #expect(v == ToolError(.truncated, "“song.m4a” is cut off: the file ends partway through its “mdat” box.",
                                suggestion: "Pick a complete copy — the download or copy may not have finished."))
     }

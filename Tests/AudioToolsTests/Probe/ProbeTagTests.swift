@@ -211,7 +211,7 @@ struct ProbeTagTests {
         let videoOnly = header + el([0x18, 0x53, 0x80, 0x67], el([0x16, 0x54, 0xAE, 0x6B], video))
         let g = try probeContainer(MemoryByteSource(videoOnly))
         #expect(g.hasAudio == false && g.hasVideo == true)
-        #expect(ProbeVerdicts.refusal(for: g, path: "clip.webm")?.code == .noAudio)
+        #expect(ProbeVerdicts.refusal(for: g, path: "clip.webm")?.toolError(path: "clip.webm").code == .noAudio)
     }
 
     @Test func matroskaTagsAfterTheClustersAreFoundThroughTheSeekHead() throws {

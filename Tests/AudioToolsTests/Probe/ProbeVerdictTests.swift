@@ -6,7 +6,7 @@ struct ProbeVerdictTests {
     typealias F = ProbeFixture
 
     func verdict(_ b: [UInt8], _ path: String) throws -> ToolError? {
-        ProbeVerdicts.refusal(for: try probeContainer(MemoryByteSource(b)), path: path)
+        ProbeVerdicts.refusal(for: try probeContainer(MemoryByteSource(b)), path: path)?.toolError(path: path)
     }
 
     @Test func nonAudioSaysWhatItIs() throws {
@@ -52,8 +52,8 @@ struct ProbeVerdictTests {
         let stub = try verdict(F.ascii("bplist00") + [UInt8](repeating: 0, count: 30), "/a/.Take 1.wav.icloud")
         #expect(stub?.code == .cloudOnly)
         #expect(stub?.message == "“Take 1.wav” is a cloud-only placeholder: the audio isn't on this computer.")
-        #expect(ProbeVerdicts.cloudOnly(path: "a.wav", size: 12) == nil)
-        #expect(ProbeVerdicts.cloudOnly(path: "a.WAV", size: 0) == nil)
+        #expect(ProbeVerdicts.cloudOnly(path: "a.wav", size: 12)?.toolError(path: "a.wav") == nil)
+        #expect(ProbeVerdicts.cloudOnly(path: "a.WAV", size: 0)?.toolError(path: "a.WAV") == nil)
     }
 
     @Test func malformedNamesTheFault() throws {
@@ -73,12 +73,12 @@ struct ProbeVerdictTests {
                   .text(.plain), .text(.playlist), .text(.cueSheet), .xml, .html, .unknown, .midi] {
             var facts = ContainerFacts(kind: f, container: f.name, fileSize: 10)
             facts.hasAudio = false
-            all.append(try #require(ProbeVerdicts.refusal(for: facts, path: "x")))
+            all.append(try #require(ProbeVerdicts.refusal(for: facts, path: "x")?.toolError(path: "x")))
         }
         for s in ["itun", "cenc", "audible"] {
             var facts = ContainerFacts(kind: .isoMedia, container: "mp4", fileSize: 10)
             facts.protection = Protection(scheme: s)
-            all.append(try #require(ProbeVerdicts.refusal(for: facts, path: "x")))
+            all.append(try #require(ProbeVerdicts.refusal(for: facts, path: "x")?.toolError(path: "x")))
         }
         for e in all {
             #expect(!e.description.lowercased().contains("try again"))
@@ -139,16 +139,16 @@ struct ProbeASFTests {
         #expect(f.kind == .asf && f.hasAudio == true && f.hasVideo == false)
         #expect(f.codec == "wma" && f.audio?.sampleRate == 44100 && f.audio?.channels == 2)
         #expect(f.tags.title == "Song" && f.tags.artist == "Band")
-        #expect(ProbeVerdicts.refusal(for: f, path: "a.wma") == nil)
+        #expect(ProbeVerdicts.refusal(for: f, path: "a.wma")?.toolError(path: "a.wma") == nil)
 
         let drm = Self.object(ProbeASFReader.drmObjects[1], [0, 0, 0, 0])
         let g = try probeContainer(MemoryByteSource(Self.asf([Self.stream(ProbeASFReader.audioMedia), drm])))
         #expect(g.protection?.scheme == "wmdrm")
-        #expect(ProbeVerdicts.refusal(for: g, path: "a.wma")?.message == "“a.wma” is protected with Windows Media DRM and can't be exported.")
+        #expect(ProbeVerdicts.refusal(for: g, path: "a.wma")?.toolError(path: "a.wma").message == "“a.wma” is protected with Windows Media DRM and can't be exported.")
 
         let video = try probeContainer(MemoryByteSource(Self.asf([Self.stream(ProbeASFReader.videoMedia)])))
         #expect(video.hasAudio == false && video.hasVideo == true)
-        #expect(ProbeVerdicts.refusal(for: video, path: "clip.wmv")?.code == .noAudio)
+        #expect(ProbeVerdicts.refusal(for: video, path: "clip.wmv")?.toolError(path: "clip.wmv").code == .noAudio)
     }
 
     @Test func hostileObjectSize() throws {

@@ -31,14 +31,13 @@ public final class FFmpegSource: AudioSource {
     }
 
     /// Starts decoding the first audio stream of `path`. `expectedFrames`, when the container
-    /// states it, lets a decode that stops early be reported as cut off. Throws ToolError when
+    /// states it, lets a decode that stops early be reported as cut off. Throws DecodeError when
     /// ffmpeg is missing or finds no decodable audio.
     public init(path: String, expectedFrames: Int? = nil, audioStream: Int = 0) throws {
         self.path = path
         self.audioStream = audioStream
         guard FFmpegSource.ffmpegPath != nil else {
-            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) needs ffmpeg to be decoded, and ffmpeg is not installed.",
-                            suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC.")
+            throw DecodeError(path, .ffmpegMissing)
         }
         format = AudioFormat(sampleRate: 0, channelCount: 0, frameCount: expectedFrames)
         try start()
@@ -52,8 +51,7 @@ public final class FFmpegSource: AudioSource {
         do {
             child = try ChildProcess(FFmpegSource.ffmpegPath!, args)
         } catch {
-            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) needs ffmpeg to be decoded, and \(error).",
-                            suggestion: "Check that ffmpeg is installed and runs (ffmpeg -version).")
+            throw DecodeError(path, .ffmpegDidNotStart(reason: "\(error)"))
         }
         pending = Data()
         framesRead = 0
@@ -62,7 +60,6 @@ public final class FFmpegSource: AudioSource {
 
     /// Reads the RIFF/WAVE header ffmpeg writes ahead of the samples (sizes unknown on a pipe).
     private func readHeader() throws {
-        let name = ToolError.quoted(path)
         func fill(_ n: Int) -> Bool {
             while pending.count < n {
                 guard let c = child else { return false }
@@ -74,15 +71,15 @@ public final class FFmpegSource: AudioSource {
         }
         func u32(_ o: Int) -> UInt32 { pending.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: o, as: UInt32.self)) } }
         func u16(_ o: Int) -> UInt16 { pending.withUnsafeBytes { UInt16(littleEndian: $0.loadUnaligned(fromByteOffset: o, as: UInt16.self)) } }
-        guard fill(12), pending.prefix(4) == Data("RIFF".utf8) else { throw startFailure(name) }
+        guard fill(12), pending.prefix(4) == Data("RIFF".utf8) else { throw startFailure() }
         var offset = 12
         var rate = 0, channels = 0
         while true {
-            guard fill(offset + 8) else { throw startFailure(name) }
+            guard fill(offset + 8) else { throw startFailure() }
             let id = String(decoding: pending[pending.startIndex + offset ..< pending.startIndex + offset + 4], as: UTF8.self)
             let size = Int(u32(offset + 4))
             if id == "data" { offset += 8; break }
-            guard size < 1 << 20, fill(offset + 8 + size) else { throw startFailure(name) }
+            guard size < 1 << 20, fill(offset + 8 + size) else { throw startFailure() }
             if id == "fmt " {
                 channels = Int(u16(offset + 10))
                 rate = Int(u32(offset + 12))
@@ -92,23 +89,20 @@ public final class FFmpegSource: AudioSource {
         }
         pending.removeSubrange(pending.startIndex ..< pending.startIndex + offset)
         guard rate > 0, channels > 0, channels <= 64 else {
-            throw ToolError(.malformed, "\(name) has an audio stream with an impossible format (\(channels) channels at \(rate) Hz).",
-                            suggestion: "The file is damaged; export or download it again.")
+            throw DecodeError(path, .impossibleStream(channels: channels, sampleRate: rate))
         }
         format.sampleRate = rate
         format.channelCount = channels
     }
 
     /// Why ffmpeg produced no header: no audio stream, or a file it can't read.
-    private func startFailure(_ name: String) -> ToolError {
+    private func startFailure() -> DecodeError {
         let err = child?.wait().stderr ?? ""
         if err.contains("matches no streams") || err.contains("does not contain any stream") {
-            return ToolError(.noAudio, "\(name) doesn't contain any audio.",
-                             suggestion: "Pick a music or voice file — a video file won't work here.")
+            return DecodeError(path, .noAudioStream)
         }
         let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg refused it"
-        return ToolError(.malformed, "\(name) can't be decoded: \(first).",
-                         suggestion: "The file is damaged; export or download it again.")
+        return DecodeError(path, .undecodable(ffmpeg: first))
     }
 
     /// Ends the decoder whatever it is doing (it may be blocked writing samples nobody will read).
@@ -142,8 +136,7 @@ public final class FFmpegSource: AudioSource {
             pending.removeSubrange(pending.startIndex ..< pending.startIndex + n * ch * 4)
             for c in 0..<ch {
                 if block.channels[c].withUnsafeBufferPointer({ p in (0..<n).contains { !p[$0].isFinite } }) {
-                    throw ToolError(.nonFiniteSamples, "\(ToolError.quoted(path)) decodes to samples that are not numbers (NaN or infinity).",
-                                    suggestion: "Re-encode the file from its source.")
+                    throw DecodeError(path, .nonFiniteDecoded)
                 }
             }
         }
@@ -164,13 +157,10 @@ public final class FFmpegSource: AudioSource {
             let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(status)"
             let lower = err.lowercased()
             let cut = lower.contains("end of file") || lower.contains("truncat") || lower.contains("partial file")
-            throw ToolError(cut ? .truncated : .malformed,
-                "\(ToolError.quoted(path)) \(cut ? "is cut off" : "is damaged") after \(framesRead) frames (\(first)).",
-                suggestion: "Download or export the file again; a complete copy will work.")
+            throw DecodeError(path, .stoppedAfter(frames: framesRead, cutOff: cut, ffmpeg: first))
         }
         if let promised = format.frameCount, framesRead + FFmpegSource.paddingAllowance(rate: format.sampleRate) < promised {
-            throw ToolError(.truncated, "\(ToolError.quoted(path)) is cut off: it promises \(promised) frames but only \(framesRead) decode.",
-                            suggestion: "Download or export the file again; a complete copy will work.")
+            throw DecodeError(path, .decodedShort(promised: promised, decoded: framesRead))
         }
     }
 

@@ -54,16 +54,12 @@ public struct MediaProbe: Equatable, Sendable {
 
     /// Probes `path` with ffprobe (a ChildProcess, reaped on every path).
     public static func probe(_ path: String) throws -> MediaProbe {
-        let name = ToolError.quoted(path)
-        guard let ffprobe = ffprobePath else {
-            throw ToolError(.unsupportedCodec, "\(name) needs ffprobe (part of ffmpeg) to list its streams, and it is not installed.",
-                            suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg).")
-        }
+        guard let ffprobe = ffprobePath else { throw DecodeError(path, .ffprobeMissing) }
         let child: ChildProcess
         do {
             child = try ChildProcess(ffprobe, ["-v", "error", "-show_streams", "-show_format", "-show_chapters", "-of", "json", "file:" + path])
         } catch {
-            throw ToolError(.unsupportedCodec, "\(name) can't be probed: \(error).", suggestion: "Check that ffmpeg is installed and runs (ffprobe -version).")
+            throw DecodeError(path, .ffprobeDidNotStart(reason: "\(error)"))
         }
         var data = Data()
         while true {
@@ -75,14 +71,12 @@ public struct MediaProbe: Equatable, Sendable {
         let end = child.wait()
         guard end.status == 0 else {
             let first = end.stderr.split(separator: "\n").first.map(String.init) ?? "ffprobe stopped with status \(end.status)"
-            throw ToolError(.malformed, "\(name) can't be read as a media file: \(first).",
-                            suggestion: "The file is damaged; export or download it again.")
+            throw DecodeError(path, .notMedia(ffprobe: first))
         }
         do {
             return try parse(JSON.parse(String(decoding: data, as: UTF8.self)))
         } catch let e as JSONParseError {
-            throw ToolError(.malformed, "ffprobe's description of \(name) can't be read (\(e)).",
-                            suggestion: "Check the installed ffmpeg (ffprobe -version).")
+            throw DecodeError(path, .unreadableProbe(reason: "\(e)"))
         }
     }
 

@@ -19,10 +19,8 @@ public struct SndfileDescription: Equatable, Sendable {
 }
 
 /// Decodes a file through libsndfile in blocks (constant memory). libsndfile's error state for a
-/// failed open is global, so opens are serialised; each open handle then has its own state.
+/// failed open is global, so opens are serialised (`Libsndfile.openLock`).
 public final class SndfileSource: AudioSource {
-    static let openLock = NSLock()
-
     public let path: String
     public let format: AudioFormat
     public let description: SndfileDescription
@@ -32,23 +30,37 @@ public final class SndfileSource: AudioSource {
     /// Frames the header promised when libsndfile clamped them to what the file holds.
     private let promisedFrames: Int?
 
-    /// Opens `path`; throws ToolError with the contract's codes (unrecognised, malformed,
-    /// truncated, ...) naming the file.
-    public init(path: String) throws {
+    /// Opens `path`; throws DecodeError (unrecognised, malformed, truncated, ...) naming the file.
+    public convenience init(path: String) throws {
+        try self.init(path: path, file: nil)
+    }
+
+    /// Opens `path` through the descriptor `file` already holds (a duplicate of it, so the path
+    /// is not opened again), or by name without one.
+    init(path: String, file: FileByteSource?) throws {
         self.path = path
-        let name = ToolError.quoted(path)
         var info = SF_INFO()
-        SndfileSource.openLock.lock()
-        let h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+        Libsndfile.openLock.lock()
+        var h: OpaquePointer?
+        if let file {
+            let fd = file.duplicateDescriptor()
+            h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))
+            // libsndfile knows some headerless formats only by the name's extension, which a
+            // descriptor doesn't carry: those are opened by name, as before.
+            if h == nil, SndfileSource.namedByExtension(path) {
+                info = SF_INFO()
+                h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+            }
+        } else {
+            h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+        }
         let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
-        SndfileSource.openLock.unlock()
-        guard let h else { throw SndfileSource.openFailure(name: name, libsndfile: openError) }
+        Libsndfile.openLock.unlock()
+        guard let h else { throw DecodeError(path, SndfileSource.openFailure(libsndfile: openError)) }
         handle = h
         if info.samplerate <= 0 || info.samplerate > 768_000 || info.channels <= 0 || info.channels > 64 || info.frames < 0 {
             sf_close(h); handle = nil
-            throw ToolError(.malformed,
-                "\(name) has an impossible header (\(info.channels) channels at \(info.samplerate) Hz).",
-                suggestion: "The file is damaged or not what its header claims; export it again from the original.")
+            throw DecodeError(path, .impossibleHeader(channels: Int(info.channels), sampleRate: Int(info.samplerate)))
         }
         let log = SndfileSource.logInfo(h)
         promisedFrames = SndfileSource.promisedFrames(log: log, channels: Int(info.channels), format: info.format)
@@ -162,9 +174,7 @@ public final class SndfileSource: AudioSource {
     /// A decoder error during a read is a damaged or cut-off file.
     private func checkRead(_ h: OpaquePointer, _ n: Int) throws {
         if sf_error(h) != 0 {
-            throw ToolError(.truncated,
-                "\(ToolError.quoted(path)) is damaged or cut off after \(framesRead + max(n, 0)) frames (\(String(cString: sf_strerror(h)).trimmingCharacters(in: .punctuationCharacters))).",
-                suggestion: "Download or export the file again; a complete copy will work.")
+            throw DecodeError(path, .damagedAfter(frames: framesRead + max(n, 0), libsndfile: String(cString: sf_strerror(h))))
         }
     }
 
@@ -178,8 +188,7 @@ public final class SndfileSource: AudioSource {
     public func seek(toFrame frame: Int) throws {
         guard let h = handle else { return }
         if sf_seek(h, sf_count_t(frame), SEEK_SET) < 0 {
-            throw ToolError(.malformed, "\(ToolError.quoted(path)) can't be repositioned to frame \(frame).",
-                            suggestion: "Convert the file to WAV or FLAC and use that copy.")
+            throw DecodeError(path, .cannotSeek(frame: frame))
         }
         framesRead = frame
     }
@@ -188,9 +197,7 @@ public final class SndfileSource: AudioSource {
     private func checkComplete() throws {
         let expected = promisedFrames ?? format.frameCount
         if let e = expected, framesRead < e {
-            throw ToolError(.truncated,
-                "\(ToolError.quoted(path)) is cut off: its header promises \(e) frames but only \(framesRead) are there.",
-                suggestion: "Download or export the file again; a complete copy will work.")
+            throw DecodeError(path, .cutOff(promised: e, read: framesRead))
         }
     }
 
@@ -217,31 +224,33 @@ public final class SndfileSource: AudioSource {
                 return nil
             }
             if let i = bad {
-                throw ToolError(.nonFiniteSamples,
-                    "\(ToolError.quoted(path)) holds a sample that is not a number (NaN or infinity) in channel \(c + 1) at frame \(framesRead + i).",
-                    suggestion: "Re-render the file from its source; a plug-in or converter produced invalid floating-point samples.")
+                throw DecodeError(path, .nonFiniteSample(channel: c, frame: framesRead + i))
             }
         }
     }
 
     // MARK: helpers
 
-    static func openFailure(name: String, libsndfile: String) -> ToolError {
+    /// Extensions libsndfile reads a format from when the bytes don't say (its
+    /// `format_from_extension`: raw µ-law, VOX ADPCM and GSM, and MPEG audio without a header).
+    static func namedByExtension(_ path: String) -> Bool {
+        guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return false }
+        return ["au", "snd", "vox", "vox8", "vox6", "gsm", "mp3"].contains(path[path.index(after: dot)...].lowercased())
+    }
+
+    /// What libsndfile's message for a failed open says went wrong.
+    static func openFailure(libsndfile: String) -> DecodeError.Problem {
         let lower = libsndfile.lowercased()
         if lower.contains("not recognised") || lower.contains("unknown format") || lower.contains("not recognized") {
-            return ToolError(.unrecognised, "\(name) is not an audio format this tool can read.",
-                             suggestion: "Pick a WAV, AIFF, FLAC, Ogg or MP3 file, or convert this one to WAV.")
+            return .unrecognisedFormat
         }
         if lower.contains("unsupported") || lower.contains("codec") || lower.contains("encoding") {
-            return ToolError(.unsupportedCodec, "\(name) uses an audio encoding this build can't decode (\(libsndfile)).",
-                             suggestion: "Convert it to WAV or FLAC first (for example with ffmpeg).")
+            return .unsupportedEncoding(libsndfile: libsndfile)
         }
         if lower.contains("permission") {
-            return ToolError(.unreadable, "\(name) can't be read: \(libsndfile)",
-                             suggestion: "Give yourself read permission on the file.")
+            return .permissionDenied(libsndfile: libsndfile)
         }
-        return ToolError(.malformed, "\(name) looks like audio but its header is damaged (\(libsndfile.trimmingCharacters(in: .punctuationCharacters))).",
-                         suggestion: "Export or download the file again; a complete, undamaged copy will work.")
+        return .damagedHeader(libsndfile: libsndfile)
     }
 
     static func logInfo(_ h: OpaquePointer) -> String {

@@ -1,0 +1,129 @@
+import Foundation
+
+/// The program that decodes a file; the raw value is how records name it (`probe.decoder`).
+public enum DecoderKind: String, Sendable {
+    case libsndfile
+    case ffmpeg
+}
+
+/// Opens the right decoder for a file after the checks every tool needs: the file exists, is a
+/// regular readable file, and is not empty.
+public enum Decoder {
+    /// Frames per block that decoders hand to the DSP units.
+    public static let blockFrames = 8192
+
+    public struct Opened {
+        /// The path it was opened by.
+        public var path: String
+        public var source: AudioSource
+        public var identity: FileIdentity
+        /// libsndfile's view of the encoding, when it is the decoder.
+        public var sndfile: SndfileDescription?
+        /// What the bytes said before decoding.
+        public var facts: ContainerFacts?
+        /// Which decoder reads it.
+        public var decoder: DecoderKind
+        /// ffprobe's description of the file, read the first time a reader asks and then kept,
+        /// so no reader of this opened input runs ffprobe again.
+        private let streamFacts = StreamFacts()
+
+        public init(path: String, source: AudioSource, identity: FileIdentity, sndfile: SndfileDescription?,
+                    facts: ContainerFacts?, decoder: DecoderKind) {
+            self.path = path
+            self.source = source
+            self.identity = identity
+            self.sndfile = sndfile
+            self.facts = facts
+            self.decoder = decoder
+        }
+
+        /// The streams and container as ffprobe describes the file: one ffprobe run per opened
+        /// input, however many readers ask.
+        public func mediaProbe() throws -> MediaProbe {
+            if let p = streamFacts.probe { return p }
+            let p = try MediaProbe.probe(path)
+            streamFacts.probe = p
+            return p
+        }
+    }
+
+    /// The facts about an opened input's streams read so far (shared by copies of `Opened`).
+    final class StreamFacts {
+        var probe: MediaProbe?
+    }
+
+    /// Which decoder this build uses for a container, or nil when none can read it (ffmpeg
+    /// missing for MP4/Matroska/ASF, or not an audio container at all).
+    public static func decoderKind(for kind: ContainerKind) -> DecoderKind? {
+        switch kind {
+        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return .libsndfile
+        case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : .libsndfile
+        case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? .ffmpeg : nil
+        default: return nil
+        }
+    }
+
+    /// Opens `path` for decoding after the checks every tool needs: the file exists, is a
+    /// readable regular file, is not empty, and its bytes are audio that isn't protected
+    /// (protected files are never handed to a decoder). The path is opened once: the identity,
+    /// the sniffing and libsndfile's decoding all go through that one descriptor.
+    public static func open(_ path: String) throws -> Opened {
+        let file = try FileByteSource.input(path)
+        let identity = file.identity
+        if identity.sizeBytes == 0 {
+            throw DecodeError(path, .empty)
+        }
+        let facts = try probeContainer(file)
+        if let refusal = ProbeVerdicts.refusal(for: facts, path: path) { throw refusal }
+        return try open(path, facts: facts, identity: identity, file: file)
+    }
+
+    /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
+    /// to install when this build has none for it.
+    public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> DecoderKind {
+        guard let kind = decoderKind(for: facts.kind) else {
+            throw DecodeError(path, .needsFFmpeg(container: facts.container, codec: facts.codec))
+        }
+        return kind
+    }
+
+    /// Frames the container states for its audio track, when its timescale is the sample rate.
+    public static func statedFrames(_ facts: ContainerFacts) -> Int? {
+        guard let t = facts.mp4?.tracks.first(where: { $0.handler == "soun" }), let ts = t.timescale, let d = t.duration,
+              let rate = t.audio?.sampleRate ?? facts.audio?.sampleRate, Double(ts) == rate, d < UInt64(Int.max) else { return nil }
+        return Int(d)
+    }
+
+    /// Opens the decoder for a file whose bytes were already judged usable; libsndfile reads
+    /// through `file`'s descriptor when given one (ffmpeg, a separate program, opens the path).
+    public static func open(_ path: String, facts: ContainerFacts, identity: FileIdentity,
+                            file: FileByteSource? = nil) throws -> Opened {
+        let kind = try requireDecoder(path, facts: facts)
+        if kind == .ffmpeg {
+            let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
+            return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind)
+        }
+        let s = try SndfileSource(path: path, file: file)
+        if s.isTruncatedByHeader {
+            throw DecodeError(path, .headerPromisesMore)
+        }
+        if s.format.sampleRate < 8000 || s.format.sampleRate > 384_000 {
+            throw DecodeError(path, .sampleRateOutOfRange(s.format.sampleRate))
+        }
+        return Opened(path: path, source: s, identity: identity, sndfile: s.description, facts: facts, decoder: kind)
+    }
+
+    /// Reads `source` to the end in blocks, handing each to `body`; returns the frames read.
+    @discardableResult
+    public static func forEachBlock(_ source: AudioSource, _ body: (AudioBlock) throws -> Void) throws -> Int {
+        var block = AudioBlock(channelCount: source.format.channelCount, capacity: blockFrames)
+        var total = 0
+        while true {
+            let n = try source.read(into: &block, maxFrames: blockFrames)
+            if n == 0 { break }
+            total += n
+            try body(block)
+        }
+        return total
+    }
+}
