@@ -7,7 +7,7 @@ import Foundation
 /// recomputes what they may now read differently.
 public enum DecoderSignature {
     /// `decoders=` and a short digest of `text`: what cache keys carry.
-    public static let current: String = "decoders=" + String(ContentID.digest(of: Array(text.utf8)).hex.prefix(16))
+    public static let current: String = "decoders=" + String(XXHash64.hex96(of: Array(text.utf8)).prefix(16))
 
     /// `libsndfile=libsndfile-1.2.0;ffmpeg=/usr/bin/ffmpeg@293288/1700000000000000000`.
     public static let text: String = {

@@ -32,14 +32,4 @@ public struct FileIdentity: Equatable, Sendable {
         let ns = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         self.init(sizeBytes: UInt64(max(st.st_size, 0)), modifiedNanoseconds: ns)
     }
-
-    /// The record form: `{"size_bytes": N, "modified_ns": T}`.
-    public var json: JSON {
-        .object(["size_bytes": .int(sizeBytes), "modified_ns": .int(modifiedNanoseconds)])
-    }
-
-    public init?(json: JSON?) {
-        guard let j = json?.resolved, let s = j["size_bytes"]?.intValue, let m = j["modified_ns"]?.intValue, s >= 0 else { return nil }
-        self.init(sizeBytes: UInt64(s), modifiedNanoseconds: Int64(m))
-    }
 }
