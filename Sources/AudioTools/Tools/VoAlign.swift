@@ -81,7 +81,7 @@ public final class VoAlign: RecordTool {
         try o.checkRules("correct-drift", about: "out-dir")
         if let m = mixTemplate {
             if m.isEmpty || m.hasSuffix("/") { throw UsageError("--mix: give a file name, e.g. 'mix-{stem}.wav'.") }
-            let single = o.paths.count == 1 && o.paths[0] != "-" && !Self.isDirectory(o.paths[0])
+            let single = o.paths.count == 1 && o.paths[0] != "-" && !PathBytes.isDirectory(o.paths[0])
             if !single && !m.contains("{stem}") {
                 throw UsageError("--mix '\(m)' would be the same file for every take: put {stem} in it (e.g. 'mix-{stem}.wav'), or give one take.")
             }
@@ -103,10 +103,6 @@ public final class VoAlign: RecordTool {
         aligner = TakeAligner(reference: reference, knownLatencyMS: knownLatencyMS, startOption: startOption, toleranceMS: toleranceMS,
                               settings: s, minConfidence: minConfidence, correctDrift: correctDrift, outDir: outDir,
                               mixTemplate: mixTemplate, duckDB: duckDB, overwrite: o.flag("overwrite"))
-    }
-
-    static func isDirectory(_ path: String) -> Bool {
-        PathBytes.isDirectory(path)
     }
 
     public func process(_ record: Record) throws -> Record { try aligner.align(record) }
