@@ -2,24 +2,10 @@ import Foundation
 
 /// lufs-normalize --write-tags: the ReplayGain 2.0 / R128 values of each record's measurement
 /// (and its album's, with --album), written into the input by GainTagWriter.
-public final class LufsNormalizeTags {
+struct GainTagging {
     let referenceLUFS: Double
     let album: Bool
     let dryRun: Bool
-
-    /// Options that make new audio, which --write-tags doesn't.
-    static let audioOptions = ["out-dir", "output-template", "relative-to", "in-place", "overwrite", "format", "bit-depth",
-                               "sample-rate", "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity",
-                               "peak", "true-peak", "decode-encode-only"]
-
-    init(options o: ParsedOptions, referenceLUFS: Double, album: Bool) throws {
-        if let clash = Self.audioOptions.first(where: { o.has($0) }) {
-            throw UsageError("--write-tags changes only the gain tags of the inputs and writes no audio, so it can't be combined with --\(clash).")
-        }
-        self.referenceLUFS = referenceLUFS
-        self.album = album
-        dryRun = o.flag("dry-run")
-    }
 
     /// The album's loudness and peak from `loudness.album`, or a refusal saying how to get them.
     static func albumValues(_ record: Record, path: String) throws -> (lufs: Double?, truePeak: Double?, samplePeak: Double?, key: String, tracks: Int) {
