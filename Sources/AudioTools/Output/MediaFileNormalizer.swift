@@ -1,12 +1,24 @@
 import Foundation
 
-extension LufsNormalize {
+/// lufs-normalize's write-back of a media file: the streams chosen and their encodings checked
+/// against what the options allow, each stream's recorded measurement taken when it is current,
+/// MediaNormalization run, and the record's `normalized` written.
+struct MediaFileNormalizer {
+    let settings: MediaNormalization.Settings
+    /// The `--stream` ordinal among the audio streams, or nil for all of them.
+    let stream: Int?
+    /// Whether --bit-depth or --sample-rate was given, which a write-back can't honour.
+    let convertsFormat: Bool
+    let allowLoss: Bool
+    let overwrite: Bool
+    let presetName: String?
+
     /// A media file (MP4, MOV, Matroska) written back in its own container: every audio stream
     /// (or the `--stream` one) normalised from its own measurement and re-encoded in its codec,
     /// everything else copied. Nil when the file is not one MediaMuxer writes back.
     /// `m4a` ("m4a" or "alac"): an audio-only M4A of the first (or `--stream`) audio stream,
     /// with the file's tags and cover art, from any input.
-    func processMedia(_ record: Record, path: String, outPath: String, opened: Decoder.Opened, m4a: String? = nil) throws -> Record? {
+    func process(_ record: Record, path: String, outPath: String, opened: Decoder.Opened, m4a: String? = nil) throws -> Record? {
         let name = ToolError.quoted(path)
         let probe = try MediaProbe.probe(path)
         guard let muxer = m4a != nil ? "ipod" : MediaContainer.muxer(formatName: probe.formatName, path: outPath) else { return nil }
@@ -15,7 +27,7 @@ extension LufsNormalize {
             throw ToolError(.noAudio, "\(name) doesn't contain any audio.", suggestion: "Pick a file with a sound track.")
         }
         if let n = stream { try MediaAudioStreams.check(n, count: audio.count, path: path) }
-        if m4a == nil, depth != nil || sampleRate != nil {
+        if m4a == nil, convertsFormat {
             throw ToolError(.unsupportedCodec, "\(name) is written back in its own container with its audio's own sample rate and depth, so --bit-depth and --sample-rate can't apply; nothing was written.",
                             suggestion: "Leave them out, or choose an audio-only --format (flac or wav) to convert.")
         }
@@ -34,7 +46,7 @@ extension LufsNormalize {
         let chosenEncodings = try MediaAudioEncoding.choose(for: chosen, of: audio, m4a: m4a)
         let encodings = chosenEncodings.encodings
         losses += chosenEncodings.losses
-        if peakMode == .ignore, let k = chosen.first(where: { encodings[$0]!.encoder.hasPrefix("pcm_f") == false }) {
+        if settings.peakMode == .ignore, let k = chosen.first(where: { encodings[$0]!.encoder.hasPrefix("pcm_f") == false }) {
             throw ToolError(.lossy, "\(name) would be written with \(encodings[k]!.displayName) audio, which can't hold the peaks --peak ignore lets through; nothing was written.",
                             suggestion: "Use --peak limit or --peak reduce.")
         }
@@ -47,10 +59,6 @@ extension LufsNormalize {
 
         // Each stream's measurement: the record's when it is of this file as it is now.
         let loudness = record["loudness"]
-        let settings = MediaNormalization.Settings(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, peakMode: peakMode,
-                                                   fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve,
-                                                   limiterMarginDB: Self.limiterMargin, roundingAllowanceDB: Self.roundingAllowanceDB,
-                                                   maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
         let run = try MediaNormalization.run(path: path, probe: probe, delivered: delivered, chosen: chosen, encodings: encodings, given: { k, e in
             let entry = RecordedLoudness.stream(loudness, ordinal: k)
             var layout = ChannelLayout.standard(channelCount: e.channels)
@@ -60,7 +68,7 @@ extension LufsNormalize {
                 measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
             }
             return MediaNormalization.Given(layout: layout, measured: measured)
-        }, muxer: muxer, destination: outPath, overwrite: overwrite || naming.inPlace, settings: settings)
+        }, muxer: muxer, destination: outPath, overwrite: overwrite, settings: settings)
         let o = MediaNormalizedRecord.json(run, probe: probe, audio: audio, delivered: delivered.count, chosen: chosen,
                                            encodings: encodings, muxer: muxer, outPath: outPath, losses: losses,
                                            settings: settings, presetName: presetName, listsStreams: stream != nil)
