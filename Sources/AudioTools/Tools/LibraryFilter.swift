@@ -45,21 +45,19 @@ public final class LibraryFilter: RecordTool {
             """,
         noInputMessage: "No input: give music folders or files, or pipe audio-probe records or paths into standard input.")
 
-    let includeUnusable: Bool
     let query: LibraryQuery
     let sort: LibrarySort
     let page: LibraryPage
     let pageInfoPath: String?
     let getIDs: [String]
-    let constraints: LibraryConstraints
-    let deep: Bool
+    let includeUnusable: Bool
     let printSummary: Bool
     let options: ParsedOptions
-    let cache: ResultCache?
+    let classifier: LibraryClassifier
+    var cache: ResultCache? { classifier.cache }
 
     public init(options o: ParsedOptions) throws {
         includeUnusable = o.flag("all")
-        deep = o.flag("deep")
         printSummary = !o.flag("no-summary")
         do {
             query = try LibraryQuery.parse(o.string("query") ?? "")
@@ -80,7 +78,6 @@ public final class LibraryFilter: RecordTool {
         let c = LibraryConstraints(minDuration: try o.double("min-duration"), maxDuration: try o.double("max-duration"),
                                    minSampleRate: try o.int("min-sample-rate"), channels: try o.int("channels"))
         do { try c.validate() } catch let e as ToolError { throw UsageError("\(e.message) \(e.suggestion)") }
-        constraints = c
         var ids: [String] = []
         for raw in o.strings("get") {
             let id = raw.trimmingCharacters(in: .whitespaces).lowercased()
@@ -92,27 +89,11 @@ public final class LibraryFilter: RecordTool {
         getIDs = ids
         try o.checkRules("get")
         options = o
-        cache = try CacheOptions.open(o)
+        classifier = LibraryClassifier(constraints: c, deep: o.flag("deep"), cache: try CacheOptions.open(o), tool: Self.info.name)
     }
 
     /// `--cache-prune` alone prunes the cache.
     public static func withoutInput(_ options: ParsedOptions) { CacheOptions.withoutInput(options) }
-
-    /// What became of one input item, computed on a worker thread.
-    struct Entry {
-        enum Kind {
-            /// A line that isn't a usable record (bad JSON, newer schema): written as it is.
-            case inputError
-            case skipped(LibrarySkipKind)
-            case song(LibrarySummary.Outcome)
-        }
-        var kind: Kind
-        var item: LibraryItem?
-        var record: Record
-        /// The record's line, written on the worker (a song's only; nil otherwise).
-        var line: String? = nil
-        var usable: Bool { if case .song(.usable) = kind { return true }; return false }
-    }
 
     /// iCloud placeholders stand for songs: the one kind of hidden file the walk looks at.
     public func includeHidden(name: String) -> Bool {
@@ -122,154 +103,53 @@ public final class LibraryFilter: RecordTool {
     /// Records refused upstream (by audio-probe) are songs too: counted, and listed under --all.
     public var processesFailedRecords: Bool { true }
 
-    public func process(_ record: Record) throws -> Record { entry(for: record).record }
-
-    func entry(for input: Record) -> Entry {
-        guard let path = input.path, input.errorCode != ErrorCode.badInput.rawValue,
-              input.errorCode != ErrorCode.newerSchema.rawValue else {
-            return Entry(kind: .inputError, item: nil, record: input)
-        }
-        let name = LibraryItem.fileName(path)
-        if let kind = LibrarySkipKind.classify(fileName: name) {
-            return Entry(kind: .skipped(kind), item: nil, record: input)
-        }
-        var record = input
-        var refusal: ToolError?
-        var probe = input["probe"]
-        var knownID: String?
-        /// A cached probe (text) read straight into an item, with its content id.
-        var scanned: (item: LibraryItem, contentID: String?)?
-        if input.hasError {
-            let e = input["error"]
-            refusal = ToolError(ErrorCode(rawValue: e?["code"]?.stringValue ?? "") ?? .unreadable,
-                                e?["message"]?.stringValue ?? "\(ToolError.quoted(path)) was refused by an earlier tool.",
-                                suggestion: e?["suggestion"]?.stringValue ?? "Pick another file.")
-        } else if !LibraryItem.isCurrent(probe, path: path) {
-            // Not probed yet, or probed before the file last changed: probe it now.
-            let (report, id) = ProbeCache.inspect(path: path, deep: deep, cache: cache)
-            knownID = id
-            if case .raw(let text)? = report.probe, let s = LibraryItem.scanned(path: path, probeText: text) {
-                scanned = s
-                probe = nil
-            } else {
-                probe = report.probe?.picking(LibraryItem.probeKeys)  // only what is read below
-            }
-            record["probe"] = report.probe ?? .null
-            if let r = report.refusal {
-                refusal = r
-                record = record.failing(r, tool: Self.info.name)
-            }
-        }
-        let id = (scanned.map { $0.contentID } ?? probe?["content_id"]?.stringValue) ?? knownID ?? AudioProbeInspector.byteID(path: path)
-        var item = scanned?.item ?? LibraryItem(path: path, id: "", probe: probe)
-        item.id = id ?? ""
-        var reason: JSON = .null
-        let outcome: LibrarySummary.Outcome
-        if let r = refusal {
-            outcome = .failed(r.code)
-            reason = .object(["code": .string(r.code.rawValue), "message": .string(r.message), "suggestion": .string(r.suggestion)])
-        } else if let v = constraints.check(item) {
-            outcome = .outsideConstraints
-            reason = .object(["code": .string("outside-constraints"), "message": .string(v.message), "suggestion": .string(v.suggestion)])
-        } else {
-            outcome = .usable
-        }
-        record["library"] = .object(["usable": .bool(outcome == .usable), "id": id.map { .string($0) } ?? .null, "reason": reason])
-        record["schema"] = .int(Record.schemaVersion)
-        return Entry(kind: .song(outcome), item: item, record: record, line: record.serialized())
-    }
+    public func process(_ record: Record) throws -> Record { classifier.entry(for: record).record }
 
     /// The tool's run: ToolMain's option parsing, input and worker pool, then filtering, ordering
-    /// and paging here, since output is a selection of the input rather than one record per line.
+    /// and paging by LibrarySelection, since output is a selection of the input rather than one record per line.
     public static func main(family: [String], arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let startup = ToolMain.start(LibraryFilter.self, family: family, arguments: arguments)
         let tool = startup.tool
-        let runner = OrderedRunner(jobs: startup.jobs, window: ToolMain.runnerWindow(jobs: startup.jobs)) { (r: Record) -> Entry in tool.entry(for: r) }
-        var listing = LibraryListing(sortFields: Set(tool.sort.keys.map(\.field)))
+        let runner = OrderedRunner(jobs: startup.jobs, window: ToolMain.runnerWindow(jobs: startup.jobs)) { (r: Record) -> LibraryEntry in tool.classifier.entry(for: r) }
+        var selection = LibrarySelection(query: tool.query, sort: tool.sort, page: tool.page, getIDs: tool.getIDs, includeUnusable: tool.includeUnusable)
         // `--get` with a cache: the files the index names, when it knows them all, instead of a walk.
         var input = AnySequence(startup.input)
         var fromIndex = false
         if let cache = tool.cache, let paths = LibraryIndex.locate(
             ids: tool.getIDs, roots: startup.options.paths, cache: cache,
-            settings: ProbeCache.settings(deep: tool.deep), includeHidden: { tool.includeHidden(name: $0) }) {
+            settings: ProbeCache.settings(deep: tool.classifier.deep), includeHidden: { tool.includeHidden(name: $0) }) {
             input = AnySequence(paths.map { Record(path: $0) })
             fromIndex = true
         }
         var failed = false
         let output = LineWriter(onClosed: { startup.clearProgress(); exit(1) })  // stdout closed: end quietly
-        func write(_ line: String) {
-            output.append(line)
-        }
         runner.run(input: input) { entry in
             startup.step(failed: !entry.usable, path: entry.record.path)
-            switch entry.kind {
-            case .inputError:
+            selection.add(entry)
+            if case .inputError = entry.kind {
                 // Input that couldn't be read as a record is reported at once, as every tool does.
                 failed = true
-                write(entry.record.serialized())
+                output.append(entry.record.serialized())
                 output.flush()
-            case .skipped(let kind):
-                listing.summary.count(.skipped(kind))
-            case .song(let outcome):
-                listing.summary.count(outcome)
-                guard let item = entry.item else { return }
-                let wanted = tool.getIDs.isEmpty ? tool.query.matches(item) : tool.getIDs.contains(item.id)
-                if wanted && (entry.usable || tool.includeUnusable) {
-                    // Per song only the sort fields are kept in memory; the finished line goes to disk.
-                    listing.append(item, line: entry.line ?? entry.record.serialized())
-                }
             }
         }
         startup.clearProgress()
         // What the walk skipped by name is counted in the summary sentence, as what came on stdin is.
-        for (kind, n) in startup.walkTally.skippedByKind { listing.summary.skipped[kind, default: 0] += n }
-        let order = tool.sort.sortedIndices(listing.items)
-        if tool.getIDs.isEmpty {
-            let (pageOrder, info) = tool.page.apply(to: order)
-            for i in pageOrder { write(listing.lines.line(i)) }
-            if let p = tool.pageInfoPath {
-                do { try AtomicFile.write(info.json.serialized() + "\n", to: p) } catch {
-                    Diagnostics.warn("can't write the page info to \(ToolError.quoted(p)): \(error)")
-                    failed = true
-                }
-            }
-        } else {
-            for id in tool.getIDs {
-                let found = order.filter { listing.items[$0].id == id }
-                for i in found { write(listing.lines.line(i)) }
-                if found.isEmpty {
-                    failed = true
-                    write(goneRecord(id: id, folders: startup.options.paths).serialized())
-                }
+        selection.countSkipped(startup.walkTally.skippedByKind)
+        let written = selection.write(folders: startup.options.paths, tool: info.name) { output.append($0) }
+        if written.gone { failed = true }
+        if let p = tool.pageInfoPath, let info = written.pageInfo {
+            do { try AtomicFile.write(info.json.serialized() + "\n", to: p) } catch {
+                Diagnostics.warn("can't write the page info to \(ToolError.quoted(p)): \(error)")
+                failed = true
             }
         }
         output.flush()
         CacheOptions.finish(tool.cache, options: tool.options)
-        if tool.printSummary, fromIndex {
-            let n = listing.items.count
-            Diagnostics.warn("\(LibraryText.count(n)) \(n == 1 ? "song" : "songs") found by id in the cache's index, without walking the folders")
-        } else if tool.printSummary {
-            var sentence = listing.summary.sentence
-            if !tool.query.isEmpty {
-                sentence += "; \(LibraryText.count(listing.items.count)) \(listing.items.count == 1 ? "matches" : "match") the query"
-            }
-            Diagnostics.warn(sentence)
-            startup.reportWalk(byName: false)
+        if tool.printSummary {
+            Diagnostics.warn(selection.summary(fromIndex: fromIndex))
+            if !fromIndex { startup.reportWalk(byName: false) }
         }
         exit(failed ? 1 : 0)
-    }
-
-    /// The common help, with the exit statuses this tool really has (dropping a song isn't a failure).
-
-    /// The error record for an id no file in the input has any more.
-    static func goneRecord(id: String, folders: [String]) -> Record {
-        let places = folders.filter { $0 != "-" }
-        let whereText = places.isEmpty ? "the input" : places.count == 1 ? ToolError.quoted(places[0]) : "the folders given"
-        let e = ToolError(.notFound, "No song with id \(id) is in \(whereText) any more.",
-                          suggestion: "It may have been deleted, changed or moved outside these folders; give the folder that holds it now, or pick the song again.")
-        var r = Record(["library": .object(["usable": .bool(false), "id": .string(id), "reason": .object([
-            "code": .string(e.code.rawValue), "message": .string(e.message), "suggestion": .string(e.suggestion)])])])
-        r = r.failing(e, tool: info.name)
-        return r
     }
 }

@@ -56,33 +56,22 @@ public final class VoAlign: RecordTool {
     static let defaultMinConfidence = BleedAligner.Settings().acceptConfidence
     static let defaultToleranceMS = 5.0
 
-    let reference: VoAlignAudioFile?
-    let knownLatencyMS: Double?
-    let startOption: VoAlignGiven.Start?
-    let toleranceMS: Double
-    let settings: BleedAligner.Settings
-    let minConfidence: Double
-    let correctDrift: Bool
-    let outDir: String?
-    let mixTemplate: String?
-    let duckDB: Double
-    let overwrite: Bool
+    let aligner: TakeAligner
 
     public init(options o: ParsedOptions) throws {
-        knownLatencyMS = try o.double("latency-ms")
+        let knownLatencyMS = try o.double("latency-ms")
+        let startOption: VoAlignGiven.Start?
         if o.string("start-at") == "auto" { startOption = .auto }
         else { startOption = try o.double("start-at").map { .seconds($0) } }
-        toleranceMS = try o.number("tolerance-ms")
+        let toleranceMS: Double = try o.number("tolerance-ms")
         var s = BleedAligner.Settings()
         if let m = try o.double("max-latency-ms") { s.maxLagSeconds = m / 1000 }
-        minConfidence = try o.number("min-confidence")
+        let minConfidence: Double = try o.number("min-confidence")
         s.acceptConfidence = minConfidence
-        settings = s
-        correctDrift = o.flag("correct-drift")
-        outDir = o.string("out-dir")
-        mixTemplate = o.string("mix")
-        duckDB = try o.number("duck-db")
-        overwrite = o.flag("overwrite")
+        let correctDrift = o.flag("correct-drift")
+        let outDir = o.string("out-dir")
+        let mixTemplate = o.string("mix")
+        let duckDB: Double = try o.number("duck-db")
 
         let referencePath = o.string("reference")
         try o.check(Self.info.requirements)
@@ -92,13 +81,14 @@ public final class VoAlign: RecordTool {
         try o.checkRules("correct-drift", about: "out-dir")
         if let m = mixTemplate {
             if m.isEmpty || m.hasSuffix("/") { throw UsageError("--mix: give a file name, e.g. 'mix-{stem}.wav'.") }
-            let single = o.paths.count == 1 && o.paths[0] != "-" && !Self.isDirectory(o.paths[0])
+            let single = o.paths.count == 1 && o.paths[0] != "-" && !PathBytes.isDirectory(o.paths[0])
             if !single && !m.contains("{stem}") {
                 throw UsageError("--mix '\(m)' would be the same file for every take: put {stem} in it (e.g. 'mix-{stem}.wav'), or give one take.")
             }
         }
         if let d = outDir, d.isEmpty { throw UsageError("--out-dir needs a folder.") }
 
+        var reference: VoAlignAudioFile?
         if let path = referencePath {
             // Checked (and, for a video, decoded) once per run: a reference that can't be read is
             // a usage error.
@@ -112,35 +102,13 @@ public final class VoAlign: RecordTool {
                 let t = e.toolError(path: path)
                 throw UsageError("--reference: \(t.message) \(t.suggestion)")
             }
-        } else {
-            reference = nil
         }
+        aligner = TakeAligner(reference: reference, knownLatencyMS: knownLatencyMS, startOption: startOption, toleranceMS: toleranceMS,
+                              settings: s, minConfidence: minConfidence, correctDrift: correctDrift, outDir: outDir,
+                              mixTemplate: mixTemplate, duckDB: duckDB, overwrite: o.flag("overwrite"))
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        PathBytes.isDirectory(path)
-    }
-
-    public func process(_ record: Record) throws -> Record {
-        guard let path = record.path else { return record }
-        let take = try VoAlignAudioFile(path)
-        let rate = take.rate
-        guard take.frames > 0 else {
-            throw ToolError(.empty, "\(ToolError.quoted(path)) holds no audio frames.",
-                            suggestion: "Export the take again; a file with sound in it will work.")
-        }
-        let given = try VoAlignGiven(record: record, path: path, startOption: startOption, latencyOption: knownLatencyMS)
-        var placementNotes: [PlacementNote] = []
-        let placer = TakePlacer(reference: reference, settings: settings, minConfidence: minConfidence, toleranceMS: toleranceMS)
-        let p = try placer.place(take, given: given, notes: &placementNotes)
-        var notes = placementNotes.map(\.sentence)
-        var o = AlignmentRecord.fields(p, given: given, rate: rate, reference: reference?.original, notes: &notes)
-        try writeOutputs(take: take, placement: p, into: &o, notes: &notes)
-        o["notes"] = .array(notes.map { .string($0) })
-        var r = record
-        r["alignment"] = .object(o)
-        return r
-    }
+    public func process(_ record: Record) throws -> Record { try aligner.align(record) }
 
     /// A number for a message: whole numbers without decimals, others with up to `decimals`.
     static func number(_ v: Double, _ decimals: Int = 3) -> String { AlignmentRecord.number(v, decimals) }

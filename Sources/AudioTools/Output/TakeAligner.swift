@@ -7,7 +7,7 @@ extension VoAlignGiven {
         func number(_ key: String, _ range: ClosedRange<Double>) throws -> Double? {
             guard let v = record[key], v != .null else { return nil }
             guard let d = v.doubleValue, d.isFinite, range.contains(d) else {
-                throw ToolError(.badInput, "The record of \(ToolError.quoted(path)) has \(key) \(v.serialized()), which is not a number from \(VoAlign.number(range.lowerBound)) to \(VoAlign.number(range.upperBound)).",
+                throw ToolError(.badInput, "The record of \(ToolError.quoted(path)) has \(key) \(v.serialized()), which is not a number from \(AlignmentRecord.number(range.lowerBound)) to \(AlignmentRecord.number(range.upperBound)).",
                                 suggestion: "Fix \(key) in the record (\(key == "start_seconds" ? "the preview time at which recording began, in seconds" : "the recorder's latency in ms, positive when the take is late")), or remove it to use the option.")
             }
             return d
@@ -20,7 +20,42 @@ extension VoAlignGiven {
     }
 }
 
-extension VoAlign {
+/// vo-align's work on one take: placed on the reference timeline (from the options and the take's
+/// record), written out as --out-dir and --mix ask, and described in the record's `alignment`.
+struct TakeAligner {
+    let reference: VoAlignAudioFile?
+    let knownLatencyMS: Double?
+    let startOption: VoAlignGiven.Start?
+    let toleranceMS: Double
+    let settings: BleedAligner.Settings
+    let minConfidence: Double
+    let correctDrift: Bool
+    let outDir: String?
+    let mixTemplate: String?
+    let duckDB: Double
+    let overwrite: Bool
+
+    func align(_ record: Record) throws -> Record {
+        guard let path = record.path else { return record }
+        let take = try VoAlignAudioFile(path)
+        let rate = take.rate
+        guard take.frames > 0 else {
+            throw ToolError(.empty, "\(ToolError.quoted(path)) holds no audio frames.",
+                            suggestion: "Export the take again; a file with sound in it will work.")
+        }
+        let given = try VoAlignGiven(record: record, path: path, startOption: startOption, latencyOption: knownLatencyMS)
+        var placementNotes: [PlacementNote] = []
+        let placer = TakePlacer(reference: reference, settings: settings, minConfidence: minConfidence, toleranceMS: toleranceMS)
+        let p = try placer.place(take, given: given, notes: &placementNotes)
+        var notes = placementNotes.map(\.sentence)
+        var o = AlignmentRecord.fields(p, given: given, rate: rate, reference: reference?.original, notes: &notes)
+        try writeOutputs(take: take, placement: p, into: &o, notes: &notes)
+        o["notes"] = .array(notes.map { .string($0) })
+        var r = record
+        r["alignment"] = .object(o)
+        return r
+    }
+
     /// Writes what --out-dir and --mix ask for, and records it (output, mix, joints, drift_corrected).
     func writeOutputs(take: VoAlignAudioFile, placement p: VoAlignPlacement, into o: inout [String: JSON],
                       notes: inout [String]) throws {
@@ -39,10 +74,10 @@ extension VoAlign {
         let w = try writer.write(take: take, placement: p)
         AlignmentRecord.outputFields(w, rate: rate, into: &o)
         if w.output != nil, let seg = segmented {
-            notes.append("The written take is re-timed in \(seg.stretches.count) stretches, each where it was performed, with a \(Self.number(AlignedTakeWriter.crossfadeMS)) ms crossfade at each joint (see joints).")
+            notes.append("The written take is re-timed in \(seg.stretches.count) stretches, each where it was performed, with a \(AlignmentRecord.number(AlignedTakeWriter.crossfadeMS)) ms crossfade at each joint (see joints).")
         }
         if let peak = w.mixPeak, peak > 1 {
-            notes.append("The mix peaks at \(Self.number(20 * log10(Double(peak)), 1)) dBFS, above full scale: lower the take or the reference before mixing.")
+            notes.append("The mix peaks at \(AlignmentRecord.number(20 * log10(Double(peak)), 1)) dBFS, above full scale: lower the take or the reference before mixing.")
         }
     }
 }
