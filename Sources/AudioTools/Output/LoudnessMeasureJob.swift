@@ -1,6 +1,24 @@
 import Foundation
 
-extension LufsMeasure {
+/// lufs-measure's work on one file: the cache's measurement, or the file decoded once and
+/// measured (each audio stream, or the `--stream` one), drawn into the report, handed to its
+/// album, stored in the cache, and written as the record's `loudness`.
+struct LoudnessMeasureJob {
+    let gate: LoudnessGate?
+    /// The gate's settings as `loudness.gate` shows them (null without a gate).
+    let gateLabel: JSON
+    let layoutOverride: ChannelLayout?
+    let dualMono: Bool
+    let decodeOnly: Bool
+    let timeline: Bool
+    let report: LoudnessReportWriter?
+    /// The album stage (with --album).
+    let albums: AlbumStage?
+    /// `--stream N`: the one audio stream to measure.
+    let stream: Int?
+    let cores: CoreBudget
+    let loudnessCache: LoudnessCache?
+
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).

@@ -41,24 +41,15 @@ public final class LufsMeasure: RecordTool {
         ],
         exitNotes: "the gate")
 
-    let gate: LoudnessGate?
-    let gateLabel: JSON
+    /// Each file's measurement, with the settings the options give.
+    let job: LoudnessMeasureJob
+    var gate: LoudnessGate? { job.gate }
+    var report: LoudnessReportWriter? { job.report }
+    public var stage: RecordStage? { job.albums }
     let junitPath: String?
-    let layoutOverride: ChannelLayout?
-    let dualMono: Bool
-    let decodeOnly: Bool
     let summary: Bool
-    let report: LoudnessReportWriter?
-    let timeline: Bool
-    /// The album stage (with --album).
-    let albums: AlbumStage?
-    public var stage: RecordStage? { albums }
-    /// `--stream N`: the one audio stream to measure.
-    let stream: Int?
-    let cores: CoreBudget
     let options: ParsedOptions
     let cache: ResultCache?
-    let loudnessCache: LoudnessCache?
     /// The rows of the summary table and the JUnit report.
     private lazy var log = GateLog(gated: gate != nil)
     /// Whether stderr is a terminal (the summary table is then shown): asked once, not per record.
@@ -74,56 +65,42 @@ public final class LufsMeasure: RecordTool {
         try o.checkRules("tolerance")
         let g0 = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP,
                               maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary)
-        if !g0.isEmpty {
-            gate = g0
-            var g: [String: JSON] = ["tolerance_lu": .double(tolerance)]
-            g["target_lufs"] = target.map { .double($0) } ?? .null
-            g["max_true_peak_dbtp"] = maxTP.map { .double($0) } ?? .null
-            g["max_short_term_lufs"] = maxShortTerm.map { .double($0) } ?? .null
-            g["max_momentary_lufs"] = maxMomentary.map { .double($0) } ?? .null
-            g["preset"] = preset.map { .string($0.name) } ?? .null
-            gateLabel = .object(g)
-        } else {
-            gate = nil
-            gateLabel = .null
-        }
+        let gate = g0.isEmpty ? nil : g0
         junitPath = o.string("junit")
         try o.checkRules("junit")
+        let layoutOverride: ChannelLayout?
         if let l = o.string("layout") {
             do { layoutOverride = try ChannelLayout.parse(l) } catch { throw UsageError("--layout: \(error)") }
         } else { layoutOverride = nil }
-        dualMono = o.flag("dual-mono")
-        decodeOnly = o.flag("decode-only")
+        let dualMono = o.flag("dual-mono")
+        let decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
-        timeline = o.flag("timeline")
+        let timeline = o.flag("timeline")
         try o.checkRules("decode-only")
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
-        report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
+        let report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
         let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
         try o.checkRules("album-by", "album")
-        if o.flag("album") {
-            albums = AlbumStage(keyOf: { r in
-                guard let p = r.path else { return nil }
-                let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)
-                return AlbumKey.of(path: p, albumArtist: t.albumArtist, album: t.album, grouping: grouping)
-            })
-        } else {
-            albums = nil
-        }
-        stream = try o.int("stream")
-        cores = CoreBudget(jobs: try o.jobs())
+        let albums = o.flag("album") ? AlbumStage(keyOf: { r in
+            guard let p = r.path else { return nil }
+            let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)
+            return AlbumKey.of(path: p, albumArtist: t.albumArtist, album: t.album, grouping: grouping)
+        }) : nil
+        let stream = try o.int("stream")
+        let cores = CoreBudget(jobs: try o.jobs())
         options = o
-        let opened = try CacheOptions.open(o)
-        cache = opened
-        let layout = layoutOverride, dual = dualMono
-        loudnessCache = opened.map { LoudnessCache(cache: $0, layout: layout, dualMono: dual) }
+        cache = try CacheOptions.open(o)
+        job = LoudnessMeasureJob(gate: gate, gateLabel: gate.map { LoudnessRecord.gateLabel($0, preset: preset?.name) } ?? .null,
+                                 layoutOverride: layoutOverride, dualMono: dualMono, decodeOnly: decodeOnly, timeline: timeline,
+                                 report: report, albums: albums, stream: stream, cores: cores,
+                                 loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) })
     }
 
     /// `--cache-prune` alone prunes the cache.
     public static func withoutInput(_ options: ParsedOptions) { CacheOptions.withoutInput(options) }
 
     public func process(_ record: Record) throws -> Record {
-        try cores.working { try measure(record) }
+        try job.cores.working { try job.measure(record) }
     }
 
     public func emitted(_ record: Record) {
@@ -155,7 +132,7 @@ public final class LufsMeasure: RecordTool {
                 return false
             }
         }
-        if (stderrIsTerminal || summary), !log.rows.isEmpty, !decodeOnly { Diagnostics.write(log.summaryTable) }
+        if (stderrIsTerminal || summary), !log.rows.isEmpty, !job.decodeOnly { Diagnostics.write(log.summaryTable) }
         let reportWritten = report?.finish() ?? true
         return !log.anyFailed && reportWritten
     }
