@@ -1,7 +1,52 @@
 import Foundation
 
-extension LufsNormalize {
-    func normalize(_ record: Record) throws -> Record {
+/// lufs-normalize's work on one file: the output checked, the source described and what it would
+/// lose refused, the record's measurement used when it is of this file as it is now (else the file
+/// measured here), the gain planned, the new file written and measured, and `normalized` built.
+struct LoudnessNormalizeJob {
+    let targetLUFS: Double
+    let ceilingDBTP: Double
+    let presetName: String?
+    let peakMode: PeakMode
+    let naming: LufsNormalizeNaming
+    let overwrite: Bool
+    let allowLoss: Bool
+    let formatName: String?
+    let depth: LufsNormalizeFormat.Depth?
+    let sampleRate: Int?
+    let fadeInSeconds: Double
+    let fadeOutSeconds: Double
+    let fadeCurve: FadeCurve
+    let decodeEncodeOnly: Bool
+    let reportWriter: LoudnessReportWriter?
+    /// The tolerance the report's verdict allows around the target (the preset's, else 1 LU).
+    let reportToleranceLU: Double
+    /// One gain per album, from loudness.album.
+    let album: Bool
+    /// `--stream N`: the one audio stream of a media file to normalise.
+    let stream: Int?
+    /// Files in work against --jobs: a core no other file is using decodes ahead and meters true peak.
+    let cores: CoreBudget
+    /// Which input writes which output.
+    let outputs: OutputClaims
+    /// Limiter margin under the ceiling, dB (NormalizePlan's default).
+    static let limiterMargin = 0.15
+    /// Passes over the stream when compensating for the limiter or fades (the written one included).
+    static let maxPasses = 4
+    /// The most gain added back for what the limiter takes, dB: beyond it the limiter would be
+    /// squashing the programme rather than touching peaks.
+    static let maxCompensationDB = 6.0
+    /// Peaks in a record are rounded to 0.01 dB: `--peak reduce` plans from the peak plus this.
+    static let roundingAllowanceDB = 0.01
+
+    /// A media file written back in its own container, or an M4A (the format named last): the
+    /// record, the input's path, the output's path, the opened input. Nil when not a media file.
+    typealias MediaPath = (Record, String, String, Decoder.Opened, String?) throws -> Record?
+    /// The album's loudness and peak from `loudness.album` (record, path), or a refusal.
+    typealias AlbumValues = (Record, String) throws -> (lufs: Double?, truePeak: Double?, samplePeak: Double?, key: String, tracks: Int)
+
+    /// `media` and `albumValues` are the tool's, handed in with each record.
+    func normalize(_ record: Record, media processMedia: MediaPath, albumValues readAlbumValues: AlbumValues) throws -> Record {
         guard let path = record.path else { return record }
         let name = ToolError.quoted(path)
         let outPath = try outputs.outputPath(for: path)
@@ -15,7 +60,7 @@ extension LufsNormalize {
             if depth != nil || sampleRate != nil {
                 throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
             }
-            return try processMedia(record, path: path, outPath: outPath, opened: opened, m4a: f)!
+            return try processMedia(record, path, outPath, opened, f)!
         }
         let described: (SndfileDescription, AudioTags)
         if let d = NormalizeSource.sndfileDescription(opened) {
@@ -25,7 +70,7 @@ extension LufsNormalize {
             // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
             // container, unless an audio-only --format is asked for.
             if formatName == nil, !decodeEncodeOnly,
-               let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
+               let r = try processMedia(record, path, outPath, opened, nil) { return r }
             described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
         }
         let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
@@ -43,7 +88,7 @@ extension LufsNormalize {
         }
 
         // With --album: the album's measurement, refused before any work when the record has none.
-        let albumValues = album ? try LufsNormalizeTags.albumValues(record, path: path) : nil
+        let albumValues = album ? try readAlbumValues(record, path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
         var passes = 0
