@@ -39,26 +39,12 @@ struct LoudnessMeasureJob {
             r["loudness"] = .object(["frames": .int(frames), "sample_rate": .int(fmt.sampleRate), "decode_only": .bool(true)])
             return r
         }
-        let layout: ChannelLayout
-        var layoutNote: String?
-        var layoutSource = "option"
-        if let l = layoutOverride {
-            guard l.roles.count == fmt.channelCount else {
-                throw ToolError(.malformed, "\(ToolError.quoted(path)) has \(fmt.channelCount) channels but --layout names \(l.roles.count).",
-                                suggestion: "Give a --layout with \(fmt.channelCount) channels, or leave it out to use the file's own.")
-            }
-            layout = l
-        } else {
-            let resolved = ChannelLayout.resolve(speakerNames: opened.speakerNames, channelCount: fmt.channelCount)
-            layout = resolved.layout
-            if resolved.guessed { layoutNote = layout.guessNote }
-            layoutSource = resolved.fromFile ? "file" : "channel-count"
-        }
+        let chosen = try ChannelLayout.choose(override: layoutOverride, speakerNames: opened.speakerNames, channelCount: fmt.channelCount)
         var out = record
         var firstMeasurement: LoudnessMeasurement?
         var firstBlocks: LoudnessBlocks?
-        var loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
-                                          firstNote: layoutNote, firstSource: layoutSource,
+        var loudness = try measureStreams(path: path, opened: opened, firstLayout: chosen.layout,
+                                          firstNote: chosen.note, firstSource: chosen.source.rawValue,
                                           keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
