@@ -262,6 +262,22 @@ public struct ChannelLayout: Equatable, Sendable {
         return (standard(channelCount: channelCount), channelCount > 2, false)
     }
 
+    /// Where the layout a stream is weighted with came from: `--layout`, the file's own speaker
+    /// map, or the usual layout for its channel count (`rawValue` as records spell it).
+    public enum Source: String, Sendable { case option, file, channelCount = "channel-count" }
+
+    /// The layout to weight a file's stream with: `override` (`--layout`) when given, which must
+    /// name as many channels as the stream has, else `resolve`'s, with `guessNote` when guessed.
+    public static func choose(override: ChannelLayout?, speakerNames: [String]?, channelCount: Int)
+        throws(LayoutCountMismatch) -> (layout: ChannelLayout, note: String?, source: Source) {
+        if let l = override {
+            guard l.roles.count == channelCount else { throw LayoutCountMismatch(channels: channelCount, named: l.roles.count) }
+            return (l, nil, .option)
+        }
+        let resolved = resolve(speakerNames: speakerNames, channelCount: channelCount)
+        return (resolved.layout, resolved.guessed ? resolved.layout.guessNote : nil, resolved.fromFile ? .file : .channelCount)
+    }
+
     /// The sentence for a record's notes when `resolve` guessed.
     public var guessNote: String {
         if roles.allSatisfy({ $0 == .unknown }) {
@@ -297,4 +313,10 @@ public struct LayoutError: Error, Equatable, Sendable {
         self.position = position
         self.channel = channel
     }
+}
+
+/// A `--layout` that names `named` channels for a stream of `channels`.
+public struct LayoutCountMismatch: Error, Equatable, Sendable {
+    public var channels: Int
+    public var named: Int
 }

@@ -45,6 +45,17 @@ public enum LoudnessRecord {
         return .object(gj)
     }
 
+    /// The gate's settings as `loudness.gate` shows them; a limit not given is null.
+    static func gateLabel(_ g: LoudnessGate, preset: String?) -> JSON {
+        var o: [String: JSON] = ["tolerance_lu": .double(g.toleranceLU ?? 0)]
+        o["target_lufs"] = g.targetLUFS.map { .double($0) } ?? .null
+        o["max_true_peak_dbtp"] = g.maxTruePeakDBTP.map { .double($0) } ?? .null
+        o["max_short_term_lufs"] = g.maxShortTermLUFS.map { .double($0) } ?? .null
+        o["max_momentary_lufs"] = g.maxMomentaryLUFS.map { .double($0) } ?? .null
+        o["preset"] = preset.map { .string($0) } ?? .null
+        return .object(o)
+    }
+
     static func dB(_ linear: Double) -> Double? { linear > 0 ? 20 * log10(linear) : nil }
 }
 

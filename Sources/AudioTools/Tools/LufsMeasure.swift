@@ -41,24 +41,15 @@ public final class LufsMeasure: RecordTool {
         ],
         exitNotes: "the gate")
 
-    let gate: LoudnessGate?
-    let gateLabel: JSON
+    /// Each file's measurement, with the settings the options give.
+    let job: LoudnessMeasureJob
+    var gate: LoudnessGate? { job.gate }
+    var report: LoudnessReportWriter? { job.report }
+    public var stage: RecordStage? { job.albums }
     let junitPath: String?
-    let layoutOverride: ChannelLayout?
-    let dualMono: Bool
-    let decodeOnly: Bool
     let summary: Bool
-    let report: LoudnessReportWriter?
-    let timeline: Bool
-    /// The album stage (with --album).
-    let albums: AlbumStage?
-    public var stage: RecordStage? { albums }
-    /// `--stream N`: the one audio stream to measure.
-    let stream: Int?
-    let cores: CoreBudget
     let options: ParsedOptions
     let cache: ResultCache?
-    let loudnessCache: LoudnessCache?
     /// The rows of the summary table and the JUnit report.
     private lazy var log = GateLog(gated: gate != nil)
     /// Whether stderr is a terminal (the summary table is then shown): asked once, not per record.
@@ -74,147 +65,42 @@ public final class LufsMeasure: RecordTool {
         try o.checkRules("tolerance")
         let g0 = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP,
                               maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary)
-        if !g0.isEmpty {
-            gate = g0
-            var g: [String: JSON] = ["tolerance_lu": .double(tolerance)]
-            g["target_lufs"] = target.map { .double($0) } ?? .null
-            g["max_true_peak_dbtp"] = maxTP.map { .double($0) } ?? .null
-            g["max_short_term_lufs"] = maxShortTerm.map { .double($0) } ?? .null
-            g["max_momentary_lufs"] = maxMomentary.map { .double($0) } ?? .null
-            g["preset"] = preset.map { .string($0.name) } ?? .null
-            gateLabel = .object(g)
-        } else {
-            gate = nil
-            gateLabel = .null
-        }
+        let gate = g0.isEmpty ? nil : g0
         junitPath = o.string("junit")
         try o.checkRules("junit")
+        let layoutOverride: ChannelLayout?
         if let l = o.string("layout") {
             do { layoutOverride = try ChannelLayout.parse(l) } catch { throw UsageError("--layout: \(error)") }
         } else { layoutOverride = nil }
-        dualMono = o.flag("dual-mono")
-        decodeOnly = o.flag("decode-only")
+        let dualMono = o.flag("dual-mono")
+        let decodeOnly = o.flag("decode-only")
         summary = o.flag("summary")
-        timeline = o.flag("timeline")
+        let timeline = o.flag("timeline")
         try o.checkRules("decode-only")
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
-        report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
+        let report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
         let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
         try o.checkRules("album-by", "album")
-        if o.flag("album") {
-            albums = AlbumStage(keyOf: { r in
-                guard let p = r.path else { return nil }
-                let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)
-                return AlbumKey.of(path: p, albumArtist: t.albumArtist, album: t.album, grouping: grouping)
-            })
-        } else {
-            albums = nil
-        }
-        stream = try o.int("stream")
-        cores = CoreBudget(jobs: try o.jobs())
+        let albums = o.flag("album") ? AlbumStage(keyOf: { r in
+            guard let p = r.path else { return nil }
+            let t: (albumArtist: String?, album: String?) = grouping == .tag ? AlbumTags.read(p) : (nil, nil)
+            return AlbumKey.of(path: p, albumArtist: t.albumArtist, album: t.album, grouping: grouping)
+        }) : nil
+        let stream = try o.int("stream")
+        let cores = CoreBudget(jobs: try o.jobs())
         options = o
-        let opened = try CacheOptions.open(o)
-        cache = opened
-        let layout = layoutOverride, dual = dualMono
-        loudnessCache = opened.map { LoudnessCache(cache: $0, layout: layout, dualMono: dual) }
+        cache = try CacheOptions.open(o)
+        job = LoudnessMeasureJob(gate: gate, gateLabel: gate.map { LoudnessRecord.gateLabel($0, preset: preset?.name) } ?? .null,
+                                 layoutOverride: layoutOverride, dualMono: dualMono, decodeOnly: decodeOnly, timeline: timeline,
+                                 report: report, albums: albums, stream: stream, cores: cores,
+                                 loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) })
     }
 
     /// `--cache-prune` alone prunes the cache.
     public static func withoutInput(_ options: ParsedOptions) { CacheOptions.withoutInput(options) }
 
     public func process(_ record: Record) throws -> Record {
-        try cores.working { try measure(record) }
-    }
-
-    func measure(_ record: Record) throws -> Record {
-        guard let path = record.path else { return record }
-        // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
-        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil
-            ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
-        // The cache keeps measurements, not series: --timeline and --report measure afresh.
-        if let hit = cached.entry, !timeline, report == nil {
-            var out = record
-            out["loudness"] = hit.loudness(gate: gate.map { g in { LoudnessRecord.gateJSON(g, label: self.gateLabel, $0) } })
-            return out
-        }
-        let opened = try Decoder.open(path)
-        let source = opened.source
-        let fmt = source.format
-        if decodeOnly {
-            let frames = try Decoder.forEachBlock(source) { _ in }
-            var r = record
-            r["loudness"] = .object(["frames": .int(frames), "sample_rate": .int(fmt.sampleRate), "decode_only": .bool(true)])
-            return r
-        }
-        let layout: ChannelLayout
-        var layoutNote: String?
-        var layoutSource = "option"
-        if let l = layoutOverride {
-            guard l.roles.count == fmt.channelCount else {
-                throw ToolError(.malformed, "\(ToolError.quoted(path)) has \(fmt.channelCount) channels but --layout names \(l.roles.count).",
-                                suggestion: "Give a --layout with \(fmt.channelCount) channels, or leave it out to use the file's own.")
-            }
-            layout = l
-        } else {
-            let resolved = ChannelLayout.resolve(speakerNames: opened.speakerNames, channelCount: fmt.channelCount)
-            layout = resolved.layout
-            if resolved.guessed { layoutNote = layout.guessNote }
-            layoutSource = resolved.fromFile ? "file" : "channel-count"
-        }
-        var out = record
-        var firstMeasurement: LoudnessMeasurement?
-        var firstBlocks: LoudnessBlocks?
-        var loudness = try measureStreams(path: path, opened: opened, firstLayout: layout,
-                                          firstNote: layoutNote, firstSource: layoutSource,
-                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
-        // The series ride in the JSON from the stream measurement; the report draws them, and
-        // they stay in the record only with --timeline (never in the cache).
-        var plain = loudness
-        if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
-        if let m = firstMeasurement {
-            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate), for: path)
-        }
-        if !timeline { loudness = plain }
-        out["loudness"] = loudness
-        // --album: the file's one stream goes into its album (a file of several streams is not counted).
-        if let m = firstMeasurement, let b = firstBlocks, loudness["streams"] == nil {
-            albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
-        }
-        // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
-        if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
-            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
-        }
-        return out
-    }
-
-    /// One stream's `loudness` object: `source` measured under `layout` (or dual mono).
-    /// `keep` is handed the measurement itself (the cache keeps it, to evaluate gates on a hit).
-    func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
-                 note layoutNote: String?, layoutSource: String,
-                 keep: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
-        let dual = dualMono && source.format.channelCount == 1
-        let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
-        // A core no other file is using when the file starts: decoding (with the true peak of some
-        // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
-        if cores.hasSpareCore {
-            let n = source.format.channelCount
-            let k = LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: source.decodesCheaply)
-            try ReadAhead.forEachBlock(source, afterRead: { meter.addPeaks($0, channels: 0..<k, timeline: true) }) {
-                meter.addPeaks($0, channels: k..<n, timeline: false)
-                meter.addLoudness($0)
-            }
-        } else {
-            try Decoder.forEachBlock(source) { meter.add($0) }
-        }
-        var m = meter.finish()
-        if let n = layoutNote, !dual { m.notes.append(n) }
-        var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
-                                           gate: gate.map { ($0, gateLabel) })
-        if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
-        if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
-        keep?(m, meter.blocks)
-        return loudness
+        try job.cores.working { try job.measure(record) }
     }
 
     public func emitted(_ record: Record) {
@@ -246,7 +132,7 @@ public final class LufsMeasure: RecordTool {
                 return false
             }
         }
-        if (stderrIsTerminal || summary), !log.rows.isEmpty, !decodeOnly { Diagnostics.write(log.summaryTable) }
+        if (stderrIsTerminal || summary), !log.rows.isEmpty, !job.decodeOnly { Diagnostics.write(log.summaryTable) }
         let reportWritten = report?.finish() ?? true
         return !log.anyFailed && reportWritten
     }

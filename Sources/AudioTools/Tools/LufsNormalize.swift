@@ -48,57 +48,22 @@ public final class LufsNormalize: RecordTool {
             "lufs-measure --album music/ | lufs-normalize --album --write-tags   # ReplayGain 2.0 tags, audio untouched",
         ])
 
-    public let targetLUFS: Double
-    public let ceilingDBTP: Double
-    public let presetName: String?
-    public let peakMode: PeakMode
-    public let naming: LufsNormalizeNaming
-    let overwrite: Bool
-    let allowLoss: Bool
-    let formatName: String?
-    let depth: LufsNormalizeFormat.Depth?
-    let sampleRate: Int?
-    let fadeInSeconds: Double
-    let fadeOutSeconds: Double
-    let fadeCurve: FadeCurve
-    let decodeEncodeOnly: Bool
-    let reportWriter: LoudnessReportWriter?
-    /// The tolerance the report's verdict allows around the target (the preset's, else 1 LU).
-    let reportToleranceLU: Double
-    /// One gain per album, from loudness.album.
-    let album: Bool
+    /// Each file's normalisation, with the settings the options give.
+    let job: LoudnessNormalizeJob
     /// With --write-tags: the tag writer that handles every record instead.
     let tagger: LufsNormalizeTags?
-    /// `--stream N`: the one audio stream of a media file to normalise.
-    let stream: Int?
-    /// Files in work against --jobs: a core no other file is using decodes ahead and meters true peak.
-    let cores: CoreBudget
-    /// Limiter margin under the ceiling, dB (NormalizePlan's default).
-    static let limiterMargin = 0.15
-    /// Passes over the stream when compensating for the limiter or fades (the written one included).
-    static let maxPasses = 4
-    /// The most gain added back for what the limiter takes, dB: beyond it the limiter would be
-    /// squashing the programme rather than touching peaks.
-    static let maxCompensationDB = 6.0
-    /// Peaks in a record are rounded to 0.01 dB: `--peak reduce` plans from the peak plus this.
-    static let roundingAllowanceDB = 0.01
-
-    /// Which input writes which output.
-    let outputs: OutputClaims
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
         let writeTags = o.flag("write-tags")
-        album = o.flag("album")
+        let album = o.flag("album")
         try o.checkRules("dry-run")
         guard let target = try o.double("target") ?? preset?.targetLUFS
                 ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
         }
-        targetLUFS = target
-        ceilingDBTP = try o.double("true-peak") ?? preset?.maxTruePeakDBTP ?? -1
-        presetName = preset?.name
-        peakMode = PeakMode(rawValue: try o.chosen("peak"))!
+        let ceilingDBTP = try o.double("true-peak") ?? preset?.maxTruePeakDBTP ?? -1
+        let peakMode = PeakMode(rawValue: try o.chosen("peak"))!
 
         let inPlace = o.flag("in-place")
         let outDir = o.string("out-dir")
@@ -111,14 +76,15 @@ public final class LufsNormalize: RecordTool {
         if let t = template, !t.contains("{stem}") {
             throw UsageError("--output-template: '\(t)' has no {stem}, so every input would get the same name.")
         }
-        formatName = try o.choice("format")
+        let formatName = try o.choice("format")
         try o.checkRules("in-place", about: "format")
         // Parsed here: besides the five it offers, it takes the spellings Depth knows (double, f32...).
+        let depth: LufsNormalizeFormat.Depth?
         if let d = o.string("bit-depth") {
             guard let v = LufsNormalizeFormat.Depth(d) else { throw UsageError("--bit-depth: '\(d)' is not one of: 8, 16, 24, 32, float.") }
             depth = v
         } else { depth = nil }
-        sampleRate = try o.int("sample-rate")
+        let sampleRate = try o.int("sample-rate")
         if peakMode == .ignore {
             if let d = depth, case .pcm = d {
                 throw UsageError("--peak ignore lets peaks through that only a floating-point file can hold; use --bit-depth float, or --peak limit or reduce.")
@@ -130,162 +96,72 @@ public final class LufsNormalize: RecordTool {
         if let f = formatName, let d = depth, f == "flac", d == .float || d == .double || d == .pcm(32) {
             throw UsageError("--format flac holds 8, 16 or 24 bits, not --bit-depth \(o.string("bit-depth")!).")
         }
-        overwrite = o.flag("overwrite")
-        allowLoss = o.flag("allow-loss")
-        fadeInSeconds = try o.number("fade-in")
-        fadeOutSeconds = try o.number("fade-out")
+        let overwrite = o.flag("overwrite")
+        let allowLoss = o.flag("allow-loss")
+        let fadeInSeconds: Double = try o.number("fade-in")
+        let fadeOutSeconds: Double = try o.number("fade-out")
         let curveName = try o.choice("fade-curve")
         let velocity = try o.double("fade-velocity")
         if curveName == "linear", let v = velocity, v != 0 {
             throw UsageError("--fade-velocity \(v) needs --fade-curve exponential (linear is velocity 0).")
         }
-        fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
-        decodeEncodeOnly = o.flag("decode-encode-only")
+        let fadeCurve = FadeCurve(velocity: curveName == "linear" ? 0 : (velocity ?? (curveName == "exponential" ? 5 : 0)))
+        let decodeEncodeOnly = o.flag("decode-encode-only")
         try o.checkRules("decode-encode-only")
-        reportToleranceLU = preset?.toleranceLU ?? 1
+        let reportToleranceLU = preset?.toleranceLU ?? 1
         let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
-        reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
-        stream = try o.int("stream")
-        cores = CoreBudget(jobs: try o.jobs())
+        let reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
+        let stream = try o.int("stream")
+        let cores = CoreBudget(jobs: try o.jobs())
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }
         let naming = LufsNormalizeNaming(outDir: outDir, template: template, inPlace: inPlace,
                                          relativeTo: o.string("relative-to"), formatExtension: ext)
-        self.naming = naming
 
         // Every path argument's output is planned now, so inputs that would write the same file
         // are refused before anything is written.
-        outputs = OutputClaims(naming: naming, paths: writeTags ? [] : o.paths)
+        let outputs = OutputClaims(naming: naming, paths: writeTags ? [] : o.paths)
+        job = LoudnessNormalizeJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name, peakMode: peakMode,
+                                   naming: naming, overwrite: overwrite, allowLoss: allowLoss, formatName: formatName, depth: depth,
+                                   sampleRate: sampleRate, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
+                                   fadeCurve: fadeCurve, decodeEncodeOnly: decodeEncodeOnly, reportWriter: reportWriter,
+                                   reportToleranceLU: reportToleranceLU, album: album, stream: stream, cores: cores, outputs: outputs)
     }
 
     // MARK: processing
 
     public func process(_ record: Record) throws -> Record {
         if let tagger { return try tagger.process(record) }
-        return try cores.working { try normalize(record) }
+        return try job.cores.working { try job.normalize(record, media: processMedia, albumValues: LufsNormalizeTags.albumValues) }
     }
 
-    func normalize(_ record: Record) throws -> Record {
-        guard let path = record.path else { return record }
-        let name = ToolError.quoted(path)
-        let outPath = try outputs.outputPath(for: path)
-        if !naming.inPlace, !overwrite, PathBytes.exists(outPath) {
-            throw ToolError(.exists, "\(ToolError.quoted(outPath)) already exists, so \(name) was not normalised into it; nothing was written.",
-                            suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
-        }
-
-        let opened = try Decoder.open(path)
-        if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
-            if depth != nil || sampleRate != nil {
-                throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
-            }
-            return try processMedia(record, path: path, outPath: outPath, opened: opened, m4a: f)!
-        }
-        let described: (SndfileDescription, AudioTags)
-        if let d = NormalizeSource.sndfileDescription(opened) {
-            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
-            described = d
-        } else {
-            // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
-            // container, unless an audio-only --format is asked for.
-            if formatName == nil, !decodeEncodeOnly,
-               let r = try processMedia(record, path: path, outPath: outPath, opened: opened) { return r }
-            described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
-        }
-        let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
-                                      format: formatName, depth: depth, sampleRate: sampleRate)
-        let out = src.format
-        if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
-
-        if peakMode == .ignore, !out.isFloat {
-            throw ToolError(.lossy, "\(name) would be written as \(LufsNormalizeFormat.depthName(out.bitDepth, false)) fixed point, which can't hold the peaks --peak ignore lets through; nothing was written.",
-                            suggestion: "Add --bit-depth float (WAV, AIFF or CAF), or use --peak limit or --peak reduce.")
-        }
-        if !src.losses.isEmpty, !allowLoss {
-            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(src.losses.joined(separator: "; ")). Nothing was written.",
-                            suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate.")
-        }
-
-        // With --album: the album's measurement, refused before any work when the record has none.
-        let albumValues = album ? try LufsNormalizeTags.albumValues(record, path: path) : nil
-        // The measurement: the record's, if it is of this file as it is now; else measured here.
-        var notes: [String] = []
-        var passes = 0
-        let loudness = record["loudness"]
-        var layout = RecordedLoudness.layout(loudness: loudness, description: src.description, channelCount: src.input.format.channelCount)
-        if out.channelCount < layout.channelCount {
-            layout = ChannelLayout(roles: Array(layout.roles.prefix(out.channelCount)))
-        }
-        let positionLoss = SndfileSink.positionLoss(layout, formatCode: out.formatCode)
-        if let loss = positionLoss, !allowLoss {
-            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
-                            suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
-        }
-        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity)
-        if let note = recorded.note { notes.append(note) }
-        let source = try src.measurement(recorded: recorded.measured, loudness: loudness, weights: layout.weights,
-                                         forReport: reportWriter != nil)
-        notes += source.notes
-        passes += source.passes
-        let measured = source.measured
-        let sourceLUFS = albumValues.map { $0.lufs } ?? measured.integrated
-        // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
-        // works per track, from the track's own peak.
-        var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured.truePeak) ?? -200
-        if peakMode == .reduce { sourcePeak += Self.roundingAllowanceDB }
-
-        let gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
-                                         ceilingDBTP: ceilingDBTP, mode: peakMode)
-        let decision = NormalizeDecision(gain: gain, peakMode: peakMode, album: album, fadeInSeconds: fadeInSeconds,
-                                         fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve, sampleRate: out.sampleRate,
-                                         ceilingDBTP: ceilingDBTP, marginDB: Self.limiterMargin,
-                                         ditherBitDepth: NormalizeDecision.ditherBits(bitDepth: out.bitDepth, isFloat: out.isFloat, isLossy: out.isLossy))
-        if let a = albumValues {
-            notes.append("Album gain: \(String(format: "%.2f", gain.gainDB)) dB for every track of “\(a.key)” (\(a.tracks) tracks, \(a.lufs.map { String(format: "%.2f", $0) } ?? "no") LUFS as one programme), so the tracks keep their relative levels; no track gets its own compensation gain.")
-        }
-
-        let writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
-                                          overwrite: overwrite || naming.inPlace, collectsTimeline: reportWriter != nil,
-                                          maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
-        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
-        passes += report.passes
-        let m = meter.finish()
-        let result = NormalizedFileRecord(outPath: outPath, format: out, report: report, written: m, gain: gain, decision: decision,
-                                          targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName, peakMode: peakMode,
-                                          album: album, maxCompensationDB: Self.maxCompensationDB,
-                                          losses: src.losses + (positionLoss.map { [$0] } ?? []), notes: notes, passes: passes,
-                                          measuredHere: source.here, sourceLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak)
-        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: meter.timeline, source: source.timeline,
-                                 sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak,
-                                 targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
-                                 gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
-                                 maxReductionDB: report.maxReductionDB), for: path)
-        var r = record
-        r["normalized"] = result.json
-        return r
-    }
-
-    /// --decode-encode-only: the same decoder and encoder with nothing between (the bench's floor).
-    func copyThrough(_ record: Record, _ src: NormalizeSource, to outPath: String) throws -> Record {
-        let out = src.format
-        let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
-                                   channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: src.tags)
-        do {
-            let frames = try Decoder.forEachBlock(src.source) { try sink.write($0) }
-            try sink.commit()
-            var r = record
-            r["normalized"] = .object(["output": .string(outPath), "decode_encode_only": .bool(true),
-                                       "frames": .int(frames), "format": out.json])
-            return r
-        } catch { sink.abandon(); throw error }
-    }
-
-    public func emitted(_ record: Record) { reportWriter?.emitted(record) }
-    public func finish(stderrIsTerminal: Bool) -> Bool { reportWriter?.finish() ?? true }
+    public func emitted(_ record: Record) { job.reportWriter?.emitted(record) }
+    public func finish(stderrIsTerminal: Bool) -> Bool { job.reportWriter?.finish() ?? true }
 
     /// Claims each stdin record's output path in input order (ToolMain calls this serially), so
     /// of two records that would write the same file the earlier one always wins.
     public func prepare(_ record: Record) throws {
         guard tagger == nil, let path = record.path else { return }
-        try outputs.claim(for: path)
+        try job.outputs.claim(for: path)
     }
+}
+
+/// The settings the media path (LufsNormalizeMedia) reads, from the job that holds them.
+extension LufsNormalize {
+    public var targetLUFS: Double { job.targetLUFS }
+    public var ceilingDBTP: Double { job.ceilingDBTP }
+    public var presetName: String? { job.presetName }
+    public var peakMode: PeakMode { job.peakMode }
+    public var naming: LufsNormalizeNaming { job.naming }
+    var overwrite: Bool { job.overwrite }
+    var allowLoss: Bool { job.allowLoss }
+    var depth: LufsNormalizeFormat.Depth? { job.depth }
+    var sampleRate: Int? { job.sampleRate }
+    var stream: Int? { job.stream }
+    var fadeInSeconds: Double { job.fadeInSeconds }
+    var fadeOutSeconds: Double { job.fadeOutSeconds }
+    var fadeCurve: FadeCurve { job.fadeCurve }
+    static var limiterMargin: Double { LoudnessNormalizeJob.limiterMargin }
+    static var roundingAllowanceDB: Double { LoudnessNormalizeJob.roundingAllowanceDB }
+    static var maxPasses: Int { LoudnessNormalizeJob.maxPasses }
+    static var maxCompensationDB: Double { LoudnessNormalizeJob.maxCompensationDB }
 }

@@ -98,4 +98,17 @@ import Testing
         #expect(!ChannelLayout.resolve(speakerNames: nil, channelCount: 2).guessed)
         #expect(!ChannelLayout.resolve(speakerNames: nil, channelCount: 1).guessed)
     }
+    @Test func choosesTheOptionsLayoutOnlyWhenItFits() throws {
+        let stereo = try ChannelLayout.parse("L,R")
+        let given = try ChannelLayout.choose(override: stereo, speakerNames: ["FL", "FR", "FC"], channelCount: 2)
+        #expect(given.layout == stereo && given.note == nil && given.source == .option)
+        #expect(throws: LayoutCountMismatch(channels: 6, named: 2)) {
+            try ChannelLayout.choose(override: stereo, speakerNames: nil, channelCount: 6)
+        }
+        let guessed = try ChannelLayout.choose(override: nil, speakerNames: nil, channelCount: 6)
+        #expect(guessed.layout == ChannelLayout.standard(channelCount: 6) && guessed.note == guessed.layout.guessNote)
+        #expect(guessed.source == .channelCount && guessed.source.rawValue == "channel-count")
+        let file = try ChannelLayout.choose(override: nil, speakerNames: ["FL", "FR", "FC"], channelCount: 3)
+        #expect(file.source == .file && file.note == nil && file.layout.channelCount == 3)
+    }
 }

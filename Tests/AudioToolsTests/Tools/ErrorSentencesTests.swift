@@ -66,4 +66,9 @@ import Testing
         #expect(NormalizePipeline.Failure.unknownLength.toolError(path: "a.wav").code == .malformed)
         #expect(GainTagError.noPlaceForTags(container: "w64").toolError(path: "a.w64").code == .unsupportedCodec)
     }
+    @Test func aLayoutOfAnotherChannelCountIsMalformed() {
+        let e = LayoutCountMismatch(channels: 6, named: 2).toolError(path: "d/bed.wav")
+        #expect(e.code == .malformed && e.message == "“bed.wav” has 6 channels but --layout names 2.")
+        #expect(e.suggestion == "Give a --layout with 6 channels, or leave it out to use the file's own.")
+    }
 }

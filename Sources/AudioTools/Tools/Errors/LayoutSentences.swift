@@ -12,3 +12,11 @@ extension LayoutError: ToolErrorConvertible, CustomStringConvertible {
     /// The sentence and suggestion, as `--layout`'s usage error quotes them.
     public var description: String { toolError(path: "").description }
 }
+
+/// What a person reads when `--layout` names another number of channels than the file has.
+extension LayoutCountMismatch: ToolErrorConvertible {
+    public func toolError(path: String) -> ToolError {
+        ToolError(.malformed, "\(ToolError.quoted(path)) has \(channels) channels but --layout names \(named).",
+                  suggestion: "Give a --layout with \(channels) channels, or leave it out to use the file's own.")
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+
+/// lufs-measure's work on one file: the cache's measurement, or the file decoded once and
+/// measured (each audio stream, or the `--stream` one), drawn into the report, handed to its
+/// album, stored in the cache, and written as the record's `loudness`.
+struct LoudnessMeasureJob {
+    let gate: LoudnessGate?
+    /// The gate's settings as `loudness.gate` shows them (null without a gate).
+    let gateLabel: JSON
+    let layoutOverride: ChannelLayout?
+    let dualMono: Bool
+    let decodeOnly: Bool
+    let timeline: Bool
+    let report: LoudnessReportWriter?
+    /// The album stage (with --album).
+    let albums: AlbumStage?
+    /// `--stream N`: the one audio stream to measure.
+    let stream: Int?
+    let cores: CoreBudget
+    let loudnessCache: LoudnessCache?
+
+    func measure(_ record: Record) throws -> Record {
+        guard let path = record.path else { return record }
+        // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil
+            ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
+        // The cache keeps measurements, not series: --timeline and --report measure afresh.
+        if let hit = cached.entry, !timeline, report == nil {
+            var out = record
+            out["loudness"] = hit.loudness(gate: gate.map { g in { LoudnessRecord.gateJSON(g, label: self.gateLabel, $0) } })
+            return out
+        }
+        let opened = try Decoder.open(path)
+        let source = opened.source
+        let fmt = source.format
+        if decodeOnly {
+            let frames = try Decoder.forEachBlock(source) { _ in }
+            var r = record
+            r["loudness"] = .object(["frames": .int(frames), "sample_rate": .int(fmt.sampleRate), "decode_only": .bool(true)])
+            return r
+        }
+        let chosen = try ChannelLayout.choose(override: layoutOverride, speakerNames: opened.speakerNames, channelCount: fmt.channelCount)
+        var out = record
+        var firstMeasurement: LoudnessMeasurement?
+        var firstBlocks: LoudnessBlocks?
+        var loudness = try measureStreams(path: path, opened: opened, firstLayout: chosen.layout,
+                                          firstNote: chosen.note, firstSource: chosen.source.rawValue,
+                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
+        // The series ride in the JSON from the stream measurement; the report draws them, and
+        // they stay in the record only with --timeline (never in the cache).
+        var plain = loudness
+        if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
+        if let m = firstMeasurement {
+            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate), for: path)
+        }
+        if !timeline { loudness = plain }
+        out["loudness"] = loudness
+        // --album: the file's one stream goes into its album (a file of several streams is not counted).
+        if let m = firstMeasurement, let b = firstBlocks, loudness["streams"] == nil {
+            albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
+        }
+        // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
+        if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
+            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
+        }
+        return out
+    }
+
+    /// One stream's `loudness` object: `source` measured under `layout` (or dual mono).
+    /// `keep` is handed the measurement itself (the cache keeps it, to evaluate gates on a hit).
+    func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
+                 note layoutNote: String?, layoutSource: String,
+                 keep: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
+        let dual = dualMono && source.format.channelCount == 1
+        let weighted = dual ? ChannelLayout.dualMono : layout
+        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
+        // A core no other file is using when the file starts: decoding (with the true peak of some
+        // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
+        if cores.hasSpareCore {
+            let n = source.format.channelCount
+            let k = LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: source.decodesCheaply)
+            try ReadAhead.forEachBlock(source, afterRead: { meter.addPeaks($0, channels: 0..<k, timeline: true) }) {
+                meter.addPeaks($0, channels: k..<n, timeline: false)
+                meter.addLoudness($0)
+            }
+        } else {
+            try Decoder.forEachBlock(source) { meter.add($0) }
+        }
+        var m = meter.finish()
+        if let n = layoutNote, !dual { m.notes.append(n) }
+        var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
+                                           gate: gate.map { ($0, gateLabel) })
+        if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
+        if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
+        keep?(m, meter.blocks)
+        return loudness
+    }
+
+    /// The `loudness` of a file: its only stream, the `--stream` one, or its first audio stream
+    /// with every audio stream under `streams` when it has more than one.
+    func measureStreams(path: String, opened: Decoder.Opened, firstLayout: ChannelLayout,
+                        firstNote: String?, firstSource: String,
+                        keepFirst: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
+        func first(_ source: AudioSource) throws -> JSON {
+            try measure(source, layout: firstLayout, identity: opened.identity, note: firstNote, layoutSource: firstSource,
+                        keep: keepFirst)
+        }
+        guard let streams = try MediaAudioStreams.list(path, opened: opened, needed: stream != nil) else {
+            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
+            return try first(opened.source)
+        }
+        func one(_ k: Int, _ source: AudioSource) throws -> [String: JSON] {
+            var o: [String: JSON]
+            if k == 0 {
+                o = try first(source).objectValue ?? [:]
+            } else if let l = layoutOverride, l.roles.count == source.format.channelCount {
+                o = try measure(source, layout: l, identity: opened.identity, note: nil, layoutSource: "option").objectValue ?? [:]
+            } else {
+                // Weighted by the positions ffmpeg decoded for this stream, as the first one is.
+                let names = (source as? FFmpegSource)?.channelMask.flatMap {
+                    ChannelLayout.speakerNames(waveMask: $0, channelCount: source.format.channelCount)
+                }
+                let r = ChannelLayout.resolve(speakerNames: names, channelCount: source.format.channelCount)
+                o = try measure(source, layout: r.layout, identity: opened.identity, note: r.guessed ? r.layout.guessNote : nil,
+                                layoutSource: r.fromFile ? "file" : "channel-count").objectValue ?? [:]
+            }
+            for (key, v) in MediaAudioStreams.json(streams[k], ordinal: k) { o[key] = v }
+            return o
+        }
+        if let n = stream {
+            try MediaAudioStreams.check(n, count: streams.count, path: path)
+            let source = n == 0 ? opened.source : try FFmpegSource(path: path, audioStream: n)
+            return .object(try one(n, source))
+        }
+        guard streams.count > 1 else { return try first(opened.source) }
+        var all: [[String: JSON]] = [try one(0, opened.source)]
+        for k in 1..<streams.count { all.append(try one(k, try FFmpegSource(path: path, audioStream: k))) }
+        var first = all[0]
+        first["streams"] = .array(all.map { .object($0) })
+        return .object(first)
+    }
+}

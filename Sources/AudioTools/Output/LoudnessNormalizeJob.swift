@@ -1,0 +1,163 @@
+import Foundation
+
+/// lufs-normalize's work on one file: the output checked, the source described and what it would
+/// lose refused, the record's measurement used when it is of this file as it is now (else the file
+/// measured here), the gain planned, the new file written and measured, and `normalized` built.
+struct LoudnessNormalizeJob {
+    let targetLUFS: Double
+    let ceilingDBTP: Double
+    let presetName: String?
+    let peakMode: PeakMode
+    let naming: LufsNormalizeNaming
+    let overwrite: Bool
+    let allowLoss: Bool
+    let formatName: String?
+    let depth: LufsNormalizeFormat.Depth?
+    let sampleRate: Int?
+    let fadeInSeconds: Double
+    let fadeOutSeconds: Double
+    let fadeCurve: FadeCurve
+    let decodeEncodeOnly: Bool
+    let reportWriter: LoudnessReportWriter?
+    /// The tolerance the report's verdict allows around the target (the preset's, else 1 LU).
+    let reportToleranceLU: Double
+    /// One gain per album, from loudness.album.
+    let album: Bool
+    /// `--stream N`: the one audio stream of a media file to normalise.
+    let stream: Int?
+    /// Files in work against --jobs: a core no other file is using decodes ahead and meters true peak.
+    let cores: CoreBudget
+    /// Which input writes which output.
+    let outputs: OutputClaims
+    /// Limiter margin under the ceiling, dB (NormalizePlan's default).
+    static let limiterMargin = 0.15
+    /// Passes over the stream when compensating for the limiter or fades (the written one included).
+    static let maxPasses = 4
+    /// The most gain added back for what the limiter takes, dB: beyond it the limiter would be
+    /// squashing the programme rather than touching peaks.
+    static let maxCompensationDB = 6.0
+    /// Peaks in a record are rounded to 0.01 dB: `--peak reduce` plans from the peak plus this.
+    static let roundingAllowanceDB = 0.01
+
+    /// A media file written back in its own container, or an M4A (the format named last): the
+    /// record, the input's path, the output's path, the opened input. Nil when not a media file.
+    typealias MediaPath = (Record, String, String, Decoder.Opened, String?) throws -> Record?
+    /// The album's loudness and peak from `loudness.album` (record, path), or a refusal.
+    typealias AlbumValues = (Record, String) throws -> (lufs: Double?, truePeak: Double?, samplePeak: Double?, key: String, tracks: Int)
+
+    /// `media` and `albumValues` are the tool's, handed in with each record.
+    func normalize(_ record: Record, media processMedia: MediaPath, albumValues readAlbumValues: AlbumValues) throws -> Record {
+        guard let path = record.path else { return record }
+        let name = ToolError.quoted(path)
+        let outPath = try outputs.outputPath(for: path)
+        if !naming.inPlace, !overwrite, PathBytes.exists(outPath) {
+            throw ToolError(.exists, "\(ToolError.quoted(outPath)) already exists, so \(name) was not normalised into it; nothing was written.",
+                            suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
+        }
+
+        let opened = try Decoder.open(path)
+        if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
+            if depth != nil || sampleRate != nil {
+                throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
+            }
+            return try processMedia(record, path, outPath, opened, f)!
+        }
+        let described: (SndfileDescription, AudioTags)
+        if let d = NormalizeSource.sndfileDescription(opened) {
+            if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
+            described = d
+        } else {
+            // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
+            // container, unless an audio-only --format is asked for.
+            if formatName == nil, !decodeEncodeOnly,
+               let r = try processMedia(record, path, outPath, opened, nil) { return r }
+            described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
+        }
+        let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
+                                      format: formatName, depth: depth, sampleRate: sampleRate)
+        let out = src.format
+        if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
+
+        if peakMode == .ignore, !out.isFloat {
+            throw ToolError(.lossy, "\(name) would be written as \(LufsNormalizeFormat.depthName(out.bitDepth, false)) fixed point, which can't hold the peaks --peak ignore lets through; nothing was written.",
+                            suggestion: "Add --bit-depth float (WAV, AIFF or CAF), or use --peak limit or --peak reduce.")
+        }
+        if !src.losses.isEmpty, !allowLoss {
+            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(src.losses.joined(separator: "; ")). Nothing was written.",
+                            suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate.")
+        }
+
+        // With --album: the album's measurement, refused before any work when the record has none.
+        let albumValues = album ? try readAlbumValues(record, path) : nil
+        // The measurement: the record's, if it is of this file as it is now; else measured here.
+        var notes: [String] = []
+        var passes = 0
+        let loudness = record["loudness"]
+        var layout = RecordedLoudness.layout(loudness: loudness, description: src.description, channelCount: src.input.format.channelCount)
+        if out.channelCount < layout.channelCount {
+            layout = ChannelLayout(roles: Array(layout.roles.prefix(out.channelCount)))
+        }
+        let positionLoss = SndfileSink.positionLoss(layout, formatCode: out.formatCode)
+        if let loss = positionLoss, !allowLoss {
+            throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
+                            suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
+        }
+        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity)
+        if let note = recorded.note { notes.append(note) }
+        let source = try src.measurement(recorded: recorded.measured, loudness: loudness, weights: layout.weights,
+                                         forReport: reportWriter != nil)
+        notes += source.notes
+        passes += source.passes
+        let measured = source.measured
+        let sourceLUFS = albumValues.map { $0.lufs } ?? measured.integrated
+        // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
+        // works per track, from the track's own peak.
+        var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured.truePeak) ?? -200
+        if peakMode == .reduce { sourcePeak += Self.roundingAllowanceDB }
+
+        let gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
+                                         ceilingDBTP: ceilingDBTP, mode: peakMode)
+        let decision = NormalizeDecision(gain: gain, peakMode: peakMode, album: album, fadeInSeconds: fadeInSeconds,
+                                         fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve, sampleRate: out.sampleRate,
+                                         ceilingDBTP: ceilingDBTP, marginDB: Self.limiterMargin,
+                                         ditherBitDepth: NormalizeDecision.ditherBits(bitDepth: out.bitDepth, isFloat: out.isFloat, isLossy: out.isLossy))
+        if let a = albumValues {
+            notes.append("Album gain: \(String(format: "%.2f", gain.gainDB)) dB for every track of “\(a.key)” (\(a.tracks) tracks, \(a.lufs.map { String(format: "%.2f", $0) } ?? "no") LUFS as one programme), so the tracks keep their relative levels; no track gets its own compensation gain.")
+        }
+
+        let writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
+                                          overwrite: overwrite || naming.inPlace, collectsTimeline: reportWriter != nil,
+                                          maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
+        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
+        passes += report.passes
+        let m = meter.finish()
+        let result = NormalizedFileRecord(outPath: outPath, format: out, report: report, written: m, gain: gain, decision: decision,
+                                          targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName, peakMode: peakMode,
+                                          album: album, maxCompensationDB: Self.maxCompensationDB,
+                                          losses: src.losses + (positionLoss.map { [$0] } ?? []), notes: notes, passes: passes,
+                                          measuredHere: source.here, sourceLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak)
+        reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: meter.timeline, source: source.timeline,
+                                 sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak,
+                                 targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
+                                 gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
+                                 maxReductionDB: report.maxReductionDB), for: path)
+        var r = record
+        r["normalized"] = result.json
+        return r
+    }
+
+    /// --decode-encode-only: the same decoder and encoder with nothing between (the bench's floor).
+    func copyThrough(_ record: Record, _ src: NormalizeSource, to outPath: String) throws -> Record {
+        let out = src.format
+        let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
+                                   channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: src.tags)
+        do {
+            let frames = try Decoder.forEachBlock(src.source) { try sink.write($0) }
+            try sink.commit()
+            var r = record
+            r["normalized"] = .object(["output": .string(outPath), "decode_encode_only": .bool(true),
+                                       "frames": .int(frames), "format": out.json])
+            return r
+        } catch { sink.abandon(); throw error }
+    }
+}
