@@ -144,24 +144,3 @@ public final class LufsNormalize: RecordTool {
         try job.outputs.claim(for: path)
     }
 }
-
-/// The settings the media path (LufsNormalizeMedia) reads, from the job that holds them.
-extension LufsNormalize {
-    public var targetLUFS: Double { job.targetLUFS }
-    public var ceilingDBTP: Double { job.ceilingDBTP }
-    public var presetName: String? { job.presetName }
-    public var peakMode: PeakMode { job.peakMode }
-    public var naming: LufsNormalizeNaming { job.naming }
-    var overwrite: Bool { job.overwrite }
-    var allowLoss: Bool { job.allowLoss }
-    var depth: LufsNormalizeFormat.Depth? { job.depth }
-    var sampleRate: Int? { job.sampleRate }
-    var stream: Int? { job.stream }
-    var fadeInSeconds: Double { job.fadeInSeconds }
-    var fadeOutSeconds: Double { job.fadeOutSeconds }
-    var fadeCurve: FadeCurve { job.fadeCurve }
-    static var limiterMargin: Double { LoudnessNormalizeJob.limiterMargin }
-    static var roundingAllowanceDB: Double { LoudnessNormalizeJob.roundingAllowanceDB }
-    static var maxPasses: Int { LoudnessNormalizeJob.maxPasses }
-    static var maxCompensationDB: Double { LoudnessNormalizeJob.maxCompensationDB }
-}
