@@ -15,25 +15,24 @@ public final class LoudnessReportWriter {
     private var rows: [LoudnessReportIndex.Row] = []
     private var usedNames: Set<String> = ["index.html"]
     private var failed = false
+    private let warn: @Sendable (String) -> Void
 
     /// Creates the folder (and its parents) when missing; refuses a path that is not a folder.
-    public init(directory: String, title: String, gate: String?) throws {
+    /// `warn` hears, once, that a picture or the index could not be written.
+    public init(directory: String, title: String, gate: String?, warn: @escaping @Sendable (String) -> Void) throws(ReportFolderError) {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
-            guard isDir.boolValue else {
-                throw UsageError("--report: \(ToolError.quoted(directory)) exists and is not a folder; give a folder for the report (it is created when missing).")
-            }
+            guard isDir.boolValue else { throw .notAFolder(directory) }
         } else {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw UsageError("--report: the folder \(ToolError.quoted(directory)) can't be created (\(error.localizedDescription)); check the parent folder is writable.")
+                throw .cantCreate(directory, reason: error.localizedDescription)
             }
         }
-        guard access(directory, W_OK) == 0 else {
-            throw UsageError("--report: the folder \(ToolError.quoted(directory)) is not writable; choose another folder.")
-        }
+        guard access(directory, W_OK) == 0 else { throw .notWritable(directory) }
         self.directory = directory
         self.title = title
         self.gate = gate
+        self.warn = warn
     }
 
     /// Draws the picture of the input at `path` (called from `process`, on any thread).
@@ -81,7 +80,7 @@ public final class LoudnessReportWriter {
     }
 
     private func warnOnce(_ message: String) {
-        if !failed { Diagnostics.warn(message) }
+        if !failed { warn(message) }
         failed = true
     }
 
@@ -152,4 +151,11 @@ extension LoudnessTimeline {
             "range_high_lufs": .optional(rangeHighLUFS, decimals: 2),
         ])
     }
+}
+
+/// Why a report folder can't be used: it is a file, can't be created, or can't be written.
+public enum ReportFolderError: Error, Equatable {
+    case notAFolder(String)
+    case cantCreate(String, reason: String)
+    case notWritable(String)
 }

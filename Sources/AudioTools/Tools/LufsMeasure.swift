@@ -78,7 +78,7 @@ public final class LufsMeasure: RecordTool {
         let timeline = o.flag("timeline")
         try o.checkRules("decode-only")
         let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
-        let report = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-measure", gate: gateWords) }
+        let report = try o.string("report").map { try LoudnessReportWriter.forOption($0, title: "lufs-measure", gate: gateWords) }
         let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
         try o.checkRules("album-by", "album")
         let albums = o.flag("album") ? AlbumStage(keyOf: { r in

@@ -110,7 +110,7 @@ public final class LufsNormalize: RecordTool {
         try o.checkRules("decode-encode-only")
         let reportToleranceLU = preset?.toleranceLU ?? 1
         let reportGate = LoudnessReportWriter.describe(LoudnessGate(targetLUFS: target, toleranceLU: reportToleranceLU, maxTruePeakDBTP: ceilingDBTP), preset: preset?.name)
-        let reportWriter = try o.string("report").map { try LoudnessReportWriter(directory: $0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
+        let reportWriter = try o.string("report").map { try LoudnessReportWriter.forOption($0, title: "lufs-normalize (outputs over their sources)", gate: reportGate) }
         let stream = try o.int("stream")
         let cores = CoreBudget(jobs: try o.jobs())
         let ext = formatName.map { LufsNormalizeFormat.formats[$0]?.ext ?? "m4a" }

@@ -327,12 +327,25 @@ final class SVGProbe: NSObject, XMLParserDelegate {
     @Test func pictureNamesAreSafeAndUniqueInInputOrder() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("report-names-\(getpid())").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let w = try LoudnessReportWriter(directory: dir, title: "t", gate: nil)
+        let w = try LoudnessReportWriter(directory: dir, title: "t", gate: nil, warn: { _ in })
         #expect(w.pictureName(for: "a/take 1.wav") == "take_1.wav.svg")
         #expect(w.pictureName(for: "b/take 1.wav") == "take_1.wav-2.svg")
         #expect(w.pictureName(for: "B/TAKE 1.WAV") == "TAKE_1.WAV-3.svg", "unique without regard to case")
         #expect(w.pictureName(for: ".hidden") == "_hidden.svg")
         #expect(w.pictureName(for: "index.html") == "index.html.svg")
+    }
+
+    @Test func aFileIsNotAReportFolder() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("report-file-\(getpid())").path
+        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        #expect(throws: ReportFolderError.notAFolder(file)) {
+            _ = try LoudnessReportWriter(directory: file, title: "t", gate: nil, warn: { _ in })
+        }
+        #expect(throws: ReportFolderError.cantCreate(file + "/sub", reason: "")) {
+            do { _ = try LoudnessReportWriter(directory: file + "/sub", title: "t", gate: nil, warn: { _ in }) }
+            catch ReportFolderError.cantCreate(let d, _) { throw ReportFolderError.cantCreate(d, reason: "") }
+        }
     }
 
     @Test func timesReadAsMinutesAndSeconds() {
