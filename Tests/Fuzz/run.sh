@@ -10,10 +10,8 @@ shift || true
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(BoxParserFuzz ID3Fuzz ProbeFuzz); fi
 
-# The parsers compile without the C modules: list exactly what they need.
+# The parsers compile without the C modules and without the records: list exactly what they need.
 SOURCES=(
-  Sources/AudioTools/Records/ToolError.swift
-  Sources/AudioTools/Records/JSON.swift
   Sources/AudioTools/IO/ByteSource.swift
   Sources/AudioTools/IO/FileIdentity.swift
   Sources/AudioTools/IO/FileAccessError.swift
