@@ -24,8 +24,6 @@ extension ToolMain {
             do {
                 try tool.prepare(record)
                 return record
-            } catch let e as ToolError {
-                return record.failing(e, tool: info.name)
             } catch let e as ToolErrorConvertible {
                 return record.failing(e.toolError(path: record.path ?? ""), tool: info.name)
             } catch {
@@ -40,8 +38,6 @@ extension ToolMain {
                 var out = try tool.process(record)
                 if !out.hasError { out["schema"] = .int(Record.schemaVersion) }
                 return out
-            } catch let e as ToolError {
-                return record.failing(e, tool: info.name)
             } catch let e as ToolErrorConvertible {
                 return record.failing(e.toolError(path: record.path ?? ""), tool: info.name)
             } catch {

@@ -19,8 +19,6 @@ public enum AudioProbeInspector {
         do {
             try run(path: path, deep: deep, into: &facts)
             return Report(probe: facts.json, refusal: nil)
-        } catch let e as ToolError {
-            return Report(probe: facts.known ? facts.json : nil, refusal: e)
         } catch let e as ToolErrorConvertible {
             return Report(probe: facts.known ? facts.json : nil, refusal: e.toolError(path: path))
         } catch {

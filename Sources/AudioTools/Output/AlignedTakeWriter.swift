@@ -117,9 +117,7 @@ struct AlignedTakeWriter {
     /// Turns the sink's `exists` refusal (a record error, or a typed one that says it) into which
     /// output it was (the option that names it is the tool's to say).
     func explainExists<T>(_ path: String, mix: Bool, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch let e as ToolError where e.code == .exists {
-            throw AlignedOutputError.exists(path: path, mix: mix)
-        } catch let e as ToolErrorConvertible where e.toolError(path: path).code == .exists {
+        do { return try body() } catch let e as ToolErrorConvertible where e.toolError(path: path).code == .exists {
             throw AlignedOutputError.exists(path: path, mix: mix)
         }
     }

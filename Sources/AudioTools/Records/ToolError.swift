@@ -56,3 +56,8 @@ public protocol ToolErrorConvertible: Error {
     /// The record's error for this failure of the file at `path`.
     func toolError(path: String) -> ToolError
 }
+
+/// A refusal already worded is its own sentence, so one `catch` takes both kinds.
+extension ToolError: ToolErrorConvertible {
+    public func toolError(path: String) -> ToolError { self }
+}

@@ -96,8 +96,6 @@ public final class VoAlign: RecordTool {
                 let r = try VoAlignAudioFile(path)
                 guard r.frames > 0 else { throw UsageError("--reference \(ToolError.quoted(path)) holds no audio frames.") }
                 reference = r
-            } catch let e as ToolError {
-                throw UsageError("--reference: \(e.message) \(e.suggestion)")
             } catch let e as ToolErrorConvertible {
                 let t = e.toolError(path: path)
                 throw UsageError("--reference: \(t.message) \(t.suggestion)")
