@@ -39,14 +39,19 @@ struct LoudnessNormalizeJob {
     /// Peaks in a record are rounded to 0.01 dB: `--peak reduce` plans from the peak plus this.
     static let roundingAllowanceDB = 0.01
 
-    /// A media file written back in its own container, or an M4A (the format named last): the
-    /// record, the input's path, the output's path, the opened input. Nil when not a media file.
-    typealias MediaPath = (Record, String, String, Decoder.Opened, String?) throws -> Record?
-    /// The album's loudness and peak from `loudness.album` (record, path), or a refusal.
-    typealias AlbumValues = (Record, String) throws -> (lufs: Double?, truePeak: Double?, samplePeak: Double?, key: String, tracks: Int)
+    /// A media file (MP4, MOV, Matroska) written back in its own container by MediaFileNormalizer,
+    /// or as an audio-only M4A (`m4a`: "m4a" or "alac"). Nil when it is not one MediaMuxer writes back.
+    func processMedia(_ record: Record, _ path: String, _ outPath: String, _ opened: Decoder.Opened, _ m4a: String?) throws -> Record? {
+        let settings = MediaNormalization.Settings(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, peakMode: peakMode,
+                                                   fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve,
+                                                   limiterMarginDB: Self.limiterMargin, roundingAllowanceDB: Self.roundingAllowanceDB,
+                                                   maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
+        let media = MediaFileNormalizer(settings: settings, stream: stream, convertsFormat: depth != nil || sampleRate != nil,
+                                        allowLoss: allowLoss, overwrite: overwrite || naming.inPlace, presetName: presetName)
+        return try media.process(record, path: path, outPath: outPath, opened: opened, m4a: m4a)
+    }
 
-    /// `media` and `albumValues` are the tool's, handed in with each record.
-    func normalize(_ record: Record, media processMedia: MediaPath, albumValues readAlbumValues: AlbumValues) throws -> Record {
+    func normalize(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let name = ToolError.quoted(path)
         let outPath = try outputs.outputPath(for: path)
@@ -88,7 +93,7 @@ struct LoudnessNormalizeJob {
         }
 
         // With --album: the album's measurement, refused before any work when the record has none.
-        let albumValues = album ? try readAlbumValues(record, path) : nil
+        let albumValues = album ? try GainTagging.albumValues(record, path: path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
         var passes = 0

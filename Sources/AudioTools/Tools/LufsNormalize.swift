@@ -31,7 +31,11 @@ public final class LufsNormalize: RecordTool {
             .number("fade-velocity", "V", in: 0...50, help: "Steepness v of the exponential curve (0 is linear; default 5 with --fade-curve exponential)."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): each output's loudness and true peak over time drawn over its source's, before and after, and index.html. Costs one extra pass over a source whose measurement came in the record."),
             .flag("album", help: "One gain for each album, from loudness.album (lufs-measure --album): tracks keep their relative levels; the limiter touches only the peaks of tracks that need it, with no per-track compensation."),
-            .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given."),
+            .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given.",
+                  rules: [.conflicts("out-dir", "output-template", "relative-to", "in-place", "overwrite", "format", "bit-depth",
+                                     "sample-rate", "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity",
+                                     "peak", "true-peak", "decode-encode-only",
+                                     message: "--write-tags changes only the gain tags of the inputs and writes no audio, so it can't be combined with --{other}.")]),
             .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get.",
                   rules: [.needs("write-tags", message: "--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).")]),
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
@@ -51,7 +55,7 @@ public final class LufsNormalize: RecordTool {
     /// Each file's normalisation, with the settings the options give.
     let job: LoudnessNormalizeJob
     /// With --write-tags: the tag writer that handles every record instead.
-    let tagger: LufsNormalizeTags?
+    let tagger: GainTagging?
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
@@ -69,7 +73,8 @@ public final class LufsNormalize: RecordTool {
         let outDir = o.string("out-dir")
         let template = o.string("output-template")
         try o.checkRules("in-place", about: "out-dir")
-        tagger = writeTags ? try LufsNormalizeTags(options: o, referenceLUFS: target, album: album) : nil
+        try o.checkRules("write-tags")
+        tagger = writeTags ? GainTagging(referenceLUFS: target, album: album, dryRun: o.flag("dry-run")) : nil
         if !writeTags, !inPlace, outDir == nil, template == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
         }
@@ -131,7 +136,7 @@ public final class LufsNormalize: RecordTool {
 
     public func process(_ record: Record) throws -> Record {
         if let tagger { return try tagger.process(record) }
-        return try job.cores.working { try job.normalize(record, media: processMedia, albumValues: LufsNormalizeTags.albumValues) }
+        return try job.cores.working { try job.normalize(record) }
     }
 
     public func emitted(_ record: Record) { job.reportWriter?.emitted(record) }
