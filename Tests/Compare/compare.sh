@@ -120,6 +120,12 @@ for side in old new; do
   run $side "usage-16" lufs-measure --preset nope media
   run $side "usage-17" lufs-normalize --dry-run --target -16 media
   run $side "usage-18" lufs-measure -j 0 media
+  # paths that aren't usable files, read from standard input: missing, a folder, a FIFO, a dangling link
+  mkdir -p "$WORK/$side/edge/dir"; mkfifo "$WORK/$side/edge/fifo"; ln -s nowhere "$WORK/$side/edge/dangling"
+  for t in audio-probe library-filter lufs-measure "lufs-normalize --target -16 --out-dir edge-out" "vo-align --latency-ms 5 --out-dir edge-vo"; do
+    pipe $side "edge-${t%% *}" "printf '%s\\n' edge/missing.wav edge/dir edge/fifo edge/dangling | timeout 20 $t"
+  done
+  pipe $side "edge-write-tags" "lufs-normalize --write-tags --overwrite media/mono.wav"
   # what the runs wrote: every file but the caches (SQLite pages carry times of writing)
   ( cd "$WORK/$side" && find . -type f ! -name '*.sqlite*' -newer "$M/vo/backing.wav" -print0 | sort -z | xargs -0 md5sum ) \
     > "$WORK/out-$side/written-files.out"
