@@ -10,6 +10,8 @@ import json, os, resource, shutil, subprocess, sys, time
 BIN = os.environ.get("BIN", ".build/release")
 DIR = os.environ.get("BENCH_DIR", ".build/bench")
 SECTIONS = sys.argv[1:] or ["measure", "probe", "normalize", "video", "align", "align_auto", "walk", "cache", "report", "albums"]
+# Sections in Tests/Bench/sections/*.py (one file a feature) run after these, in name order.
+EXTRA_SECTIONS = []
 os.makedirs(DIR, exist_ok=True)
 
 
@@ -796,7 +798,20 @@ def albums():
     shutil.rmtree(work, ignore_errors=True)
 
 
+def load_section_files():
+    """Runs each Tests/Bench/sections/*.py in this module's namespace, so a section file uses the
+    helpers above; a file names its sections with `EXTRA_SECTIONS.append("name")`."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sections")
+    for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        if name.endswith(".py"):
+            path = os.path.join(folder, name)
+            exec(compile(open(path).read(), path, "exec"), globals())
+
+
 if __name__ == "__main__":
+    load_section_files()
+    if not sys.argv[1:]:
+        SECTIONS = SECTIONS + EXTRA_SECTIONS
     for s in SECTIONS:
         fn = globals().get(s)
         if fn:
