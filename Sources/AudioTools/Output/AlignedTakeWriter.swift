@@ -36,17 +36,15 @@ struct AlignedTakeWriter {
 
     /// Writes what --out-dir and --mix ask for.
     func write(take: VoAlignAudioFile, placement p: VoAlignPlacement) throws -> Written {
-        let rate = take.rate, path = take.original
+        let rate = take.rate
         let drift = p.measured?.driftPPM
         let segmented = Self.segmented(p, take: take)
         let corrects = correctDrift && drift != nil && segmented == nil
         var result = Written(driftCorrected: corrects)
         let ratio = corrects ? 1 - drift! * 1e-6 : 1
-        if let dir = outDir {
-            var name = path.split(separator: "/").last.map(String.init) ?? path
-            if take.decodedByFFmpeg { name = Self.stem(name) + ".wav" }
-            let out = (dir.hasSuffix("/") ? dir : dir + "/") + name
-            if Self.sameFile(out, path) { throw AlignedOutputError.overItself(take: path) }
+        // Every output is checked before any is written: a refused mix leaves no aligned take behind.
+        let (takeOut, mixOut) = try plannedOutputs(take: take)
+        if let out = takeOut {
             if let seg = segmented {
                 try writeSegmented(take: take, to: out, placement: seg)
                 result.joints = seg.joints.indices.map { (seg.joints[$0], seg.change(at: $0)) }
@@ -56,9 +54,7 @@ struct AlignedTakeWriter {
             }
             result.output = out
         }
-        guard let template = mixTemplate, let ref = reference else { return result }
-        let out = template.replacingOccurrences(of: "{stem}", with: Self.stem(path.split(separator: "/").last.map(String.init) ?? path))
-        if Self.sameFile(out, path) || Self.sameFile(out, ref.original) { throw AlignedOutputError.mixOverInput(mix: out) }
+        guard let out = mixOut, let ref = reference else { return result }
         let peak: Float
         if let seg = segmented {
             // The mix places the re-timed take: the written one, or a temporary rendering of it.
@@ -79,6 +75,30 @@ struct AlignedTakeWriter {
         result.mix = out
         result.mixPeak = peak
         return result
+    }
+
+    /// The aligned take's and the mix's paths, each checked (not over an input, not an existing
+    /// file unless --overwrite) before anything is written.
+    func plannedOutputs(take: VoAlignAudioFile) throws -> (take: String?, mix: String?) {
+        let path = take.original
+        var takeOut: String?, mixOut: String?
+        if let dir = outDir {
+            var name = path.split(separator: "/").last.map(String.init) ?? path
+            if take.decodedByFFmpeg { name = Self.stem(name) + ".wav" }
+            let out = (dir.hasSuffix("/") ? dir : dir + "/") + name
+            if Self.sameFile(out, path) { throw AlignedOutputError.overItself(take: path) }
+            takeOut = out
+        }
+        if let template = mixTemplate, let ref = reference {
+            let out = template.replacingOccurrences(of: "{stem}", with: Self.stem(path.split(separator: "/").last.map(String.init) ?? path))
+            if Self.sameFile(out, path) || Self.sameFile(out, ref.original) { throw AlignedOutputError.mixOverInput(mix: out) }
+            mixOut = out
+        }
+        if !overwrite {
+            if let out = takeOut, PathBytes.exists(out) { throw AlignedOutputError.exists(path: out, mix: false) }
+            if let out = mixOut, PathBytes.exists(out) { throw AlignedOutputError.exists(path: out, mix: true) }
+        }
+        return (takeOut, mixOut)
     }
 
     /// Whether two paths name the same file.
