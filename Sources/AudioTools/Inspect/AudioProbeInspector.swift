@@ -103,6 +103,8 @@ public enum AudioProbeInspector {
             f.sampleRate = a.sampleRate.flatMap { $0 >= 1 && $0 < 10_000_000 ? Int($0.rounded()) : nil }
             f.channels = a.channels.flatMap { $0 > 0 && $0 <= 255 ? $0 : nil }
             f.bitDepth = a.bitsPerSample.flatMap { $0 > 0 && $0 <= 64 ? $0 : nil }
+            // Lossy audio has no bit depth: the 16 an MP4 or ASF header states is nominal.
+            if let codec = c.codec, !Self.isLossless(codec) { f.bitDepth = nil }
             f.headerSeconds = a.duration.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
             f.bitRate = a.bitRate.flatMap { $0 > 0 && $0 < 100_000_000 ? $0 : nil }
         }
@@ -114,7 +116,7 @@ public enum AudioProbeInspector {
         if let ch = f.channels { f.layout = layoutName(ChannelLayout.standard(channelCount: ch)) }
         if let refusal = ProbeVerdicts.refusal(for: c, path: path) { throw refusal }
         f.decoder = try Decoder.requireDecoder(path, facts: c).rawValue
-        let lossless = ["alac", "flac"].contains(c.codec ?? "") || (c.codec ?? "").hasPrefix("pcm")
+        let lossless = Self.isLossless(c.codec ?? "")
         if f.decoder == "ffmpeg", !deep, c.hasAudio == true, !lossless {
             // An external decoder costs a process start per file, most of a probe's time. For lossy
             // audio at import the container's structure is what is checked (the box parser refuses a
@@ -145,7 +147,7 @@ public enum AudioProbeInspector {
             }
         } else {
             f.layout = layoutName(ChannelLayout.resolve(speakerNames: opened.speakerNames, channelCount: format.channelCount).layout)
-            if let codec = f.codec, !["alac", "flac"].contains(codec), !codec.hasPrefix("pcm") { f.bitDepth = nil }
+            if let codec = f.codec, !Self.isLossless(codec) { f.bitDepth = nil }
         }
         if let n = format.frameCount { f.frames = n }
         // libsndfile's Vorbis (and Opus) seek restarts decoding without the previous block's
@@ -157,6 +159,11 @@ public enum AudioProbeInspector {
         f.contentID = id
         f.checked = deep ? "every frame" : "first and last second"
         try checkUnchanged(path, identity)
+    }
+
+    /// Codecs whose samples are the file's own (PCM, FLAC, ALAC): the ones with a bit depth.
+    static func isLossless(_ codec: String) -> Bool {
+        ["alac", "flac", "float"].contains(codec) || codec.hasPrefix("pcm")
     }
 
     /// A file that changed while it was read can't be trusted: the facts may mix two states.
