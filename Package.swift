@@ -16,8 +16,8 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
-        .systemLibrary(name: "CKissFFT", pkgConfig: "kissfft-float",
-                       providers: [.apt(["libkissfft-dev"])]),
+        // No pkgConfig: its cflags are -D flags SwiftPM refuses with a warning; the shim defines them.
+        .systemLibrary(name: "CKissFFT", providers: [.apt(["libkissfft-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
         // A small C++ target over TagLib (Debian libtag1-dev) with a C interface: tags in, tags out.

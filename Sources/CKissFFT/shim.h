@@ -1,2 +1,5 @@
+// KissFFT's float build, configured here rather than by pkg-config's cflags (-D flags there make
+// SwiftPM warn on every build): the scalar type and the shared-library declarations it was built with.
+#define KISS_FFT_SHARED
 #define kiss_fft_scalar float
-#include <kiss_fftr.h>
+#include <kissfft/kiss_fftr.h>
