@@ -19,6 +19,9 @@ MANDIR      = $(PREFIX)/share/man
 BASHCOMPDIR = $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR  = $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
+# The doc pages the man pages cite (cache.md, albums-and-replaygain.md, ...), with README.md.
+DOCDIR      = $(PREFIX)/share/doc/audio-tools
+DOCS       := README.md $(wildcard docs/*.md) docs/lufs-measure-report.svg
 
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
@@ -30,6 +33,8 @@ TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db cc:gcc
 TEST_DEPS  += parallel:parallel
 # Chromium: the report tests render the pages in a headless browser.
 TEST_DEPS  += chromium:chromium
+# jq: the docs' examples use it, and the test suite runs every example (DocExamplesE2ETests).
+TEST_DEPS  += jq:jq
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
 # pkg-config module => Debian package, for the references the tests compile against (libebur128
 # checks album loudness).
@@ -37,7 +42,7 @@ TEST_LIB_DEPS := libebur128:libebur128-dev
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: all deps test-deps bench-deps build test bench demo docs-report install install-files uninstall deb deb-tree fuzz clean help
+.PHONY: all deps test-deps bench-deps build test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz clean help
 
 all: build
 
@@ -46,7 +51,7 @@ help:
 	@echo "make test      install what is missing, build, run the whole test suite"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
 	@echo "make docs-report  redraw the report picture in docs/ from the sample clips"
-	@echo "make install   PREFIX=/usr/local: the five tools, their man pages and bash/zsh/fish completions"
+	@echo "make install   PREFIX=/usr/local: the five tools, their man pages, bash/zsh/fish completions and docs"
 	@echo "make uninstall PREFIX=/usr/local: remove all of it again"
 	@echo "make deb       a Debian package in build/ (static Swift runtime): sudo apt install ./build/audio-tools_*.deb"
 	@echo "make fuzz      run the parser fuzzers for a while (FUZZ_SECONDS=60)"
@@ -94,16 +99,20 @@ build: deps
 
 # The main job, on the sample clips: find what is usable, measure it, normalise it to the podcast
 # target into build/demo, and check the written files against the same gate. Records flow as JSON
-# lines between the tools; summaries go to stderr.
+# lines between the tools into $(DEMO_OUT)/records.jsonl (what the README's jq example reads);
+# summaries go to stderr, ending with lufs-measure's table of the written files.
 DEMO_OUT ?= build/demo
-demo: build
-	@echo "== audio-probe | library-filter | lufs-measure | lufs-normalize  (Fixtures/clips -> $(DEMO_OUT))"
+demo: build demo-files
+
+# The same, from tools already built in BIN (no build step).
+demo-files:
+	@echo "== library-filter | lufs-measure | lufs-normalize  (Fixtures/clips -> $(DEMO_OUT))"
 	@mkdir -p $(DEMO_OUT)
-	@$(BIN)/audio-probe Fixtures/clips \
-	  | $(BIN)/library-filter \
+	@$(BIN)/library-filter Fixtures/clips \
 	  | $(BIN)/lufs-measure \
 	  | $(BIN)/lufs-normalize --preset podcast --format flac --overwrite --out-dir $(DEMO_OUT)/audio \
-	  | tee $(DEMO_OUT)/records.jsonl
+	  > $(DEMO_OUT)/records.jsonl
+	@echo "   records: $(DEMO_OUT)/records.jsonl"
 	@echo
 	@echo "== lufs-measure --preset podcast $(DEMO_OUT)/audio  (the written files, gated)"
 	@$(BIN)/lufs-measure --preset podcast --summary $(DEMO_OUT)/audio > $(DEMO_OUT)/check.jsonl
@@ -117,9 +126,10 @@ docs-report: build
 	  test $$? -le 1 && test -f $(DOCS_REPORT)/voiceover.wav.svg
 	cp $(DOCS_REPORT)/voiceover.wav.svg docs/lufs-measure-report.svg
 
+# Swift Testing only: the suite has no XCTest cases, whose empty run would print "Executed 0 tests".
 test: test-deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-xctest
 
 bench: bench-deps build
 	BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) python3 Tests/Bench/bench.py $(SECTIONS)
@@ -133,10 +143,11 @@ install-files:
 
 # Installs the one program that is all five tools (audio-tools, from BIN) with a link named after
 # each tool, and writes what the tools generate from their own option tables: one man page each,
-# audio-tools-records(7) from docs/records.md, and the completion scripts.
+# audio-tools-records(7) from docs/records.md, and the completion scripts; the doc pages go to DOCDIR.
 define install_tree
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
-	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DOCDIR)
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m 755 $(BIN)/$(MULTICALL) $(DESTDIR)$(BINDIR)/$(MULTICALL)
 	set -e; for t in $(TOOLS); do \
 	  ln -sfn $(MULTICALL) $(DESTDIR)$(BINDIR)/$$t; \
@@ -156,6 +167,8 @@ uninstall:
 	    $(DESTDIR)$(ZSHCOMPDIR)/_$$t $(DESTDIR)$(FISHCOMPDIR)/$$t.fish; \
 	done
 	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7 $(DESTDIR)$(BINDIR)/$(MULTICALL) $(DESTDIR)$(MANDIR)/man1/$(MULTICALL).1
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 
 # The Debian package: the five tools with the Swift runtime linked in (no toolchain needed on
 # the target), linked against the system libraries of LIB_DEPS, with man pages and completions.

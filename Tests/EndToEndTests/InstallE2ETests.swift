@@ -48,7 +48,14 @@ import Testing
             files += ["bin/\(t)", "\(man)/man1/\(t).1\(manSuffix)", "share/bash-completion/completions/\(t)",
                       "\(zsh)/_\(t)", "share/fish/vendor_completions.d/\(t).fish"]
         }
+        files += installedDocs.map { "share/doc/audio-tools/" + $0 }
         return files.sorted()
+    }
+
+    /// The doc pages make install ships (the man pages cite them): README.md and docs/*.md, and the report picture.
+    static var installedDocs: [String] {
+        let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.path + "/docs")) ?? []
+        return ["README.md"] + docs.filter { $0.hasSuffix(".md") || $0 == "lufs-measure-report.svg" }
     }
 
     @Test(.enabled(if: E2E.has("man"), "needs man (man-db; make test-deps installs it)"))
@@ -216,6 +223,17 @@ import Testing
         // What was installed is what the tools generate.
         let page = try String(contentsOfFile: prefix + "/share/man/man1/vo-align.1", encoding: .utf8)
         #expect(page == (try E2E.run("vo-align", ["--generate-man"])).stdout)
+        // Every page audio-tools-records(7) cites is installed beside it, and no installed page
+        // sends its reader to the source tree's `make bench`.
+        let records = try String(contentsOfFile: Self.root.path + "/docs/records.md", encoding: .utf8)
+        let links = records.components(separatedBy: "](").dropFirst().compactMap { $0.split(separator: ")").first }
+        for cited in links.map({ String($0.split(separator: "#").first ?? "") }).filter({ $0.hasSuffix(".md") && !$0.contains("/") }) {
+            #expect(FileManager.default.fileExists(atPath: prefix + "/share/doc/audio-tools/" + cited), "\(cited)")
+        }
+        for man in Self.files(under: prefix + "/share/man") {
+            let text = try String(contentsOfFile: prefix + "/share/man/" + man, encoding: .utf8)
+            #expect(!text.contains("make bench"), "\(man)")
+        }
         // bin holds one program; each tool is a link to it, and runs as the tool it is named.
         for t in ToolCatalog.names {
             #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: prefix + "/bin/\(t)")) == "audio-tools", "\(t)")

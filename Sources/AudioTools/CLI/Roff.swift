@@ -82,7 +82,8 @@ public enum Roff {
     /// Second-level headings become sections (in capitals), third-level subsections; text before
     /// the first section goes under `before` (DESCRIPTION). Table rows become tagged paragraphs:
     /// the first cell as the tag, the others as the text (the header row is left out). Block
-    /// quotes are notes to readers of the Markdown (where the man page is) and are left out.
+    /// quotes are notes to readers of the Markdown (where the man page is) and are left out, and
+    /// so are HTML comments.
     public static func markdown(_ text: String, before: String = "DESCRIPTION", tools: [String] = []) -> (title: String, body: String) {
         var title = ""
         var out: [String] = []
@@ -90,6 +91,7 @@ public enum Roff {
         var inCode = false
         var sectionOpen = false
         var tableRow = 0
+        var inComment = false
 
         func openSection() {
             if !sectionOpen { out.append(".SH " + before); sectionOpen = true }
@@ -103,6 +105,11 @@ public enum Roff {
             let t = raw.trimmingCharacters(in: .whitespaces)
             if inCode {
                 if t.hasPrefix("```") { out += [".fi", ".RE"]; inCode = false } else { out.append(line(escape(raw))) }
+                continue
+            }
+            // HTML comments (the docs' hidden set-up for their examples) are not for readers.
+            if inComment || t.hasPrefix("<!--") {
+                inComment = !t.contains("-->")
                 continue
             }
             if !t.hasPrefix("|") { tableRow = 0 }

@@ -26,7 +26,7 @@ public final class LufsMeasure: RecordTool {
             .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured.", rules: [.conflicts("decode-only", message: "--album measures loudness, so it can't be combined with --decode-only.")]),
             .choice("album-by", "tag|folder", AlbumKey.Grouping.allCases.map(\.rawValue), default: AlbumKey.Grouping.tag.rawValue, help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only).",
                     completes: .text, rules: [.needs("album")]),
-            .flag("decode-only", help: "Decode and count frames but measure nothing: the speed floor `make bench` compares against.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
+            .flag("decode-only", help: "Decode and count frames but measure nothing: the time decoding alone takes, to compare a measurement with.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
         ] + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",

@@ -39,7 +39,7 @@ public final class LufsNormalize: RecordTool {
             .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get.",
                   rules: [.needs("write-tags", message: "--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).")]),
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
-            .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the speed floor `make bench` compares against.",
+            .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",
                   rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
         ],
         examples: [

@@ -43,6 +43,9 @@ import Testing
             | --- | --- |
             | `x-y` | the meaning |
 
+            <!-- setup: a hidden set-up,
+            over two lines -->
+            <!-- expect: exit 1 -->
             ```sh
             .start -x
             ```
