@@ -10,26 +10,25 @@ shift || true
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(BoxParserFuzz ID3Fuzz ProbeFuzz); fi
 
-# The parsers compile without the C modules and without the records: list exactly what they need.
-SOURCES=(
-  Sources/AudioTools/IO/ByteSource.swift
-  Sources/AudioTools/IO/FileIdentity.swift
-  Sources/AudioTools/IO/FileAccessError.swift
-  Sources/AudioTools/IO/PathBytes.swift
-  Sources/AudioTools/Probe/ProbeBytes.swift
-  Sources/AudioTools/Probe/ProbeFacts.swift
-  Sources/AudioTools/Probe/MPEGAudioHeader.swift
-  Sources/AudioTools/Probe/ContainerSniffer.swift
-  Sources/AudioTools/Probe/ID3Tags.swift
-  Sources/AudioTools/Probe/MP4BoxParser.swift
-  Sources/AudioTools/Probe/VorbisComment.swift
-  Sources/AudioTools/Probe/ChunkReaders.swift
-  Sources/AudioTools/Probe/MatroskaReader.swift
-  Sources/AudioTools/Probe/ASFReader.swift
-  Sources/AudioTools/Probe/ContainerProbe.swift
-  Sources/AudioTools/Probe/ProbeVerdicts.swift
-  Sources/AudioTools/Probe/ProbeRefusal.swift
-)
+# The parsers compile without the C modules: the package's Probe folder, and the files of IO it
+# uses, found by asking the compiler what is missing (so no list here goes stale when a file is
+# added or split). Usage: sources_for TARGET, printing one path a line.
+sources_for() {
+  local main="Tests/Fuzz/$1/main.swift" files=(Sources/AudioTools/Probe/*.swift) missing name file round
+  for round in $(seq 1 30); do
+    missing=$(swiftc -typecheck -parse-as-library -module-name AudioTools "${files[@]}" "$main" 2>&1 \
+      | sed -n "s/.*error: cannot find \(type \)\{0,1\}'\([A-Za-z0-9_]*\)' in scope.*/\2/p" | sort -u || true)
+    if [ -z "$missing" ]; then printf '%s\n' "${files[@]}"; return 0; fi
+    for name in $missing; do
+      file=$(grep -lE "^(public |internal |package )?(final )?(struct|enum|class|protocol|typealias|actor) $name\b" \
+        Sources/AudioTools/IO/*.swift | head -n 1)
+      if [ -z "$file" ]; then echo "fuzz: $1 needs $name, which no file in Sources/AudioTools/IO declares" >&2; return 1; fi
+      case " ${files[*]} " in *" $file "*) ;; *) files+=("$file");; esac
+    done
+  done
+  echo "fuzz: $1: the sources it needs were not found" >&2
+  return 1
+}
 
 # Swift's own crash handler hides the trapping line under ASan; libFuzzer's report shows it.
 export SWIFT_BACKTRACE=enable=no
@@ -39,6 +38,7 @@ mkdir -p "$BUILD" Tests/Fuzz/crashes
 status=0
 for t in "${TARGETS[@]}"; do
   echo "== building $t"
+  mapfile -t SOURCES < <(sources_for "$t") && [ ${#SOURCES[@]} -gt 0 ] || exit 1
   swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name AudioTools \
     "${SOURCES[@]}" "Tests/Fuzz/$t/main.swift" -o "$BUILD/$t" 2> "$BUILD/$t.log" \
     || { cat "$BUILD/$t.log"; exit 1; }
