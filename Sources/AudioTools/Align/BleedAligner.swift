@@ -131,16 +131,21 @@ public final class BleedAligner {
         public var driftPPM: Double?
         /// Standard error of the drift from the line fit (nil with fewer than three windows).
         public var driftUncertaintyPPM: Double?
-        /// Mean confidence of the windows on the line × the fraction of accepted windows on it.
+        /// Mean confidence of the windows that agree × the fraction of the windows showing the
+        /// backing that agree (`agreeing` of `withBacking`).
         public var confidence: Double
         /// Energy of the reference component over the rest of the take (voice, noise), in dB;
         /// negative: under the voice. Counts the direct path only (reflections are "rest").
         public var bleedDB: Double
         /// Polarity of the bleed (−1 when the reference appears inverted).
         public var polarity: Double
-        /// Windows on the fitted line, and all windows analysed.
+        /// Accepted windows on the fitted line, and all windows analysed.
         public var inlierCount: Int
         public var windows: [WindowEstimate]
+        /// Windows that show the backing (accepted or ambiguous) and agree with the placement, in
+        /// order (see WindowAgreement), and all windows that show the backing.
+        public var agreeing: Int
+        public var withBacking: Int
 
         /// Ratio to resample the take by (output/input) to put it on the reference's clock:
         /// take sample n belongs at reference time (1 − drift)·n − latency, so after resampling
@@ -168,6 +173,11 @@ public final class BleedAligner {
         /// Windows accepted on their own, and all windows analysed.
         public var acceptedCount: Int
         public var windows: [WindowEstimate]
+        /// When windows that show the backing disagree (no placement has a clear, ordered
+        /// majority): the places they agree on, most windows first, as lags at take frame 0.
+        public var places: [WindowAgreement.Place] = []
+        /// The windows that show the backing (accepted or ambiguous), when `places` is given.
+        public var withBacking = 0
     }
 
     public enum Outcome: Sendable {
@@ -305,6 +315,18 @@ public final class BleedAligner {
             intercept = only.lagSamples
             slope = 0
         }
+        // Every window that shows the backing has its say: the line must have a clear majority.
+        let shown = windows.filter { $0.metrics.verdict != .noBleed }
+        let points = shown.map { LatencySegments.Point(x: $0.centre, y: $0.lagSamples) }
+        let tally = WindowAgreement.tally(points, intercepts: [intercept], slope: slope, tolerance: tol)
+        guard tally.stands else {
+            var r = Refusal(reason: .lowConfidence, confidence: best?.metrics.confidence ?? 0, bestMetrics: best?.metrics,
+                            acceptedCount: accepted.count, windows: windows)
+            r.places = WindowAgreement.places(points, slope: slope, tolerance: tol)
+            r.withBacking = shown.count
+            return .refused(r)
+        }
+        let agreeingConfidence = tally.agreeing.reduce(0) { $0 + shown[$1].metrics.confidence } / Double(tally.agreeing.count)
         var uncertainty: Double?
         if inliers.count >= 3 {
             let px = inliers.map { xs[$0] }, py = inliers.map { ys[$0] }
@@ -314,17 +336,16 @@ public final class BleedAligner {
             if sxx > 0 { uncertainty = (sse / Double(px.count - 2) / sxx).squareRoot() * 1e6 }
         }
         let on = inliers.map { accepted[$0] }
-        let meanConfidence = on.reduce(0) { $0 + $1.metrics.confidence } / Double(on.count)
         let bleed = on.reduce(0) { $0 + $1.bleedEnergy }, rest = on.reduce(0) { $0 + $1.residualEnergy }
         let polaritySum = on.reduce(0) { $0 + $1.gain }
         return .aligned(Alignment(
             latencySeconds: intercept / sampleRate, latencySamples: intercept,
             driftPPM: inliers.count >= 2 ? slope * 1e6 : nil,
             driftUncertaintyPPM: uncertainty,
-            confidence: meanConfidence * Double(on.count) / Double(accepted.count),
+            confidence: agreeingConfidence * Double(tally.agreeing.count) / Double(shown.count),
             bleedDB: 10 * log10(max(bleed, 1e-30) / max(rest, 1e-30)),
             polarity: polaritySum < 0 ? -1 : 1,
-            inlierCount: on.count, windows: windows))
+            inlierCount: on.count, windows: windows, agreeing: tally.agreeing.count, withBacking: shown.count))
     }
 
     private func median(_ v: [Double]) -> Double {

@@ -40,11 +40,11 @@ extension BleedAligner {
         case .refused(let r):
             needsScan = r.reason == .lowConfidence && r.acceptedCount >= 2
         }
-        if needsScan, let s = try scan(reference: reference, take: take) { return .aligned(s) }
+        if needsScan, let s = try scan(reference: reference, take: take) { return s }
         switch first {
         case .aligned(let a):
             return .aligned(Segmented(alignment: a, segments: [Segment(from: 0, latencySamples: a.latencySamples,
-                                                                       confidence: a.confidence, windows: a.inlierCount)],
+                                                                       confidence: a.confidence, windows: a.agreeing)],
                                       outliers: 0))
         case .refused(let r):
             return .refused(r)
@@ -52,7 +52,9 @@ extension BleedAligner {
     }
 
     /// The dense measurement; nil when it finds fewer than two stretches (the first verdict stands).
-    func scan(reference: AlignmentSignal, take: AlignmentSignal) throws -> Segmented? {
+    /// The stretches stand only when the windows that show the backing back them in order, by a
+    /// clear majority (WindowAgreement); otherwise the take is refused, naming the places.
+    func scan(reference: AlignmentSignal, take: AlignmentSignal) throws -> SegmentedOutcome? {
         let takeFrames = take.frameCount
         let maxLag = max(1, Int((settings.maxLagSeconds * sampleRate).rounded()))
         let tol = settings.outlierToleranceSeconds * sampleRate
@@ -93,13 +95,25 @@ extension BleedAligner {
             froms.append(max(froms.last! + 1, min(takeFrames - 1, Int(change.rounded()))))
         }
 
+        // Every window that shows the backing has its say: the stretches, in order, must have a clear majority.
+        let shown = windows.filter { $0.metrics.verdict != .noBleed }
+        let shownPoints = shown.map { LatencySegments.Point(x: $0.centre, y: $0.lagSamples) }
+        let tally = WindowAgreement.tally(shownPoints, intercepts: fit.intercepts, slope: fit.slope, tolerance: tol)
+        let backing = groups.indices.map { g in zip(tally.agreeing, tally.stretchOf).filter { $0.1 == g }.map { shown[$0.0] } }
+        guard tally.stands, backing.allSatisfy({ $0.count >= 2 }) else {
+            let best = windows.max { $0.metrics.confidence < $1.metrics.confidence }
+            return .refused(Refusal(reason: .lowConfidence, confidence: best?.metrics.confidence ?? 0, bestMetrics: best?.metrics,
+                                    acceptedCount: accepted.count, windows: windows,
+                                    places: WindowAgreement.places(shownPoints, slope: fit.slope, tolerance: tol),
+                                    withBacking: shown.count))
+        }
         let grouped = groups.flatMap { $0 }.map { accepted[$0] }
         let segments = groups.indices.map { g in
             Segment(from: froms[g], latencySamples: lag(g, Double(froms[g])),
-                    confidence: groups[g].reduce(0) { $0 + accepted[$1].metrics.confidence } / Double(groups[g].count),
-                    windows: groups[g].count)
+                    confidence: backing[g].reduce(0) { $0 + $1.metrics.confidence } / Double(max(backing[g].count, 1)),
+                    windows: backing[g].count)
         }
-        let meanConfidence = grouped.reduce(0) { $0 + $1.metrics.confidence } / Double(grouped.count)
+        let meanConfidence = tally.agreeing.reduce(0) { $0 + shown[$1].metrics.confidence } / Double(tally.agreeing.count)
         let bleed = grouped.reduce(0) { $0 + $1.bleedEnergy }, rest = grouped.reduce(0) { $0 + $1.residualEnergy }
         // Standard error of the common slope.
         var sse = 0.0, sxx = 0.0
@@ -115,10 +129,10 @@ extension BleedAligner {
         let alignment = Alignment(
             latencySeconds: fit.intercepts[0] / sampleRate, latencySamples: fit.intercepts[0],
             driftPPM: fit.slope * 1e6, driftUncertaintyPPM: uncertainty,
-            confidence: meanConfidence * Double(grouped.count) / Double(accepted.count),
+            confidence: meanConfidence * Double(tally.agreeing.count) / Double(shown.count),
             bleedDB: 10 * log10(max(bleed, 1e-30) / max(rest, 1e-30)),
             polarity: grouped.reduce(0) { $0 + $1.gain } < 0 ? -1 : 1,
-            inlierCount: grouped.count, windows: windows)
-        return Segmented(alignment: alignment, segments: segments, outliers: accepted.count - grouped.count)
+            inlierCount: grouped.count, windows: windows, agreeing: tally.agreeing.count, withBacking: shown.count)
+        return .aligned(Segmented(alignment: alignment, segments: segments, outliers: accepted.count - grouped.count))
     }
 }

@@ -82,7 +82,7 @@ struct TakePlacer {
                 notes.append(.claimUnchecked(claimFromRecord: given.claimFromRecord, why: r.reason == .noBleed ? .noBleed : .noSingleOffset))
                 return known(claim, start: offset, origin: given.claimOrigin!)
             }
-            throw refusal(r, take: path, reference: ref.original, given: given)
+            throw refusal(r, take: path, reference: ref.original, given: given, offset: offset, rate: rate)
         case .aligned(let s):
             if s.alignment.confidence < minConfidence {
                 if let claim = given.claimMS, !auto {
@@ -91,8 +91,8 @@ struct TakePlacer {
                     return known(claim, start: offset, origin: given.claimOrigin!)
                 }
                 throw AlignmentError.belowConfidence(take: path, reference: ref.original, confidence: s.alignment.confidence,
-                                                     required: minConfidence, agreeing: s.alignment.inlierCount,
-                                                     windows: s.alignment.windows.count)
+                                                     required: minConfidence, agreeing: s.alignment.agreeing,
+                                                     windows: s.alignment.withBacking, searchedWhole: auto)
             }
             found = s
         }
@@ -159,11 +159,19 @@ struct TakePlacer {
     }
 
     /// The aligner's refusal as the take's error.
-    func refusal(_ r: BleedAligner.Refusal, take: String, reference: String, given: VoAlignGiven) -> AlignmentError {
+    /// `offset`: the take frame the reference was read from (the start, or the place found).
+    func refusal(_ r: BleedAligner.Refusal, take: String, reference: String, given: VoAlignGiven,
+                 offset: Int, rate: Int) -> AlignmentError {
         let startSeconds: Double
         if case .seconds(let s) = given.start { startSeconds = s } else { startSeconds = 0 }
         var searchedWhole = false
         if case .auto = given.start { searchedWhole = true }
+        if !r.places.isEmpty {
+            // Latencies from the given start; delays when the start was found.
+            let places = r.places.map { (ms: ($0.lag - (searchedWhole ? Double(offset) : 0)) / Double(rate) * 1000, windows: $0.windows) }
+            return .windowsDisagree(take: take, reference: reference, places: places, withBacking: r.withBacking,
+                                    searchedWhole: searchedWhole, startSeconds: startSeconds)
+        }
         return .refused(take: take, reference: reference, reason: r.reason, searchedWhole: searchedWhole, startSeconds: startSeconds,
                         maxLagMS: settings.maxLagSeconds * 1000, confidence: r.confidence, accepted: r.acceptedCount,
                         windows: r.windows.count)
@@ -197,8 +205,10 @@ enum AlignmentError: Error {
     case nothingToPlaceBy(take: String)
     /// The given start lies past the reference's end (`referenceSeconds` long).
     case startPastEnd(take: String, reference: String, startSeconds: Double, startFromRecord: Bool, referenceSeconds: Double)
-    /// A latency was found, but with less confidence than required.
-    case belowConfidence(take: String, reference: String, confidence: Double, required: Double, agreeing: Int, windows: Int)
+    /// A latency was found, but with less confidence than required (`agreeing` of the `windows`
+    /// that show the reference agree).
+    case belowConfidence(take: String, reference: String, confidence: Double, required: Double, agreeing: Int, windows: Int,
+                         searchedWhole: Bool)
     /// The claimed latency differs from the measured one by more than the tolerance.
     case latencyMismatch(take: String, reference: String, claimMS: Double, measuredMS: Double, toleranceMS: Double, claimFromRecord: Bool)
     /// The whole-reference search (--start-at auto) found no trace of the reference.
@@ -209,4 +219,9 @@ enum AlignmentError: Error {
     /// `searchedWhole`, at the place the whole-reference search found).
     case refused(take: String, reference: String, reason: BleedAligner.Refusal.Reason, searchedWhole: Bool, startSeconds: Double,
                  maxLagMS: Double, confidence: Double, accepted: Int, windows: Int)
+    /// The windows that show the reference (`withBacking`) don't back one placement by a clear
+    /// majority in take order: the places they agree on, most windows first, as latencies from the
+    /// start `startSeconds` (as delays when `searchedWhole`), in ms.
+    case windowsDisagree(take: String, reference: String, places: [(ms: Double, windows: Int)], withBacking: Int,
+                         searchedWhole: Bool, startSeconds: Double)
 }

@@ -41,7 +41,7 @@ enum AlignmentRecord {
     static func measurementFields(_ p: VoAlignPlacement, rate: Int, notes: inout [String]) -> [String: JSON] {
         var o: [String: JSON] = ["method": .string(p.method)]
         guard let a = p.measured else {
-            for k in ["confidence", "drift_ppm", "drift_uncertainty_ppm", "bleed_db", "windows_agreeing", "windows_analysed", "latency_samples_exact"] {
+            for k in ["confidence", "drift_ppm", "drift_uncertainty_ppm", "bleed_db", "windows_agreeing", "windows_with_backing", "windows_analysed", "latency_samples_exact"] {
                 o[k] = .null
             }
             return o
@@ -51,7 +51,8 @@ enum AlignmentRecord {
         o["drift_uncertainty_ppm"] = .optional(a.driftUncertaintyPPM, decimals: 2)
         o["bleed_db"] = .double(a.bleedDB, decimals: 2)
         o["latency_samples_exact"] = .optional(p.latency, decimals: 3)
-        o["windows_agreeing"] = .int(a.inlierCount)
+        o["windows_agreeing"] = .int(a.agreeing)
+        o["windows_with_backing"] = .int(a.withBacking)
         o["windows_analysed"] = .int(a.windows.count)
         if a.driftPPM == nil {
             notes.append("Drift is unknown: fewer than two windows of the take agree (the take is short or the bleed is faint in places).")
@@ -60,8 +61,8 @@ enum AlignmentRecord {
         if p.segments.count > 1 {
             notes.append("The latency changes along the take: \(p.segments.count) stretches (see segments), measured in \(a.windows.count) short windows.")
         }
-        if a.inlierCount < a.windows.count {
-            notes.append("\(a.windows.count - a.inlierCount) of \(a.windows.count) windows showed no clear bleed or disagreed, and were left out.")
+        if a.agreeing < a.windows.count {
+            notes.append("\(a.windows.count - a.agreeing) of \(a.windows.count) windows showed no clear bleed or disagreed, and were left out.")
         }
         return o
     }

@@ -18,10 +18,10 @@ extension AlignmentError: ToolErrorConvertible {
             return ToolError(.lowConfidence,
                 "The start \(n(s)) s (\(fromRecord ? "start_seconds in its record" : "--start-at")) is past the end of \(q(reference)), so \(q(take)) can't be placed on it.",
                 suggestion: "Give the preview time at which recording started, within the reference's \(n(referenceSeconds)) seconds, or --start-at auto to find it.")
-        case .belowConfidence(let take, let reference, let confidence, let required, let agreeing, let windows):
+        case .belowConfidence(let take, let reference, let confidence, let required, let agreeing, let windows, let searchedWhole):
             return ToolError(.lowConfidence,
-                "\(q(take)) holds a trace of \(q(reference)) but no single offset stands out: confidence \(n(confidence, 2)), below the \(n(required, 2)) required (\(agreeing) of \(windows) windows agree).",
-                suggestion: Self.lowConfidenceSuggestion)
+                "\(q(take)) holds a trace of \(q(reference)) but no single offset stands out: confidence \(n(confidence, 2)), below the \(n(required, 2)) required (\(agreeing) of the \(windows) windows that show it agree).",
+                suggestion: Self.lowConfidenceSuggestion(searchedWhole: searchedWhole))
         case .latencyMismatch(let take, let reference, let claim, let measuredMS, let toleranceMS, let fromRecord):
             return ToolError(.latencyMismatch,
                 "The latency claimed for \(q(take)) (\(n(claim)) ms, \(VoAlignGiven.claimSource(fromRecord: fromRecord))) differs from the \(n(measuredMS)) ms measured from the bleed of \(q(reference)) by \(n(abs(measuredMS - claim))) ms, more than the \(n(toleranceMS)) ms tolerance.",
@@ -36,6 +36,9 @@ extension AlignmentError: ToolErrorConvertible {
             return ToolError(.lowConfidence,
                 "\(q(take)) fits \(counted) places of \(q(reference)) about equally well: at \(places.joined(separator: ", "))\(more). The backing repeats (a loop?), so where the take belongs can't be told from the sound.",
                 suggestion: "Give the start with --start-at (or start_seconds in the take's record), the preview time at which recording began; one of the places above.")
+        case .windowsDisagree(let take, let reference, let places, let withBacking, let searchedWhole, let startSeconds):
+            return Self.windowsDisagree(take: take, reference: reference, places: places, withBacking: withBacking,
+                                        searchedWhole: searchedWhole, startSeconds: startSeconds)
         case .refused(let take, let reference, let reason, let searchedWhole, let startSeconds, let maxLagMS, let confidence, let accepted, let windows):
             if searchedWhole, reason == .noBleed {
                 return ToolError(.noBleed,
@@ -54,13 +57,33 @@ extension AlignmentError: ToolErrorConvertible {
             case .lowConfidence:
                 return ToolError(.lowConfidence,
                     "\(q(take)) holds a trace of \(q(reference)) but no single offset stands out (best confidence \(n(confidence, 2)), \(accepted) of \(windows) windows clear): the backing may repeat, or the windows disagree.",
-                    suggestion: Self.lowConfidenceSuggestion)
+                    suggestion: Self.lowConfidenceSuggestion(searchedWhole: searchedWhole))
             }
         }
     }
 
-    static let lowConfidenceSuggestion =
-        "Narrow the search with --max-latency-ms (e.g. 300 when the setup's latency is known to be shorter than that), or pass the latency the recorder measured with --latency-ms."
+    /// The windows went back and forth between places, or none had a clear majority.
+    static func windowsDisagree(take: String, reference: String, places: [(ms: Double, windows: Int)], withBacking: Int,
+                                searchedWhole: Bool, startSeconds: Double) -> ToolError {
+        func n(_ v: Double, _ decimals: Int = 3) -> String { VoAlign.number(v, decimals) }
+        let shown = places.prefix(4)
+        var list = shown.enumerated().map { i, p in "\(n(p.ms, 1)) ms (\(p.windows) of \(withBacking)\(i == 0 ? " windows" : ""))" }
+        let rest = places.dropFirst(4).reduce(0) { $0 + $1.windows }
+        if rest > 0 { list.append("\(rest) more \(rest == 1 ? "window" : "windows") elsewhere") }
+        let what = searchedWhole ? "delay at the place found" : "latency from the start \(n(startSeconds)) s"
+        return ToolError(.lowConfidence,
+            "\(ToolError.quoted(take)) holds a trace of \(ToolError.quoted(reference)) but its windows don't agree on one \(what): \(list.joined(separator: ", ")); no placement has a clear majority in take order, as when a backing that repeats is searched in the wrong place.",
+            suggestion: searchedWhole
+                ? "Give the start with --start-at (or start_seconds in the take's record) and a narrower --max-latency-ms, or pass the latency the recorder measured with --latency-ms."
+                : "Let vo-align find where the take belongs with --start-at auto (it names every place a repeating backing fits), or check the start (--start-at, or start_seconds in the take's record); or pass the latency the recorder measured with --latency-ms.")
+    }
+
+    /// With a start given, a backing that repeats may have been searched in the wrong place.
+    static func lowConfidenceSuggestion(searchedWhole: Bool) -> String {
+        let narrow = "narrow the search with --max-latency-ms (e.g. 300 when the setup's latency is known to be shorter than that), or pass the latency the recorder measured with --latency-ms."
+        return searchedWhole ? "N" + narrow.dropFirst()
+            : "Let vo-align find where the take belongs with --start-at auto (a backing that repeats fits several places), or " + narrow
+    }
 
     /// A timeline position for a message: 83.25 → "1:23.25" (seconds below a minute: "23.25 s").
     static func clock(_ seconds: Double) -> String {
