@@ -437,6 +437,20 @@ public final class LoudnessMeter {
         if let r = result { return r }
         for m in peakMeters { m.finish() }
         timeline = timelineCollector?.finish(frames: framesSeen)
+        let r = measurement(truePeaks: peakMeters.map { Double($0.truePeak) })
+        result = r
+        return r
+    }
+
+    /// What `finish` would give if the audio ended after the frames added so far, the meter
+    /// left running: a live meter's values "so far", each equal to measuring that prefix.
+    public func soFar() -> LoudnessMeasurement {
+        if let r = result { return r }
+        return measurement(truePeaks: peakMeters.map { Double($0.truePeakIfEnded(sampleRate: sampleRate)) })
+    }
+
+    /// The measurement of the frames so far, given each channel's true peak at their end.
+    private func measurement(truePeaks endPeaks: [Double]) -> LoudnessMeasurement {
         var notes: [String] = []
         let seconds = Double(framesSeen) / Double(sampleRate)
         let durationText = String(format: "%.3f s", seconds)
@@ -480,7 +494,7 @@ public final class LoudnessMeter {
         }
 
         let samplePeaks = peakMeters.map { Double($0.samplePeak) }
-        let truePeaks = measuresTruePeak ? peakMeters.map { Double($0.truePeak) } : []
+        let truePeaks = measuresTruePeak ? endPeaks : []
         if !measuresTruePeak {
             notes.append("True peak was not measured.")
         }
@@ -493,7 +507,6 @@ public final class LoudnessMeter {
                                     momentaryMaxLUFS: momentary, shortTermMaxLUFS: shortTerm,
                                     samplePeaks: samplePeaks, truePeaks: truePeaks,
                                     frames: framesSeen, sampleRate: sampleRate, notes: notes)
-        result = r
         return r
     }
 
