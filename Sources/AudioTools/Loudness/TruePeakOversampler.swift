@@ -359,9 +359,9 @@ public final class TruePeakOversampler {
 }
 
 extension TruePeakOversampler {
-    /// What `truePeak` would be if the audio ended after what was added so far (a copy of the
-    /// state is finished; this one keeps running), for a live meter's true peak so far.
-    public func truePeakIfEnded(sampleRate: Int) -> Float {
+    /// What `samplePeak` and `truePeak` would be if the audio ended after what was added so far
+    /// (a copy of the state is finished; this one keeps running), for a live meter's peaks so far.
+    public func peaksIfEnded(sampleRate: Int) -> (sample: Float, truePeak: Float) {
         let c = TruePeakOversampler(sampleRate: sampleRate, oversampling: factor > 1)
         c.work = work
         c.filled = filled
@@ -371,6 +371,6 @@ extension TruePeakOversampler {
         c.finished = finished
         c.usesAVX2 = usesAVX2
         c.finish()
-        return c.truePeak
+        return (c.samplePeak, c.truePeak)
     }
 }
