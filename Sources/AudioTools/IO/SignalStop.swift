@@ -27,8 +27,13 @@ public enum SignalStop {
         for f in fds { _ = fcntl(f, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK)
         pipeFDs = (fds[0], fds[1])
+        // Unblocked here, on the main thread before any worker starts (threads inherit the mask).
+        var set = sigset_t()
+        sigemptyset(&set)
+        for s in [SIGINT, SIGTERM] { sigaddset(&set, s) }
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         for s in [SIGINT, SIGTERM] {
-            signal(s) { sig in
+            let previous = signal(s) { sig in
                 if SignalStop.caughtSignal != 0 {
                     ChildProcess.killAll()
                     signal(sig, SIG_DFL)
@@ -38,6 +43,10 @@ public enum SignalStop {
                 SignalStop.caughtSignal = sig
                 var b: UInt8 = 1
                 _ = write(SignalStop.pipeFDs.write, &b, 1)
+            }
+            // A signal the parent set to be ignored (SIGINT for `tool &` in a script) stays ignored.
+            if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                signal(s, SIG_IGN)
             }
         }
     }
