@@ -1,0 +1,98 @@
+import Foundation
+
+/// lufs-normalize with audio on standard input (`-`) or `--output FILE|-`: the input is spooled
+/// to a temporary file beside the output (normalising reads the audio more than once), the
+/// output goes to FILE, or to standard output (the record then goes to standard error).
+extension LoudnessNormalizeJob {
+    func normalizeStreamed(_ record: Record) throws -> Record {
+        guard let out = output else {
+            throw ToolError(.badInput, "Audio on standard input (“-”) has no file name to write its output under; nothing was written.",
+                            suggestion: "Give --output FILE, or --output - to write the output to standard output.")
+        }
+        let toStdout = out == "-"
+        let dir = toStdout ? NSTemporaryDirectory() : ((out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent)
+        var job = self
+        job.output = nil
+        job.fixedOutPath = toStdout ? try StreamedFiles.temporaryName(in: dir, purpose: "out") : out
+        var r = record
+        var spool: String?
+        defer { if let spool { unlink(spool) } }
+        if record.path == StandardInput.path {
+            spool = try StreamedFiles.spoolStandardInput(in: dir)
+            r["path"] = .string(spool!)
+        }
+        defer { if toStdout, let t = job.fixedOutPath { unlink(t) } }
+        var done = try job.normalize(r)
+        done["path"] = record["path"]
+        if toStdout, let t = job.fixedOutPath {
+            try StreamedFiles.copy(t, toDescriptor: StreamedFiles.audioOutput)
+            if case .object(var n)? = done["normalized"] { n["output"] = .string("-"); done["normalized"] = .object(n) }
+        }
+        return done
+    }
+}
+
+/// The temporary files of a streamed input or output.
+enum StreamedFiles {
+    /// Where `--output -` writes the audio: the original standard output (records go to stderr).
+    nonisolated(unsafe) static var audioOutput: Int32 = 1
+
+    /// `--output -`: keeps standard output for the audio and sends the records to standard error.
+    static func divertRecords() {
+        audioOutput = dup(1)
+        _ = fcntl(audioOutput, F_SETFD, FD_CLOEXEC)
+        dup2(2, 1)
+    }
+
+    static func temporaryName(in dir: String, purpose: String) throws -> String {
+        "\(dir)/.audio-tools-\(purpose)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Copies standard input to its end into a new temporary file in `dir`; returns its path.
+    static func spoolStandardInput(in dir: String) throws -> String {
+        let path = try temporaryName(in: dir, purpose: "stdin")
+        let fd = PathBytes.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw spoolError(dir, errno) }
+        defer { close(fd) }
+        let r = PipeReader.standardInput
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buf.withUnsafeMutableBytes { r.read(into: $0.baseAddress!, count: $0.count) }
+            if n == 0 { break }
+            var off = 0
+            while off < n {
+                let w = buf.withUnsafeBytes { write(fd, $0.baseAddress! + off, n - off) }
+                if w < 0, errno == EINTR { continue }
+                guard w > 0 else { let e = errno; unlink(path); throw spoolError(dir, e) }
+                off += w
+            }
+        }
+        return path
+    }
+
+    static func spoolError(_ dir: String, _ e: Int32) -> ToolError {
+        ToolError(.writeFailed, "Standard input could not be kept in a temporary file in \(ToolError.quoted(dir)): \(String(cString: strerror(e))); nothing was written.",
+                  suggestion: "Free space there or make it writable: the whole input is kept beside the output while it is normalised.")
+    }
+
+    static func copy(_ path: String, toDescriptor out: Int32) throws {
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw ToolError(.writeFailed, "The output could not be read back for standard output.", suggestion: "Check the temporary folder.") }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            var off = 0
+            while off < n {
+                let w = buf.withUnsafeBytes { write(out, $0.baseAddress! + off, n - off) }
+                if w < 0, errno == EINTR { continue }
+                guard w > 0 else {
+                    throw ToolError(.writeFailed, "Standard output closed while the normalised audio was written to it.", suggestion: "Keep the reading end of the pipe open until the output ends.")
+                }
+                off += w
+            }
+        }
+    }
+}
