@@ -96,3 +96,51 @@ enum StreamedFiles {
         }
     }
 }
+
+extension StreamedFiles {
+    /// Runs `body` on the record with standard input's audio kept in a temporary file in `dir`
+    /// (for a tool that reads a file more than once or from its end), then gives the record back
+    /// its path `-`, naming `-` where a message named the temporary file, with `pipe: true`
+    /// in the tool's object `key`.
+    static func withSpooledStandardInput(_ record: Record, key: String, in dir: String = NSTemporaryDirectory(),
+                                         _ body: (Record) throws -> Record) throws -> Record {
+        let spool = try spoolStandardInput(in: dir)
+        defer { unlink(spool) }
+        var r = record
+        r["path"] = .string(spool)
+        var out: Record
+        do { out = try body(r) } catch let e as ToolErrorConvertible {
+            throw renamed(e.toolError(path: spool), from: spool)
+        }
+        out["path"] = record["path"]
+        // A pipe has no modification time: `file` says where the bytes came from, as lufs-measure's does.
+        if case .object(var o)? = out[key] {
+            o["file"] = .object(["pipe": .bool(true), "size_bytes": o["file"]?["size_bytes"] ?? .null])
+            out[key] = .object(o)
+        }
+        if case .object(var e)? = out["error"] {
+            for k in ["message", "suggestion"] {
+                if let s = e[k]?.stringValue { e[k] = .string(s.replacingOccurrences(of: ToolError.quoted(spool), with: ToolError.quoted(StandardInput.path))) }
+            }
+            out["error"] = .object(e)
+        }
+        return out
+    }
+
+    static func renamed(_ e: ToolError, from spool: String) -> ToolError {
+        ToolError(e.code, e.message.replacingOccurrences(of: ToolError.quoted(spool), with: ToolError.quoted(StandardInput.path)),
+                  suggestion: e.suggestion)
+    }
+}
+
+extension StreamedFiles {
+    /// audio-probe on `-`: the spooled input inspected (not cached: a temporary file has no future).
+    static func probeStandardInput(_ record: Record, deep: Bool, tool: String) throws -> Record {
+        try withSpooledStandardInput(record, key: "probe") { r in
+            let report = AudioProbeInspector.inspect(path: r.path ?? "", deep: deep)
+            var out = r
+            out["probe"] = report.probe
+            return report.refusal.map { out.failing($0, tool: tool) } ?? out
+        }
+    }
+}
