@@ -28,6 +28,14 @@ public enum StandardInput {
         return opened
     }
 
+    /// The usual file extension of the container whose first bytes are `head`, for naming a copy.
+    public static func fileExtension(head: [UInt8]) -> String? {
+        let magic = String(decoding: head.prefix(4), as: UTF8.self)
+        let known = ["RIFF": "wav", "RF64": "wav", "fLaC": "flac", "OggS": "ogg", "caff": "caf", ".snd": "au", "riff": "w64"]
+        if magic == "FORM" { return "aiff" }
+        return known[magic]
+    }
+
     /// Sniffs `reader` and opens the decoder for what it holds.
     static func open(reader: PipeReader, path: String, isPipe: Bool, raw: PCMStreamFormat?) throws -> Decoder.Opened {
         let identity = FileIdentity(sizeBytes: 0, modifiedNanoseconds: 0)

@@ -49,8 +49,8 @@ enum StreamedFiles {
     }
 
     /// Copies standard input to its end into a new temporary file in `dir`; returns its path.
-    static func spoolStandardInput(in dir: String) throws -> String {
-        let path = try temporaryName(in: dir, purpose: "stdin")
+    static func spoolStandardInput(in dir: String, name: String? = nil) throws -> String {
+        let path = try name.map { "\(dir)/\($0)" } ?? temporaryName(in: dir, purpose: "stdin")
         let fd = PathBytes.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw spoolError(dir, errno) }
         defer { close(fd) }
@@ -104,7 +104,13 @@ extension StreamedFiles {
     /// in the tool's object `key`.
     static func withSpooledStandardInput(_ record: Record, key: String, in dir: String = NSTemporaryDirectory(),
                                          _ body: (Record) throws -> Record) throws -> Record {
-        let spool = try spoolStandardInput(in: dir)
+        // In a folder of its own as `stdin`, so what a tool names after its input says `stdin`.
+        var template = Array("\(dir)/audio-tools-stdin-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw spoolError(dir, errno) }
+        let folder = String(cString: template)
+        defer { rmdir(folder) }
+        let ext = StandardInput.fileExtension(head: PipeReader.standardInput.peek(12))
+        let spool = try spoolStandardInput(in: folder, name: "stdin" + (ext.map { "." + $0 } ?? ""))
         defer { unlink(spool) }
         var r = record
         r["path"] = .string(spool)
@@ -115,7 +121,9 @@ extension StreamedFiles {
         out["path"] = record["path"]
         // A pipe has no modification time: `file` says where the bytes came from, as lufs-measure's does.
         if case .object(var o)? = out[key] {
-            o["file"] = .object(["pipe": .bool(true), "size_bytes": o["file"]?["size_bytes"] ?? .null])
+            var st = stat()
+            let size = stat(spool, &st) == 0 ? JSON.int(Int(st.st_size)) : .null
+            o["file"] = .object(["pipe": .bool(true), "size_bytes": size])
             out[key] = .object(o)
         }
         if case .object(var e)? = out["error"] {
