@@ -172,3 +172,41 @@ import Testing
         #expect(rest.dropLast().allSatisfy { (try? JSON.parse($0)["follow"]) != nil })
     }
 }
+
+/// The other tools with audio on standard input: lufs-normalize (spooled; --output FILE or -),
+/// audio-probe, vo-align's take.
+@Suite struct StandardInputToolsE2ETests {
+    func sh(_ line: String) throws -> (status: Int32, stdout: Data, stderr: String) {
+        let env = ["PATH": E2E.binDir.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        return try E2E.program("/bin/sh", ["-c", line], environment: env)
+    }
+
+    @Test(.enabled(if: E2E.has("ffmpeg"), "needs ffmpeg for the material"))
+    func normalizeProbeAndAlignFromAPipe() throws {
+        let dir = E2E.tempDir("stdin-tools")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rate = 48000
+        try E2E.write(dir + "/a.wav", rate: rate, channels: [E2E.sine(997, dBFS: -30, seconds: 4, rate: rate), E2E.sine(440, dBFS: -33, seconds: 4, rate: rate)])
+        // lufs-normalize: the same output bytes from the pipe as from the file.
+        let a = try sh("cd '\(dir)' && cat a.wav | lufs-normalize --target -16 --output pipe.wav - && lufs-normalize --target -16 --output file.wav a.wav")
+        #expect(a.status == 0, "\(a.stderr)")
+        #expect(FileManager.default.contents(atPath: dir + "/pipe.wav") == FileManager.default.contents(atPath: dir + "/file.wav"))
+        #expect(try JSON.parse(String(decoding: a.stdout, as: UTF8.self).split(separator: "\n")[0].description)["path"]?.stringValue == "-")
+        // --output -: the audio on stdout, the record on stderr; no temporary file left beside it.
+        let b = try sh("cd '\(dir)' && cat a.wav | lufs-normalize --target -16 --output - - 2> rec.jsonl > out.wav && cat rec.jsonl")
+        #expect(b.status == 0)
+        #expect(FileManager.default.contents(atPath: dir + "/out.wav") == FileManager.default.contents(atPath: dir + "/file.wav"))
+        #expect(try JSON.parse(String(decoding: b.stdout, as: UTF8.self))["normalized"]?["output"]?.stringValue == "-")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["a.wav", "file.wav", "out.wav", "pipe.wav", "rec.jsonl"])
+        // Without --output there is no name to write under: a refusal, nothing written.
+        let c = try sh("cd '\(dir)' && cat a.wav | lufs-normalize --target -16 --out-dir o -")
+        #expect(c.status == 1)
+        #expect(try JSON.parse(String(decoding: c.stdout, as: UTF8.self))["error"]?["code"]?.stringValue == "bad-input")
+        // audio-probe: the file's facts, the path `-`, the file a pipe.
+        let p = try JSON.parse(String(decoding: try sh("cd '\(dir)' && cat a.wav | audio-probe -").stdout, as: UTF8.self))
+        let q = try JSON.parse(String(decoding: try sh("cd '\(dir)' && audio-probe a.wav").stdout, as: UTF8.self))
+        #expect(p["path"]?.stringValue == "-" && p["probe"]?["file"]?["pipe"]?.boolValue == true)
+        #expect(p["probe"]?["content_id"] == q["probe"]?["content_id"] && p["probe"]?["content_id"]?.stringValue != nil)
+        #expect(p["probe"]?["frames"] == q["probe"]?["frames"])
+    }
+}
