@@ -149,6 +149,28 @@ import Testing
         }
     }
 
+    @Test(.enabled(if: ffmpeg, "needs ffmpeg to write the file in real time"))
+    func followAFileStillBeingWritten() throws {
+        let dir = E2E.tempDir("follow-file")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = try material(dir, seconds: 4)
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        writer.arguments = ["ffmpeg", "-nostdin", "-v", "quiet", "-re", "-i", src, "-c:a", "copy", dir + "/growing.wav"]
+        try writer.run()
+        while writer.isRunning, !FileManager.default.fileExists(atPath: dir + "/growing.wav") { usleep(10_000) }
+        let r = try E2E.run("lufs-measure", ["--follow", dir + "/growing.wav"])
+        writer.waitUntilExit()
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(r.status == 0)
+        #expect(try lines.dropLast().map { try JSON.parse($0)["follow"]?["seconds"]?.doubleValue } == [1, 2, 3, 4])
+        let final = try JSON.parse(try #require(lines.last))
+        #expect(final["loudness"]?["frames"]?.intValue == 4 * 48000)
+        let disk = try JSON.parse(try E2E.run("lufs-measure", [dir + "/growing.wav"]).stdout)
+        #expect(final["loudness"]?["integrated_lufs"] == disk["loudness"]?["integrated_lufs"])
+        #expect(final["loudness"]?["file"] == disk["loudness"]?["file"])
+    }
+
     @Test(.enabled(if: ffmpeg, "needs ffmpeg for the real-time stream"))
     func sigintPrintsTheRecordOfWhatWasRead() throws {
         signal(SIGPIPE, SIG_IGN)
@@ -208,5 +230,21 @@ import Testing
         #expect(p["path"]?.stringValue == "-" && p["probe"]?["file"]?["pipe"]?.boolValue == true)
         #expect(p["probe"]?["content_id"] == q["probe"]?["content_id"] && p["probe"]?["content_id"]?.stringValue != nil)
         #expect(p["probe"]?["frames"] == q["probe"]?["frames"])
+    }
+
+    @Test(.enabled(if: E2E.has("ffmpeg"), "needs ffmpeg for the take"))
+    func voAlignTakesATakeOnStandardInput() throws {
+        let dir = E2E.tempDir("stdin-vo")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let make = try sh("cd '\(dir)' && ffmpeg -v error -f lavfi -i 'anoisesrc=c=pink:d=8:r=48000:a=0.3' -c:a pcm_s24le ref.wav && ffmpeg -v error -i ref.wav -f lavfi -i 'sine=f=300:d=8:r=48000' -filter_complex '[0]adelay=250,volume=0.1[b];[b][1]amix=inputs=2:normalize=0' -t 8 -c:a pcm_s24le take.wav")
+        #expect(make.status == 0, "\(make.stderr)")
+        let pipe = try sh("cd '\(dir)' && cat take.wav | vo-align --reference ref.wav --out-dir out -")
+        let file = try sh("cd '\(dir)' && vo-align --reference ref.wav take.wav")
+        #expect(pipe.status == 0 && file.status == 0, "\(pipe.stderr)")
+        let a = try JSON.parse(String(decoding: pipe.stdout, as: UTF8.self)), b = try JSON.parse(String(decoding: file.stdout, as: UTF8.self))
+        #expect(a["path"]?.stringValue == "-")
+        #expect(a["alignment"]?["file"]?["pipe"]?.boolValue == true)
+        #expect(a["alignment"]?["latency"] == b["alignment"]?["latency"] && a["alignment"]?["latency_ms"]?.doubleValue == 250)
+        #expect(FileManager.default.fileExists(atPath: dir + "/out/stdin.wav"))
     }
 }
