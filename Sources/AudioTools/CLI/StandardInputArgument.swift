@@ -27,6 +27,7 @@ public enum StandardInputArgument {
     /// The bytes looked at ahead, for the line reader to start with.
     static func takeLookedAt() -> [UInt8] {
         let r = PipeReader.standardInput
+        r.handedToLines = true
         return r.take(r.buffered)
     }
 }

@@ -13,7 +13,9 @@ public enum StandardInput {
 
     /// Opens standard input for decoding.
     public static func open() throws -> Decoder.Opened {
-        try open(reader: PipeReader.standardInput, path: path, isPipe: true, raw: raw)
+        // A record naming `-` while standard input is read as records: there is no such file.
+        if PipeReader.standardInput.handedToLines { throw FileAccessError(path, .missing) }
+        return try open(reader: PipeReader.standardInput, path: path, isPipe: true, raw: raw)
     }
 
     /// Opens a file that may still be growing: read forward, waiting for more at its end until it

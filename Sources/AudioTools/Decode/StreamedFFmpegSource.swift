@@ -10,7 +10,6 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
     public let isPipe: Bool
     private let input: PipeReader
     private var child: ChildProcess?
-    private let pumpDone = DispatchSemaphore(value: 0)
     private let lock = NSLock()
     private var inputClosed = false
     private var inner: StreamedPCMSource!
@@ -66,7 +65,6 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
         lock.lock()
         if !inputClosed { inputClosed = true; c.closeInput() }
         lock.unlock()
-        pumpDone.signal()
     }
 
     /// Why the child gave no WAV header: its first line of errors.
@@ -76,10 +74,12 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
         return DecodeError(path, .undecodable(ffmpeg: first))
     }
 
-    /// Waits for the pump and the child (both end once the input does).
+    /// Waits for the child, whose output has ended: its input is closed here if the pump hasn't
+    /// (the pump may be waiting on a stalled input; it stops at its next write).
     private func finish(_ c: ChildProcess) -> ChildProcess.Termination {
-        pumpDone.wait()
-        pumpDone.signal()
+        lock.lock()
+        if !inputClosed { inputClosed = true; c.closeInput() }
+        lock.unlock()
         let t = c.wait()
         child = nil
         return t

@@ -21,6 +21,8 @@ public final class PipeReader {
     /// Bytes handed to readers so far (looked-at bytes not yet taken are not counted).
     public private(set) var bytesTaken: UInt64 = 0
     public private(set) var end: End?
+    /// Set when standard input was handed to the line reader (it held records, not audio).
+    public var handedToLines = false
 
     /// Standard input, shared by the part that sniffs it and the part that decodes it.
     nonisolated(unsafe) public static let standardInput = PipeReader(fd: 0)

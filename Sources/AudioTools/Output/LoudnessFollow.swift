@@ -13,8 +13,12 @@ struct LoudnessFollow {
     let emit: (String) -> Void
 
     /// Opens the input to follow: standard input, or the file read forward as it grows.
-    func open() throws -> Decoder.Opened {
-        path == StandardInput.path ? try StandardInput.open() : try StandardInput.openGrowing(path, idleSeconds: idleSeconds)
+    func open(_ recordPath: String) throws -> Decoder.Opened {
+        guard recordPath == path else {
+            throw ToolError(.badInput, "--follow reads audio as it arrives, but standard input holds lines (records or paths), not audio; \(ToolError.quoted(recordPath)) was not measured.",
+                            suggestion: "Pipe audio into `lufs-measure --follow -`, or give --follow one file.")
+        }
+        return path == StandardInput.path ? try StandardInput.open() : try StandardInput.openGrowing(path, idleSeconds: idleSeconds)
     }
 
     /// Reads `source` into `meter` to its end (or a stop signal), writing a line at each interval.

@@ -32,7 +32,7 @@ struct LoudnessMeasureJob {
             out["loudness"] = hit.loudness(gate: gate.map { g in { LoudnessRecord.gateJSON(g, label: self.gateLabel, $0) } })
             return out
         }
-        let opened = try follow?.open() ?? Decoder.open(path)
+        let opened = try follow?.open(path) ?? Decoder.open(path)
         let source = opened.source
         let fmt = source.format
         if decodeOnly {
