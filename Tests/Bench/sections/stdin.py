@@ -25,9 +25,9 @@ def stdin():
     base = None
     for name, cmd in rows:
         wall, cpu = best_wall_and_cpu(cmd, runs=3)
-        if name.endswith("file"):
+        if "file" in name:
             base = wall
-        print(f"  {name:42s} {wall:6.2f} s wall  {cpu:6.2f} s CPU   {wall / base:5.2f}x the file above it", flush=True)
+        print(f"  {name:42s} {wall:6.2f} s wall  {cpu:6.2f} s CPU   {wall / base:5.2f}x the file row above", flush=True)
 
 
 EXTRA_SECTIONS.append("stdin")
