@@ -14,8 +14,10 @@ public final class LineReader {
     private let maxLine: Int
     private var skipping = 0  // bytes of an overlong line discarded so far
 
-    public init(fd: Int32, maxLine: Int = 16 << 20) {
+    /// `prefix`: bytes of `fd` already read (looked at to tell lines from audio).
+    public init(fd: Int32, maxLine: Int = 16 << 20, prefix: [UInt8] = []) {
         self.fd = fd
+        buffer = prefix
         self.maxLine = maxLine
     }
 
@@ -97,11 +99,14 @@ public struct InputRecords: Sequence, IteratorProtocol {
     private let skipNonAudio: Bool
     private let tally: WalkTally
     private let report: InputReport?
+    /// An explicit `-` may be the audio itself; with no argument stdin is lines, as always.
+    private let audioOnStdin: Bool
 
     /// `skipNonAudio` and `tally` as DirectoryWalker has them, for every folder argument.
     public init(paths: [String], tool: String, includeHidden: @escaping (String) -> Bool,
                 skipNonAudio: Bool = true, tally: WalkTally = WalkTally(), report: InputReport? = nil) {
         self.args = paths.isEmpty ? ["-"] : paths
+        audioOnStdin = paths.contains("-")
         self.tool = tool
         self.includeHidden = includeHidden
         self.skipNonAudio = skipNonAudio
@@ -139,7 +144,10 @@ public struct InputRecords: Sequence, IteratorProtocol {
             guard argIndex < args.count else { return nil }
             let a = args[argIndex]
             argIndex += 1
-            if a == "-" { stdin = LineReader(fd: 0); continue }
+            if a == "-" {
+                if audioOnStdin, StandardInputArgument.holdsAudio() { return Record(path: a) }  // the audio itself
+                stdin = LineReader(fd: 0, prefix: StandardInputArgument.takeLookedAt()); continue
+            }
             var st = stat()
             if PathBytes.stat(a, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR {
                 walker = DirectoryWalker(root: a, includeHidden: includeHidden, skipNonAudio: skipNonAudio, tally: tally)

@@ -53,6 +53,7 @@ public enum ToolMain {
                 T.withoutInput(parsed)
                 throw UsageError(info.noInputMessage)
             }
+            if parsed.paths.contains("-"), isatty(0) != 0 { throw UsageError(StandardInputArgument.terminalMessage) }
             let tool = try T(options: parsed)
             // The init checked what it reads in its own order; anything declared it left out is
             // still enforced here.

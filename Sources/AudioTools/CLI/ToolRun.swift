@@ -68,7 +68,7 @@ extension ToolMain {
         startup.reportWalk()
         tool.inputEnded(emptyDirectories: startup.inputReport.emptyDirectories, records: startup.inputReport.records)
         let extrasPassed = tool.finish(stderrIsTerminal: stderrTTY)
-        exit(failed || !extrasPassed ? 1 : 0)
+        exit(SignalStop.exitStatus ?? (failed || !extrasPassed ? 1 : 0))  // a stopped --follow: 128 + the signal
     }
 
     /// Items read ahead of the one being written: enough that results which come back in

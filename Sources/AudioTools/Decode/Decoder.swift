@@ -68,6 +68,7 @@ public enum Decoder {
     /// (protected files are never handed to a decoder). The path is opened once: the identity,
     /// the sniffing and libsndfile's decoding all go through that one descriptor.
     public static func open(_ path: String) throws -> Opened {
+        if path == StandardInput.path { return try StandardInput.open() }  // `-`: audio on standard input
         let file = try FileByteSource.input(path)
         let identity = file.identity
         if identity.sizeBytes == 0 {

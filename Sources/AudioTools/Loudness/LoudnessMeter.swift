@@ -437,6 +437,21 @@ public final class LoudnessMeter {
         if let r = result { return r }
         for m in peakMeters { m.finish() }
         timeline = timelineCollector?.finish(frames: framesSeen)
+        let r = measurement(samplePeaks: peakMeters.map { Double($0.samplePeak) }, truePeaks: peakMeters.map { Double($0.truePeak) })
+        result = r
+        return r
+    }
+
+    /// What `finish` would give if the audio ended after the frames added so far, the meter
+    /// left running: a live meter's values "so far", each equal to measuring that prefix.
+    public func soFar() -> LoudnessMeasurement {
+        if let r = result { return r }
+        let peaks = peakMeters.map { $0.peaksIfEnded(sampleRate: sampleRate) }
+        return measurement(samplePeaks: peaks.map { Double($0.sample) }, truePeaks: peaks.map { Double($0.truePeak) })
+    }
+
+    /// The measurement of the frames so far, given each channel's peaks at their end.
+    private func measurement(samplePeaks: [Double], truePeaks endPeaks: [Double]) -> LoudnessMeasurement {
         var notes: [String] = []
         let seconds = Double(framesSeen) / Double(sampleRate)
         let durationText = String(format: "%.3f s", seconds)
@@ -479,8 +494,7 @@ public final class LoudnessMeter {
             notes.append("Maximum short-term loudness is undefined: the audio is digital silence.")
         }
 
-        let samplePeaks = peakMeters.map { Double($0.samplePeak) }
-        let truePeaks = measuresTruePeak ? peakMeters.map { Double($0.truePeak) } : []
+        let truePeaks = measuresTruePeak ? endPeaks : []
         if !measuresTruePeak {
             notes.append("True peak was not measured.")
         }
@@ -493,7 +507,6 @@ public final class LoudnessMeter {
                                     momentaryMaxLUFS: momentary, shortTermMaxLUFS: shortTerm,
                                     samplePeaks: samplePeaks, truePeaks: truePeaks,
                                     frames: framesSeen, sampleRate: sampleRate, notes: notes)
-        result = r
         return r
     }
 

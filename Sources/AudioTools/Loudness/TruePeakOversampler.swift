@@ -357,3 +357,20 @@ public final class TruePeakOversampler {
         return m
     }
 }
+
+extension TruePeakOversampler {
+    /// What `samplePeak` and `truePeak` would be if the audio ended after what was added so far
+    /// (a copy of the state is finished; this one keeps running), for a live meter's peaks so far.
+    public func peaksIfEnded(sampleRate: Int) -> (sample: Float, truePeak: Float) {
+        let c = TruePeakOversampler(sampleRate: sampleRate, oversampling: factor > 1)
+        c.work = work
+        c.filled = filled
+        c.previousChunkMax = previousChunkMax
+        c.interpolatedMax = interpolatedMax
+        c.samplePeak = samplePeak
+        c.finished = finished
+        c.usesAVX2 = usesAVX2
+        c.finish()
+        return (c.samplePeak, c.truePeak)
+    }
+}

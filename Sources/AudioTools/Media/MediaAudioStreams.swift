@@ -5,7 +5,7 @@ public enum MediaAudioStreams {
     /// The audio streams of `path`, or nil when the file is one stream by nature (libsndfile
     /// formats) or an MP4 whose boxes already say it has one sound track and none is asked for.
     public static func list(_ path: String, opened: Decoder.Opened, needed: Bool) throws -> [MediaStream]? {
-        guard opened.decoder == .ffmpeg else { return nil }
+        guard opened.decoder == .ffmpeg, !opened.isStreamed else { return nil }
         if !needed, let tracks = opened.facts?.mp4?.tracks, tracks.filter({ $0.handler == "soun" }).count <= 1 { return nil }
         return try opened.mediaProbe().audioStreams
     }

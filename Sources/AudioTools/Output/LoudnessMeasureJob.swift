@@ -18,6 +18,8 @@ struct LoudnessMeasureJob {
     let stream: Int?
     let cores: CoreBudget
     let loudnessCache: LoudnessCache?
+    /// `--follow`: read as it arrives, a line per interval (LoudnessFollow).
+    var follow: LoudnessFollow? = nil
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
@@ -30,7 +32,7 @@ struct LoudnessMeasureJob {
             out["loudness"] = hit.loudness(gate: gate.map { g in { LoudnessRecord.gateJSON(g, label: self.gateLabel, $0) } })
             return out
         }
-        let opened = try Decoder.open(path)
+        let opened = try follow?.open(path) ?? Decoder.open(path)
         let source = opened.source
         let fmt = source.format
         if decodeOnly {
@@ -48,6 +50,7 @@ struct LoudnessMeasureJob {
                                           keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
+        loudness = StreamedInputRecord.mark(loudness, opened: opened)  // `-` or --follow: the pipe, its notes
         var plain = loudness
         if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
         if let m = firstMeasurement {
@@ -76,7 +79,9 @@ struct LoudnessMeasureJob {
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
         // A core no other file is using when the file starts: decoding (with the true peak of some
         // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
-        if cores.hasSpareCore {
+        if let f = follow {
+            try f.run(source, meter: meter, gate: gate.map { ($0, gateLabel) })
+        } else if cores.hasSpareCore {
             let n = source.format.channelCount
             let k = LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: source.decodesCheaply)
             try ReadAhead.forEachBlock(source, afterRead: { meter.addPeaks($0, channels: 0..<k, timeline: true) }) {

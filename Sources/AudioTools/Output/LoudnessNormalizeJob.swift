@@ -29,6 +29,9 @@ struct LoudnessNormalizeJob {
     let cores: CoreBudget
     /// Which input writes which output.
     let outputs: OutputClaims
+    /// `--output FILE|-`, and the one output path it gives (StandardInputNormalize).
+    var output: String? = nil
+    var fixedOutPath: String? = nil
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -54,7 +57,8 @@ struct LoudnessNormalizeJob {
     func normalize(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         let name = ToolError.quoted(path)
-        let outPath = try outputs.outputPath(for: path)
+        if output != nil || path == StandardInput.path { return try normalizeStreamed(record) }  // `-`, --output
+        let outPath = try fixedOutPath ?? outputs.outputPath(for: path)
         if !naming.inPlace, !overwrite, PathBytes.exists(outPath) {
             throw ToolError(.exists, "\(ToolError.quoted(outPath)) already exists, so \(name) was not normalised into it; nothing was written.",
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")

@@ -34,6 +34,7 @@ public final class AudioProbe: RecordTool {
 
     public func process(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
+        if path == StandardInput.path { return try StreamedFiles.probeStandardInput(record, deep: deep, tool: Self.info.name) }  // audio on stdin
         let report = ProbeCache.inspect(path: path, deep: deep, cache: cache).report
         var out = record
         out["probe"] = report.probe

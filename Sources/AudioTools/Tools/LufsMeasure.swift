@@ -27,7 +27,7 @@ public final class LufsMeasure: RecordTool {
             .choice("album-by", "tag|folder", AlbumKey.Grouping.allCases.map(\.rawValue), default: AlbumKey.Grouping.tag.rawValue, help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only).",
                     completes: .text, rules: [.needs("album")]),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the time decoding alone takes, to compare a measurement with.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
-        ] + CacheOptions.specs,
+        ] + LufsMeasure.streamSpecs + CacheOptions.specs,
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
@@ -38,6 +38,7 @@ public final class LufsMeasure: RecordTool {
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
             "lufs-measure --album music/ | jq -c '{path, album: .loudness.album.integrated_lufs}'",
             "lufs-measure --cache ~/.cache/audio-tools.sqlite --preset podcast media/   # measures only what changed since the last run",
+            "ffmpeg -v error -re -i stream.mkv -f wav - | lufs-measure --follow --preset ebu-r128 -   # a live meter: a line a second, then the record",
         ],
         exitNotes: "the gate")
 
@@ -89,11 +90,12 @@ public final class LufsMeasure: RecordTool {
         let stream = try o.int("stream")
         let cores = CoreBudget(jobs: try o.jobs())
         options = o
-        cache = try CacheOptions.open(o)
+        let follow = try LufsMeasure.follow(o)
+        cache = follow == nil ? try CacheOptions.open(o) : nil  // a stream is measured as it arrives
         job = LoudnessMeasureJob(gate: gate, gateLabel: gate.map { LoudnessRecord.gateLabel($0, preset: preset?.name) } ?? .null,
                                  layoutOverride: layoutOverride, dualMono: dualMono, decodeOnly: decodeOnly, timeline: timeline,
                                  report: report, albums: albums, stream: stream, cores: cores,
-                                 loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) })
+                                 loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) }, follow: follow)
     }
 
     /// `--cache-prune` alone prunes the cache.

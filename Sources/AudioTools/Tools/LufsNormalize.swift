@@ -13,6 +13,7 @@ public final class LufsNormalize: RecordTool {
             .number("target", "LUFS", in: -70 ... -1, help: "Integrated loudness to reach (overrides the preset's)."),
             .number("true-peak", "DBTP", in: -30...0, help: "True-peak ceiling (overrides the preset's; default -1)."),
             .choice("peak", "MODE", PeakMode.allCases.map(\.rawValue), default: PeakMode.limit.rawValue, help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output)."),
+            LufsNormalize.outputSpec, RawPCM.spec,
             .value("out-dir", "DIR", help: "Write outputs into DIR, keeping each file name (and the folders below a directory argument)."),
             .value("output-template", "TEMPLATE", help: "Output path from {dir}, {stem}, {ext}, e.g. '{dir}/{stem}.norm.{ext}' ({dir} is the input's folder, or the folder below a directory argument inside --out-dir)."),
             .value("relative-to", "DIR", help: "For paths read from standard input: keep their folders below DIR inside --out-dir (default: the file name only)."),
@@ -75,7 +76,8 @@ public final class LufsNormalize: RecordTool {
         try o.checkRules("in-place", about: "out-dir")
         try o.checkRules("write-tags")
         tagger = writeTags ? GainTagging(referenceLUFS: target, album: album, dryRun: o.flag("dry-run")) : nil
-        if !writeTags, !inPlace, outDir == nil, template == nil {
+        let output = try LufsNormalize.output(o)
+        if !writeTags, !inPlace, outDir == nil, template == nil, output == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
         }
         if let t = template, !t.contains("{stem}") {
@@ -129,7 +131,8 @@ public final class LufsNormalize: RecordTool {
                                    naming: naming, overwrite: overwrite, allowLoss: allowLoss, formatName: formatName, depth: depth,
                                    sampleRate: sampleRate, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
                                    fadeCurve: fadeCurve, decodeEncodeOnly: decodeEncodeOnly, reportWriter: reportWriter,
-                                   reportToleranceLU: reportToleranceLU, album: album, stream: stream, cores: cores, outputs: outputs)
+                                   reportToleranceLU: reportToleranceLU, album: album, stream: stream, cores: cores, outputs: outputs,
+                                   output: output)
     }
 
     // MARK: processing
@@ -145,7 +148,7 @@ public final class LufsNormalize: RecordTool {
     /// Claims each stdin record's output path in input order (ToolMain calls this serially), so
     /// of two records that would write the same file the earlier one always wins.
     public func prepare(_ record: Record) throws {
-        guard tagger == nil, let path = record.path else { return }
+        guard tagger == nil, job.output == nil, let path = record.path else { return }
         try job.outputs.claim(for: path)
     }
 }

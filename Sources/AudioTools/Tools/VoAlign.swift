@@ -106,7 +106,10 @@ public final class VoAlign: RecordTool {
                               mixTemplate: mixTemplate, duckDB: duckDB, overwrite: o.flag("overwrite"))
     }
 
-    public func process(_ record: Record) throws -> Record { try aligner.align(record) }
+    public func process(_ record: Record) throws -> Record {
+        guard record.path == StandardInput.path else { return try aligner.align(record) }
+        return try StreamedFiles.withSpooledStandardInput(record, key: "alignment", aligner.align)  // a take on stdin
+    }
 
     /// A number for a message: whole numbers without decimals, others with up to `decimals`.
     static func number(_ v: Double, _ decimals: Int = 3) -> String { AlignmentRecord.number(v, decimals) }

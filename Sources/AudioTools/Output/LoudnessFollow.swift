@@ -1,0 +1,81 @@
+import Foundation
+
+/// `lufs-measure --follow`: the input read as it arrives (standard input, or a file still being
+/// written), with one line every `interval` seconds of audio giving the loudness so far, each
+/// value equal to measuring the audio read up to then; the final record follows as usual.
+struct LoudnessFollow {
+    /// The record's path (`-` for standard input).
+    let path: String
+    let intervalSeconds: Double
+    /// Seconds a followed file must stay the same size to be taken as complete.
+    let idleSeconds: Double
+    /// Writes one line (with its newline) and flushes it.
+    let emit: (String) -> Void
+
+    /// Opens the input to follow: standard input, or the file read forward as it grows.
+    func open(_ recordPath: String) throws -> Decoder.Opened {
+        guard recordPath == path else {
+            throw ToolError(.badInput, "--follow reads audio as it arrives, but standard input holds lines (records or paths), not audio; \(ToolError.quoted(recordPath)) was not measured.",
+                            suggestion: "Pipe audio into `lufs-measure --follow -`, or give --follow one file.")
+        }
+        return path == StandardInput.path ? try StandardInput.open() : try StandardInput.openGrowing(path, idleSeconds: idleSeconds)
+    }
+
+    /// Reads `source` into `meter` to its end (or a stop signal), writing a line at each interval.
+    func run(_ source: AudioSource, meter: LoudnessMeter, gate: (LoudnessGate, JSON)?) throws {
+        let every = max(1, Int((intervalSeconds * Double(source.format.sampleRate)).rounded()))
+        var block = AudioBlock(channelCount: source.format.channelCount, capacity: Decoder.blockFrames)
+        var untilLine = every
+        while true {
+            let n = try source.read(into: &block, maxFrames: min(Decoder.blockFrames, untilLine))
+            if n == 0 { break }
+            meter.add(block)
+            untilLine -= n
+            if untilLine == 0 {
+                emit(Self.line(path: path, meter: meter, gate: gate) + "\n")
+                untilLine = every
+            }
+        }
+    }
+
+    /// One `--follow` line: `{"path": …, "follow": {seconds, momentary, short-term, and the
+    /// integrated loudness, range, peaks and maxima so far, the gate so far}}`.
+    static func line(path: String, meter: LoudnessMeter, gate: (LoudnessGate, JSON)?) -> String {
+        let m = meter.soFar()
+        var o: [String: JSON] = [
+            "seconds": .double(m.seconds, decimals: 6),
+            "frames": .int(m.frames),
+            "momentary_lufs": .optional(meter.momentaryLUFS, decimals: 2),
+            "short_term_lufs": .optional(meter.shortTermLUFS, decimals: 2),
+            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
+            "loudness_range_lu": .optional(m.loudnessRangeLU, decimals: 2),
+            "momentary_max_lufs": .optional(m.momentaryMaxLUFS, decimals: 2),
+            "short_term_max_lufs": .optional(m.shortTermMaxLUFS, decimals: 2),
+            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
+            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
+        ]
+        if let (g, label) = gate { o["gate"] = LoudnessRecord.gateJSON(g, label: label, m) }
+        return JSON.object(["path": .string(path), "follow": .object(o)]).serialized()
+    }
+}
+
+/// What a record measured from a stream says about it: `loudness.file` is `{"pipe": true,
+/// "size_bytes": N}` for standard input (no file, no modification time), the file's identity
+/// when read, for a followed file, at its end; and the stream's notes.
+enum StreamedInputRecord {
+    static func mark(_ loudness: JSON, opened: Decoder.Opened) -> JSON {
+        guard let s = opened.source as? StreamedAudio, case .object(var o) = loudness else { return loudness }
+        if s.isPipe {
+            o["file"] = .object(["pipe": .bool(true), "size_bytes": .int(Int(s.bytesRead))])
+        } else if let id = try? FileIdentity.of(opened.path) {
+            o["file"] = id.json
+        }
+        var notes = o["notes"]?.arrayValue ?? []
+        notes += s.streamNotes.map { .string($0) }
+        if s.stoppedBySignal, let sig = SignalStop.caught {
+            notes.append(.string("Reading was stopped by signal \(sig) (\(sig == SIGINT ? "SIGINT" : "SIGTERM")): this is the measurement of what was read until then."))
+        }
+        o["notes"] = .array(notes)
+        return .object(o)
+    }
+}

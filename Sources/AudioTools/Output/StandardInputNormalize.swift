@@ -1,0 +1,33 @@
+import Foundation
+
+/// lufs-normalize with audio on standard input (`-`) or `--output FILE|-`: the input is spooled
+/// to a temporary file beside the output (normalising reads the audio more than once), the
+/// output goes to FILE, or to standard output (the record then goes to standard error).
+extension LoudnessNormalizeJob {
+    func normalizeStreamed(_ record: Record) throws -> Record {
+        guard let out = output else {
+            throw ToolError(.badInput, "Audio on standard input (“-”) has no file name to write its output under; nothing was written.",
+                            suggestion: "Give --output FILE, or --output - to write the output to standard output.")
+        }
+        let toStdout = out == "-"
+        let dir = toStdout ? NSTemporaryDirectory() : ((out as NSString).deletingLastPathComponent.isEmpty ? "." : (out as NSString).deletingLastPathComponent)
+        var job = self
+        job.output = nil
+        job.fixedOutPath = toStdout ? try StreamedFiles.temporaryName(in: dir, purpose: "out") : out
+        var r = record
+        var spool: String?
+        defer { if let spool { unlink(spool) } }
+        if record.path == StandardInput.path {
+            spool = try StreamedFiles.spoolStandardInput(in: dir)
+            r["path"] = .string(spool!)
+        }
+        defer { if toStdout, let t = job.fixedOutPath { unlink(t) } }
+        var done = try job.normalize(r)
+        done["path"] = record["path"]
+        if toStdout, let t = job.fixedOutPath {
+            try StreamedFiles.copy(t, toDescriptor: StreamedFiles.audioOutput)
+            if case .object(var n)? = done["normalized"] { n["output"] = .string("-"); done["normalized"] = .object(n) }
+        }
+        return done
+    }
+}

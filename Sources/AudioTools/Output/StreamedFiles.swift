@@ -1,0 +1,122 @@
+import Foundation
+
+/// The temporary files of a streamed input or output.
+enum StreamedFiles {
+    /// Where `--output -` writes the audio: the original standard output (records go to stderr).
+    nonisolated(unsafe) static var audioOutput: Int32 = 1
+
+    /// `--output -`: keeps standard output for the audio and sends the records to standard error.
+    static func divertRecords() {
+        audioOutput = dup(1)
+        _ = fcntl(audioOutput, F_SETFD, FD_CLOEXEC)
+        dup2(2, 1)
+    }
+
+    static func temporaryName(in dir: String, purpose: String) throws -> String {
+        "\(dir)/.audio-tools-\(purpose)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Copies standard input to its end into a new temporary file in `dir`; returns its path.
+    static func spoolStandardInput(in dir: String, name: String? = nil) throws -> String {
+        let path = try name.map { "\(dir)/\($0)" } ?? temporaryName(in: dir, purpose: "stdin")
+        let fd = PathBytes.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw spoolError(dir, errno) }
+        defer { close(fd) }
+        let r = PipeReader.standardInput
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buf.withUnsafeMutableBytes { r.read(into: $0.baseAddress!, count: $0.count) }
+            if n == 0 { break }
+            var off = 0
+            while off < n {
+                let w = buf.withUnsafeBytes { write(fd, $0.baseAddress! + off, n - off) }
+                if w < 0, errno == EINTR { continue }
+                guard w > 0 else { let e = errno; unlink(path); throw spoolError(dir, e) }
+                off += w
+            }
+        }
+        return path
+    }
+
+    static func spoolError(_ dir: String, _ e: Int32) -> ToolError {
+        ToolError(.writeFailed, "Standard input could not be kept in a temporary file in \(ToolError.quoted(dir)): \(String(cString: strerror(e))); nothing was written.",
+                  suggestion: "Free space there or make it writable: the whole input is kept beside the output while it is normalised.")
+    }
+
+    static func copy(_ path: String, toDescriptor out: Int32) throws {
+        let fd = PathBytes.open(path, O_RDONLY | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw ToolError(.writeFailed, "The output could not be read back for standard output.", suggestion: "Check the temporary folder.") }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            if n <= 0 { break }
+            var off = 0
+            while off < n {
+                let w = buf.withUnsafeBytes { write(out, $0.baseAddress! + off, n - off) }
+                if w < 0, errno == EINTR { continue }
+                guard w > 0 else {
+                    throw ToolError(.writeFailed, "Standard output closed while the normalised audio was written to it.", suggestion: "Keep the reading end of the pipe open until the output ends.")
+                }
+                off += w
+            }
+        }
+    }
+}
+
+extension StreamedFiles {
+    /// Runs `body` on the record with standard input's audio kept in a temporary file in `dir`
+    /// (for a tool that reads a file more than once or from its end), then gives the record back
+    /// its path `-`, naming `-` where a message named the temporary file, with `pipe: true`
+    /// in the tool's object `key`.
+    static func withSpooledStandardInput(_ record: Record, key: String, in dir: String = NSTemporaryDirectory(),
+                                         _ body: (Record) throws -> Record) throws -> Record {
+        // In a folder of its own as `stdin`, so what a tool names after its input says `stdin`.
+        var template = Array("\(dir)/audio-tools-stdin-XXXXXX".utf8CString)
+        guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw spoolError(dir, errno) }
+        let folder = String(cString: template)
+        defer { rmdir(folder) }
+        let ext = StandardInput.fileExtension(head: PipeReader.standardInput.peek(12))
+        let spool = try spoolStandardInput(in: folder, name: "stdin" + (ext.map { "." + $0 } ?? ""))
+        defer { unlink(spool) }
+        var r = record
+        r["path"] = .string(spool)
+        var out: Record
+        do { out = try body(r) } catch let e as ToolErrorConvertible {
+            throw renamed(e.toolError(path: spool), from: spool)
+        }
+        out["path"] = record["path"]
+        // A pipe has no modification time: `file` says where the bytes came from, as lufs-measure's does.
+        if case .object(var o)? = out[key] {
+            var st = stat()
+            let size = stat(spool, &st) == 0 ? JSON.int(Int(st.st_size)) : .null
+            o["file"] = .object(["pipe": .bool(true), "size_bytes": size])
+            out[key] = .object(o)
+        }
+        if case .object(var e)? = out["error"] {
+            for k in ["message", "suggestion"] {
+                if let s = e[k]?.stringValue { e[k] = .string(s.replacingOccurrences(of: ToolError.quoted(spool), with: ToolError.quoted(StandardInput.path))) }
+            }
+            out["error"] = .object(e)
+        }
+        return out
+    }
+
+    static func renamed(_ e: ToolError, from spool: String) -> ToolError {
+        ToolError(e.code, e.message.replacingOccurrences(of: ToolError.quoted(spool), with: ToolError.quoted(StandardInput.path)),
+                  suggestion: e.suggestion)
+    }
+}
+
+extension StreamedFiles {
+    /// audio-probe on `-`: the spooled input inspected (not cached: a temporary file has no future).
+    static func probeStandardInput(_ record: Record, deep: Bool, tool: String) throws -> Record {
+        try withSpooledStandardInput(record, key: "probe") { r in
+            let report = AudioProbeInspector.inspect(path: r.path ?? "", deep: deep)
+            var out = r
+            out["probe"] = report.probe
+            return report.refusal.map { out.failing($0, tool: tool) } ?? out
+        }
+    }
+}
