@@ -1,5 +1,5 @@
 /// The gain a bitstream can take: the target's gain rounded to the nearest whole step of the
-/// format (1.5 dB for MP3's and AAC's global_gain, 1/256 dB for Opus's Q7.8 header gain),
+/// format (2^(1/4), 1.505 dB, for MP3's and AAC's global_gain; 1/256 dB for Opus's Q7.8 header gain),
 /// lowered a step at a time while the true peak would pass the ceiling. Never a limiter, so when
 /// that misses the target by more than half a step the file is refused.
 public struct LosslessGainPlan: Equatable, Sendable {

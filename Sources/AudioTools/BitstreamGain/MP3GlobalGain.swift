@@ -1,10 +1,11 @@
 /// MPEG-1/2/2.5 Layer III: every granule's and channel's `global_gain` (8 bits of the side
-/// information; one step is 2^(1/4) in amplitude, 1.5 dB) moved by the same number of steps.
+/// information; one step is 2^(1/4) in amplitude, 1.505 dB, "1.5 dB" in mp3gain's words) moved by the same number of steps.
 /// ID3v2 at the start, the Xing/Info/VBRI frame, Lyrics3 and ID3v1 at the end are kept byte for
 /// byte; the APEv2 tag at the end gets mp3gain's MP3GAIN_UNDO and MP3GAIN_MINMAX items, so
 /// `mp3gain -u` restores the original, and an undo record already there is added to.
 public enum MP3GlobalGain {
-    public static let stepDB = 1.5
+    /// One step: the decoder scales by 2^(global_gain/4), so 20·log10(2^(1/4)) = 5·log10(2) dB.
+    public static let stepDB = 5 * 0.30102999566398119521
 
     /// What was changed.
     public struct Result: Sendable {

@@ -47,5 +47,5 @@ struct LosslessGainRecord {
         return .object(o)
     }
 
-    static func stepText(_ step: Double) -> String { step == 1.5 ? "1.5 dB" : "1/256 dB" }
+    static func stepText(_ step: Double) -> String { step > 1 ? "2^(1/4), 1.505 dB" : "1/256 dB" }
 }

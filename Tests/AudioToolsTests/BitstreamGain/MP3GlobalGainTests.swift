@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AudioTools
 
@@ -24,6 +25,11 @@ import Testing
     static func gains(_ b: [UInt8], at: Int) -> [Int] {
         let h = MP3GlobalGain.FrameHeader(b, at)!
         return h.globalGainBits.map { MP3GlobalGain.read8(b, at + h.sideStart, $0) }
+    }
+
+    /// The decoder scales by 2^(global_gain/4): a step is 20·log10(2^(1/4)) dB.
+    @Test func aStepIsAQuarterPowerOfTwo() {
+        #expect(abs(MP3GlobalGain.stepDB - 20 * log10(pow(2, 0.25))) < 1e-12)
     }
 
     @Test func frameLengthsAndGainPositions() {

@@ -32,7 +32,7 @@ extension BitstreamGainError: ToolErrorConvertible {
             return ToolError(.noAudio, "\(name) has no measurable loudness (silent or below the −70 LUFS gate), so no gain reaches a target.",
                              suggestion: "Leave the file as it is, or check that the right file was measured.")
         case .targetOutOfReach(let needed, let reached, let step):
-            return ToolError(.lossy, "\(name) needs \(db(needed)) to reach the target, but the bitstream gain can only reach \(db(reached)) (steps of \(step == 1.5 ? "1.5 dB" : "1/256 dB"), under the true-peak ceiling; no limiter without decoding); nothing was written.",
+            return ToolError(.lossy, "\(name) needs \(db(needed)) to reach the target, but the bitstream gain can only reach \(db(reached)) (steps of \(step > 1 ? "1.5 dB" : "1/256 dB"), under the true-peak ceiling; no limiter without decoding); nothing was written.",
                              suggestion: "Lower the target or raise --true-peak, or " + reencode.prefix(1).lowercased() + reencode.dropFirst() + " (the limiter then keeps the peaks under the ceiling).")
         }
     }
