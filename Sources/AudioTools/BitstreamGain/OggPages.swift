@@ -88,10 +88,13 @@ public enum OggCRC {
         var crc: UInt32 = 0
         table.withUnsafeBufferPointer { t in
             bytes.withUnsafeBufferPointer { b in
-                for i in range {
-                    let byte: UInt8 = (zeroing.map { i >= $0 && i < $0 + 4 } ?? false) ? 0 : b[i]
-                    crc = (crc << 8) ^ t[Int(UInt8(truncatingIfNeeded: crc >> 24) ^ byte)]
+                func run(_ r: Range<Int>) {
+                    for i in r { crc = (crc << 8) ^ t[Int(UInt8(truncatingIfNeeded: crc >> 24) ^ b[i])] }
                 }
+                guard let z = zeroing, range.contains(z) else { return run(range) }
+                run(range.lowerBound..<z)
+                for _ in 0..<min(4, range.upperBound - z) { crc = (crc << 8) ^ t[Int(UInt8(truncatingIfNeeded: crc >> 24))] }
+                run(min(z + 4, range.upperBound)..<range.upperBound)
             }
         }
         return crc

@@ -9,7 +9,7 @@ extension BitstreamGainError: ToolErrorConvertible {
         switch self {
         case .unsupportedFormat(let what):
             return ToolError(.unsupportedCodec, "\(name) is \(what), whose gain --lossless-gain can't change in the bitstream (it changes MP3 and Opus); nothing was written.",
-                             suggestion: reencode)
+                             suggestion: "Leave out --lossless-gain: a lossless file is normalised with no loss anyway, and a lossy one is re-encoded with --allow-loss (a generation loss), or tagged with --write-tags (ReplayGain).")
         case .malformed(let what, let offset):
             return ToolError(.malformed, "\(name) has no valid \(what) at byte \(offset), so its gain was not changed; nothing was written.",
                              suggestion: "Check the file with ffmpeg -v error -i FILE -f null -; a damaged file is better re-encoded (--allow-loss without --lossless-gain).")
