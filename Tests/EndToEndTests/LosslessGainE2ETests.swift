@@ -138,6 +138,13 @@ import Testing
         #expect(loud["error"]?["code"]?.stringValue == "lossy")
         #expect(loud["error"]?["suggestion"]?.stringValue?.contains("--allow-loss") == true)
         #expect(!FileManager.default.fileExists(atPath: dir + "/out/a.mp3"))
+        // --in-place replaces the input with the changed file (its frames scaled, its undo record written).
+        try FileManager.default.copyItem(atPath: dir + "/a.mp3", toPath: dir + "/c.mp3")
+        let before = try Self.decode(dir + "/c.mp3")
+        let placed = try Self.normalize(dir, "c.mp3", ["--target", "-16", "--in-place"])
+        let steps = try #require(placed["normalized"]?["lossless_gain"]?["steps"]?.intValue)
+        #expect(Self.residual(before, try Self.decode(dir + "/c.mp3"), gainDB: Double(steps) * MP3GlobalGain.stepDB) <= 1e-3)
+        #expect(String(decoding: try Data(contentsOf: URL(fileURLWithPath: dir + "/c.mp3")).suffix(64), as: UTF8.self).contains("MP3GAIN_UNDO"))
         // AAC is refused with its reason.
         try Self.make(dir + "/b.m4a", ["-c:a", "aac", "-b:a", "96k"])
         let aac = try Self.normalize(dir, "b.m4a", ["--target", "-16", "--out-dir", dir + "/out"])

@@ -30,42 +30,50 @@ public enum MP3GlobalGain {
 
     /// `bytes` (a whole MP3 file) with every global_gain moved by `steps`; throws before changing
     /// anything when one would leave 0…255 or a frame is not where the previous one says.
-    public static func apply(_ bytes: [UInt8], steps: Int) throws(BitstreamGainError) -> Result {
+    public static func apply(_ bytes: consuming [UInt8], steps: Int) throws(BitstreamGainError) -> Result {
         let layout = try locate(bytes)
-        var out = bytes
+        var out = consume bytes
         var frames = 0, minGain = 255, maxGain = 0
-        var at = layout.audioStart
-        var first = true
-        while at < layout.audioEnd {
-            guard let h = FrameHeader(out, at) else {
-                // Zero padding up to the tags is fine; anything else is a frame we can't trust.
-                if out[at..<layout.audioEnd].allSatisfy({ $0 == 0 }) { break }
-                throw .malformed(what: "MPEG audio frame", offset: at)
+        var failure: BitstreamGainError?
+        out.withUnsafeMutableBufferPointer { b in
+            var at = layout.audioStart
+            var first = true
+            while at < layout.audioEnd {
+                guard let h = FrameHeader(UnsafeBufferPointer(b), at) else {
+                    // Zero padding up to the tags is fine; anything else is a frame we can't trust.
+                    if !b[at..<layout.audioEnd].allSatisfy({ $0 == 0 }) { failure = .malformed(what: "MPEG audio frame", offset: at) }
+                    return
+                }
+                // A cut-off last frame is changed when its side information is whole.
+                if at + h.length > layout.audioEnd, at + h.sideEnd > layout.audioEnd { return }
+                let isInfo = first && h.isInfoFrame(UnsafeBufferPointer(b), at)
+                first = false
+                if !isInfo {
+                    let side = at + h.sideStart
+                    for k in 0..<h.gainCount {
+                        let bit = h.globalGainBit(k)
+                        let new = read8(b, side, bit) + steps
+                        guard new >= 0, new <= 255 else { failure = .globalGainOutOfRange(frame: frames, value: new); return }
+                        write8(b, side, bit, new)
+                        minGain = min(minGain, new)
+                        maxGain = max(maxGain, new)
+                    }
+                    if h.protected {
+                        var crc = crc16(0xFFFF, b[(at + 2)..<(at + 4)])
+                        crc = crc16(crc, b[side..<(at + h.sideEnd)])
+                        b[at + 4] = UInt8(crc >> 8)
+                        b[at + 5] = UInt8(crc & 0xFF)
+                    }
+                    frames += 1
+                }
+                at += h.length
             }
-            // A cut-off last frame is changed when its side information is whole.
-            if at + h.length > layout.audioEnd, at + h.sideEnd > layout.audioEnd { break }
-            defer { at += h.length; first = false }
-            if first && h.isInfoFrame(out, at) { continue }
-            for bit in h.globalGainBits {
-                let p = at + h.sideStart
-                let old = read8(out, p, bit)
-                let new = old + steps
-                guard new >= 0, new <= 255 else { throw .globalGainOutOfRange(frame: frames, value: new) }
-                write8(&out, p, bit, new)
-                minGain = min(minGain, new)
-                maxGain = max(maxGain, new)
-            }
-            if h.protected {
-                let crc = crc16(out, [at + 2, at + 3] + Array((at + h.sideStart)..<(at + h.sideEnd)))
-                out[at + 4] = UInt8(crc >> 8)
-                out[at + 5] = UInt8(crc & 0xFF)
-            }
-            frames += 1
         }
+        if let failure { throw failure }
         if frames == 0 { throw .unsupportedFormat("MP3 without Layer III frames") }
 
         // The tag: other items kept in order, then MP3GAIN_MINMAX and MP3GAIN_UNDO as mp3gain writes them.
-        let old = try layout.ape.map { r throws(BitstreamGainError) in try APEv2Tag(Array(bytes[r]), offset: r.lowerBound) }
+        let old = try layout.ape.map { r throws(BitstreamGainError) in try APEv2Tag(Array(out[r]), offset: r.lowerBound) }
         var tag = old ?? APEv2Tag()
         let previous = tag.mp3gainUndo
         let undo = (left: (previous?.left ?? 0) - steps, right: (previous?.right ?? 0) - steps)
@@ -73,10 +81,8 @@ public enum MP3GlobalGain {
         tag.mp3gainUndo = (undo.left, undo.right, previous?.wrap ?? false)
         let tagAt = layout.ape?.lowerBound ?? layout.audioEnd
         let tagEnd = layout.ape?.upperBound ?? layout.audioEnd
-        var result = Array(out[0..<tagAt])
-        result += tag.bytes()
-        result += out[tagEnd...]
-        return Result(bytes: result, frames: frames, minGain: minGain, maxGain: maxGain,
+        out.replaceSubrange(tagAt..<tagEnd, with: tag.bytes())
+        return Result(bytes: out, frames: frames, minGain: minGain, maxGain: maxGain,
                       previousUndo: previous.map { ($0.left, $0.right) }, undo: undo)
     }
 
@@ -111,13 +117,13 @@ public enum MP3GlobalGain {
         return Layout(audioStart: start, audioEnd: end, ape: ape)
     }
 
-    static func read8(_ b: [UInt8], _ base: Int, _ bit: Int) -> Int {
+    static func read8<B: RandomAccessCollection<UInt8>>(_ b: B, _ base: Int, _ bit: Int) -> Int where B.Index == Int {
         let i = base + bit >> 3
         let v = (Int(b[i]) << 8 | Int(b[i + 1])) >> (8 - bit & 7)
         return v & 0xFF
     }
 
-    static func write8(_ b: inout [UInt8], _ base: Int, _ bit: Int, _ value: Int) {
+    static func write8<B: MutableCollection<UInt8>>(_ b: inout B, _ base: Int, _ bit: Int, _ value: Int) where B.Index == Int {
         let i = base + bit >> 3
         let shift = 8 - bit & 7
         var v = Int(b[i]) << 8 | Int(b[i + 1])
@@ -126,16 +132,24 @@ public enum MP3GlobalGain {
         b[i + 1] = UInt8(v & 0xFF)
     }
 
+    static func write8(_ b: UnsafeMutableBufferPointer<UInt8>, _ base: Int, _ bit: Int, _ value: Int) {
+        var b = b
+        write8(&b, base, bit, value)
+    }
+
     /// The Layer III frame CRC: CRC-16, polynomial 0x8005, initial 0xFFFF, over the header's
-    /// last two bytes and the side information.
-    static func crc16(_ b: [UInt8], _ indices: [Int]) -> UInt16 {
-        var crc: UInt16 = 0xFFFF
-        for i in indices {
-            crc ^= UInt16(b[i]) << 8
+    /// last two bytes and the side information (`crc` carries it from one run of bytes to the next).
+    static func crc16<C: Collection<UInt8>>(_ start: UInt16, _ bytes: C) -> UInt16 {
+        var crc = start
+        for byte in bytes {
+            crc ^= UInt16(byte) << 8
             for _ in 0..<8 { crc = crc & 0x8000 != 0 ? (crc << 1) ^ 0x8005 : crc << 1 }
         }
         return crc
     }
+
+    /// The CRC over the bytes at `indices` of `b`.
+    static func crc16(_ b: [UInt8], _ indices: [Int]) -> UInt16 { crc16(0xFFFF, indices.map { b[$0] }) }
 
     /// A Layer III frame header's facts.
     struct FrameHeader: Equatable {
@@ -151,8 +165,13 @@ public enum MP3GlobalGain {
         static let rates2 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
         static let sampleRates = [[11025, 12000, 8000], [], [22050, 24000, 16000], [44100, 48000, 32000]]
 
-        /// Nil unless `b[at...]` starts a Layer III header with a fixed bitrate.
         init?(_ b: [UInt8], _ at: Int) {
+            guard let h = b.withUnsafeBufferPointer({ FrameHeader($0, at) }) else { return nil }
+            self = h
+        }
+
+        /// Nil unless `b[at...]` starts a Layer III header with a fixed bitrate.
+        init?(_ b: UnsafeBufferPointer<UInt8>, _ at: Int) {
             guard at + 4 <= b.count, b[at] == 0xFF, b[at + 1] & 0xE0 == 0xE0 else { return nil }
             let version = Int(b[at + 1] >> 3 & 3), layer = b[at + 1] >> 1 & 3
             let rateIndex = Int(b[at + 2] >> 4), srIndex = Int(b[at + 2] >> 2 & 3)
@@ -165,19 +184,21 @@ public enum MP3GlobalGain {
             length = (mpeg1 ? 144_000 : 72_000) * kbps / sr + Int(b[at + 2] >> 1 & 1)
         }
 
-        /// The bit offsets of each global_gain in the side information (granule by granule).
-        var globalGainBits: [Int] {
+        /// How many global_gain fields the side information holds (granules × channels).
+        var gainCount: Int { (mpeg1 ? 2 : 1) * (mono ? 1 : 2) }
+
+        /// The bit offset of the `k`th global_gain in the side information (granule by granule).
+        func globalGainBit(_ k: Int) -> Int {
             let channels = mono ? 1 : 2
-            if mpeg1 {
-                let base = 9 + (mono ? 5 : 3) + 4 * channels
-                return (0..<(2 * channels)).map { base + 59 * $0 + 21 }
-            }
-            let base = 8 + (mono ? 1 : 2)
-            return (0..<channels).map { base + 63 * $0 + 21 }
+            if mpeg1 { return 9 + (mono ? 5 : 3) + 4 * channels + 59 * k + 21 }
+            return 8 + (mono ? 1 : 2) + 63 * k + 21
         }
 
+        /// The bit offsets of each global_gain.
+        var globalGainBits: [Int] { (0..<gainCount).map(globalGainBit) }
+
         /// The first frame holding a Xing/Info (after the side information) or VBRI (32 bytes in) header.
-        func isInfoFrame(_ b: [UInt8], _ at: Int) -> Bool {
+        func isInfoFrame(_ b: UnsafeBufferPointer<UInt8>, _ at: Int) -> Bool {
             func tag(_ o: Int, _ s: String) -> Bool { at + o + 4 <= b.count && Array(b[(at + o)..<(at + o + 4)]) == Array(s.utf8) }
             return tag(sideEnd, "Xing") || tag(sideEnd, "Info") || tag(36, "VBRI")
         }

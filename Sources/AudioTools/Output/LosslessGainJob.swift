@@ -76,7 +76,7 @@ struct LosslessGainJob {
         var facts: [String: JSON] = [:]
         switch codec {
         case .mp3:
-            let r = try MP3GlobalGain.apply(bytes, steps: plan.steps)
+            let r = try MP3GlobalGain.apply(consume bytes, steps: plan.steps)
             written = r.bytes
             facts["mp3gain"] = .object([
                 "frames": .int(r.frames),
