@@ -35,6 +35,10 @@ TEST_DEPS  += parallel:parallel
 TEST_DEPS  += chromium:chromium
 # jq: the docs' examples use it, and the test suite runs every example (DocExamplesE2ETests).
 TEST_DEPS  += jq:jq
+# mp3gain: --lossless-gain's tests check that mp3gain -u undoes it and mp3gain -g gives the same frames.
+TEST_DEPS  += mp3gain:mp3gain
+# mpg123: --lossless-gain's tests decode the changed MP3s with a second decoder, which must not warn.
+TEST_DEPS  += mpg123:mpg123
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
 # pkg-config module => Debian package, for the references the tests compile against (libebur128
 # checks album loudness).

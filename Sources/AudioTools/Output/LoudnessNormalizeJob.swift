@@ -32,6 +32,8 @@ struct LoudnessNormalizeJob {
     /// `--output FILE|-`, and the one output path it gives (StandardInputNormalize).
     var output: String? = nil
     var fixedOutPath: String? = nil
+    /// --lossless-gain: the gain changed in the bitstream instead (LosslessGainJob.swift).
+    var lossless: LosslessGainJob? = nil
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -64,6 +66,7 @@ struct LoudnessNormalizeJob {
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }
 
+        if let lossless { return try lossless.process(record, path: path, outPath: outPath) }
         let opened = try Decoder.open(path)
         if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
             if depth != nil || sampleRate != nil {
@@ -93,7 +96,8 @@ struct LoudnessNormalizeJob {
         }
         if !src.losses.isEmpty, !allowLoss {
             throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(src.losses.joined(separator: "; ")). Nothing was written.",
-                            suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate.")
+                            suggestion: "Pass --allow-loss to go ahead (the losses are then listed in normalized.losses), or choose an output that keeps everything: a lossless --format such as wav or flac, and no lower --bit-depth or --sample-rate."
+                                + LosslessGainJob.hint(record, path: path, targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP))
         }
 
         // With --album: the album's measurement, refused before any work when the record has none.

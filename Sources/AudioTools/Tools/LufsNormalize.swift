@@ -37,8 +37,12 @@ public final class LufsNormalize: RecordTool {
                                      "sample-rate", "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity",
                                      "peak", "true-peak", "decode-encode-only",
                                      message: "--write-tags changes only the gain tags of the inputs and writes no audio, so it can't be combined with --{other}.")]),
-            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get.",
-                  rules: [.needs("write-tags", message: "--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).")]),
+            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get. With --lossless-gain: write nothing, and give each record the steps and the result.",
+                  rules: [.needs("write-tags", "lossless-gain", message: "--dry-run goes with --write-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")]),
+            .flag("lossless-gain", help: "MP3 and Opus: change the gain in the bitstream instead of decoding (MP3's global_gain in whole 1.5-dB steps, with mp3gain's undo record; Opus's header gain), lowered a step to keep the true peak under the ceiling; a file that can't reach the target within half a step is refused (lossy). See docs/lossless-gain.md.",
+                  rules: [.conflicts("format", "bit-depth", "sample-rate", "fade-in", "fade-out", "fade-curve", "fade-velocity", "album",
+                                     "report", "write-tags", "decode-encode-only", "stream", "allow-loss",
+                                     message: "--lossless-gain only changes the gain in the bitstream, so it can't be combined with --{other}.")]),
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",
                   rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
@@ -132,7 +136,9 @@ public final class LufsNormalize: RecordTool {
                                    sampleRate: sampleRate, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
                                    fadeCurve: fadeCurve, decodeEncodeOnly: decodeEncodeOnly, reportWriter: reportWriter,
                                    reportToleranceLU: reportToleranceLU, album: album, stream: stream, cores: cores, outputs: outputs,
-                                   output: output)
+                                   output: output,
+                                   lossless: o.flag("lossless-gain") ? LosslessGainJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name,
+                                                                                       replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
     }
 
     // MARK: processing

@@ -179,7 +179,7 @@ import Testing
 
     @Test func lufsNormalize() {
         #expect(usage(LufsNormalize.self, ["--dry-run", "--target", "-16", "--out-dir", "o", "x.wav"])
-                == "--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).")
+                == "--dry-run goes with --write-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")
         #expect(usage(LufsNormalize.self, ["--target", "-16", "--in-place", "--out-dir", "o", "x.wav"])
                 == "--in-place replaces the inputs, so it can't be combined with --out-dir or --output-template.")
         #expect(usage(LufsNormalize.self, ["--target", "-16", "--in-place", "--format", "flac", "x.wav"])
@@ -190,7 +190,7 @@ import Testing
         #expect(usage(LufsNormalize.self, ["--target", "-16", "--out-dir", "o", "--bit-depth", "12", "x.wav"])
                 == "--bit-depth: '12' is not one of: 8, 16, 24, 32, float.")
         #expect(usage(LufsNormalize.self, ["--dry-run", "--peak", "clip", "x.wav"])
-                == "--dry-run goes with --write-tags (normalising into new files never touches the inputs anyway).")
+                == "--dry-run goes with --write-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")
     }
 
     @Test func voAlign() {

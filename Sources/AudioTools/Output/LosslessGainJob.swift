@@ -1,0 +1,113 @@
+import Foundation
+
+/// `lufs-normalize --lossless-gain`: the gain of an MP3 (global_gain) or an Opus file (the ID
+/// header's output gain) changed in its bitstream, from the record's measurement, never decoding
+/// the audio; the output written atomically, or only described with --dry-run.
+struct LosslessGainJob {
+    let targetLUFS: Double
+    let ceilingDBTP: Double
+    let presetName: String?
+    /// --overwrite or --in-place.
+    let replaces: Bool
+    let dryRun: Bool
+
+    /// The codecs whose gain this changes, by what the file's bytes are.
+    enum Codec: String { case mp3, opus }
+
+    /// What the bytes are: a codec this changes, or a refusal naming the format.
+    static func codec(_ b: [UInt8]) throws(BitstreamGainError) -> Codec {
+        if b.count >= 4, b[0] == 0x4F, b[1] == 0x67, b[2] == 0x67, b[3] == 0x53 {
+            if b.count >= 36, Array(b[28..<36]) == Array("OpusHead".utf8) { return .opus }
+            throw .unsupportedFormat("Ogg without an Opus stream (Vorbis, FLAC or Speex)")
+        }
+        if b.count >= 8, Array(b[4..<8]) == Array("ftyp".utf8) { throw .unsupportedFormat("MP4/M4A/MOV (AAC in MP4 is not supported yet)") }
+        if b.count >= 2, b[0] == 0xFF, b[1] & 0xF6 == 0xF0 { throw .unsupportedFormat("AAC in ADTS (not supported yet)") }
+        if b.count >= 3, b[0] == 0x49, b[1] == 0x44, b[2] == 0x33 { return .mp3 }
+        if MP3GlobalGain.FrameHeader(b, 0) != nil { return .mp3 }
+        throw .unsupportedFormat("not MP3 or Opus")
+    }
+
+    /// Whether a lossy `path` could reach the target this way (for the `lossy` refusal's
+    /// suggestion): its codec is one this changes and the plan reaches the target.
+    static func couldReach(path: String, lufs: Double?, truePeak: Double?, targetLUFS: Double, ceilingDBTP: Double) -> Bool {
+        guard let src = try? FileByteSource.input(path), let head = try? src.read(at: 0, count: 64),
+              let c = try? codec(head) else { return false }
+        let step = c == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
+        return (try? LosslessGainPlan(measuredLUFS: lufs, truePeakDBTP: truePeak, targetLUFS: targetLUFS,
+                                      ceilingDBTP: ceilingDBTP, stepDB: step)) != nil
+    }
+
+    /// The sentence the `lossy` refusal adds when --lossless-gain would reach the target from the
+    /// record's measurement (empty otherwise; nothing is measured for it).
+    static func hint(_ record: Record, path: String, targetLUFS: Double, ceilingDBTP: Double) -> String {
+        let l = record["loudness"]
+        guard let lufs = l?["integrated_lufs"]?.doubleValue,
+              couldReach(path: path, lufs: lufs, truePeak: l?["true_peak_dbtp"]?.doubleValue,
+                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP) else { return "" }
+        return " Or pass --lossless-gain: this file's gain can reach the target in its bitstream, with no re-encoding."
+    }
+
+    func process(_ record: Record, path: String, outPath: String) throws -> Record {
+        let source = try FileByteSource.input(path)
+        let bytes = try source.read(at: 0, count: Int(source.size))
+        let identity = try FileIdentity.of(path)
+        let codec = try Self.codec(bytes)
+
+        // The measurement: the record's, if it is of this file as it is now; else measured here.
+        var notes: [String] = []
+        let recorded = try RecordedLoudness.check(record["loudness"], identity: identity)
+        if let note = recorded.note { notes.append(note) }
+        let measured: (integrated: Double?, truePeak: Double?)
+        if let m = recorded.measured {
+            measured = m
+        } else {
+            let opened = try Decoder.open(path)
+            let meter = LoudnessMeter(sampleRate: opened.source.format.sampleRate,
+                                      weights: ChannelLayout.standard(channelCount: opened.source.format.channelCount).weights)
+            try Decoder.forEachBlock(opened.source) { meter.add($0) }
+            let m = meter.finish()
+            measured = (m.integratedLUFS, m.truePeakDBTP)
+        }
+        let step = codec == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
+        let plan = try LosslessGainPlan(measuredLUFS: measured.integrated, truePeakDBTP: measured.truePeak,
+                                        targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, stepDB: step)
+
+        let written: [UInt8]
+        var facts: [String: JSON] = [:]
+        switch codec {
+        case .mp3:
+            let r = try MP3GlobalGain.apply(consume bytes, steps: plan.steps)
+            written = r.bytes
+            facts["mp3gain"] = .object([
+                "frames": .int(r.frames),
+                "min_global_gain": .int(r.minGain), "max_global_gain": .int(r.maxGain),
+                "undo": .string(APEv2Tag.signed(r.undo.left) + "," + APEv2Tag.signed(r.undo.right)),
+                "previous_undo": r.previousUndo.map { .string(APEv2Tag.signed($0.left) + "," + APEv2Tag.signed($0.right)) } ?? .null,
+            ])
+            if let p = r.previousUndo {
+                notes.append("The file already carried mp3gain's undo record (\(APEv2Tag.signed(p.left)) steps); this change was added to it, so `mp3gain -u` restores the file as it was before either.")
+            }
+        case .opus:
+            let r = try OpusHeaderGain.apply(bytes, gainQ78: plan.steps)
+            written = r.bytes
+            facts["opus"] = .object([
+                "header_gain_q78": .int(r.newGainQ78), "previous_header_gain_q78": .int(r.oldGainQ78),
+                "r128_tags": .object(Dictionary(uniqueKeysWithValues: r.tags.map { ($0.name, JSON.int($0.new)) })),
+            ])
+        }
+        if !dryRun {
+            let out = try AtomicOutput(path: outPath, overwrite: replaces)
+            do {
+                try out.write(written)
+                try out.commit()
+            } catch { out.abandon(); throw error }
+        }
+        let result = LosslessGainRecord(outPath: outPath, dryRun: dryRun, codec: codec.rawValue, plan: plan,
+                                        sourceLUFS: measured.integrated!, sourceTruePeakDBTP: measured.truePeak,
+                                        targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName,
+                                        measuredHere: recorded.measured == nil, notes: notes, bitstream: facts)
+        var r = record
+        r["normalized"] = result.json
+        return r
+    }
+}
