@@ -24,6 +24,8 @@ public final class QCAnalyser {
     /// Two channels whose samples differ (or, inverted, sum) by no more than one 16-bit step
     /// anywhere count as identical (inverted).
     public static let pairTolerance: Float = 1.0 / 32768
+    /// Overs closer together than this (seconds) are one stretch, as an over lamp held 10 ms.
+    public static let overHoldSeconds = 0.010
     /// Times kept per list (clipped runs, overs).
     public static let timesKept = 20
     /// Dropouts kept in the result (the count is of all).
@@ -37,6 +39,7 @@ public final class QCAnalyser {
     private var firstNonzero = -1
     private var lastNonzero = -1
     private let minDropoutFrames: Int
+    private let overHold: Int
     private var dropouts: [(start: Int, length: Int)] = []
     private var dropoutCount = 0
     // The front pair's correlation.
@@ -66,7 +69,8 @@ public final class QCAnalyser {
         var runs = 0
         var runTimes: [Int] = []
         var previousMax: Float = 0
-        var inOver = false
+        /// The last frame with an over (−∞ before the first).
+        var lastOver = Int.min / 2
         var overs = 0
         var overTimes: [Int] = []
         var peaks: [Float]
@@ -105,6 +109,7 @@ public final class QCAnalyser {
         history = max(probe.tapsPerPhase - 1, 1)
         channels = (0..<channelCount).map { _ in ChannelState(sampleRate: sampleRate, history: probe.tapsPerPhase - 1) }
         minDropoutFrames = Int((Self.dropoutSeconds * Double(sampleRate)).rounded())
+        overHold = Int((Self.overHoldSeconds * Double(sampleRate)).rounded())
         windowFrames = Int(Self.correlationSeconds * Double(sampleRate))
         for a in 0..<channelCount { for b in (a + 1)..<max(a + 1, channelCount) { pairs.append((a, b, true, true)) } }
         if frontPair != nil {
@@ -186,7 +191,7 @@ public final class QCAnalyser {
                 previousMax = count >= h ? gmax : windowMax
                 if oversampled ? windowMax * bound > 1 : gmax > 1 {
                     overs(s, base, count: count, start: start + i)
-                } else { s.inOver = false }
+                }
                 i += count
             }
         }
@@ -210,14 +215,13 @@ public final class QCAnalyser {
             } else {
                 for k in 0..<count { p[k] = abs(base[k]) }
             }
-            for k in 0..<count {
-                if p[k] > 1 {
-                    if !s.inOver {
-                        s.inOver = true
-                        s.overs += 1
-                        if s.overTimes.count < Self.timesKept { s.overTimes.append(max(0, start + k - o.latency)) }
-                    }
-                } else { s.inOver = false }
+            for k in 0..<count where p[k] > 1 {
+                let f = start + k - o.latency
+                if f - s.lastOver > overHold {
+                    s.overs += 1
+                    if s.overTimes.count < Self.timesKept { s.overTimes.append(max(0, f)) }
+                }
+                s.lastOver = f
             }
         }
     }
