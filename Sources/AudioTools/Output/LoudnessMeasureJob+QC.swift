@@ -32,12 +32,13 @@ extension LoudnessMeasureJob {
         return QCAnalyser(sampleRate: format.sampleRate, channelCount: n, frontPair: pair, separateFrontLoudness: n > 2)
     }
 
-    /// `loudness` with `platforms` and (stashed for `takeQC`) `qc` added.
-    func addingExtras(_ loudness: JSON, _ m: LoudnessMeasurement, qc: QCAnalyser?, layout: ChannelLayout) -> JSON {
+    /// `loudness` with `platforms` and (stashed for `takeQC`) `qc` added; `blocks` are the meter's
+    /// 400-ms block energies (a stereo file's mono fold-down is estimated from them).
+    func addingExtras(_ loudness: JSON, _ m: LoudnessMeasurement, qc: QCAnalyser?, layout: ChannelLayout, blocks: [Double]) -> JSON {
         guard case .object(var o) = loudness else { return loudness }
         if let p = extras.platforms { o["platforms"] = PlatformsRecord.json(p, m) }
         if let a = qc {
-            let r = a.finish()
+            let r = a.finish(programmeBlocks: blocks)
             let names = (0..<a.channelCount).map { $0 < layout.roles.count ? layout.roles[$0].label : "ch\($0 + 1)" }
             o["qc"] = QCRecord.json(r, names: names, programmeLUFS: a.channelCount == 2 ? m.integratedLUFS : nil, gate: extras.qcGate)
         }

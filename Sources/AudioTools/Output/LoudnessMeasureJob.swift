@@ -96,7 +96,7 @@ struct LoudnessMeasureJob {
         var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
                                            gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
-        loudness = addingExtras(loudness, m, qc: qc, layout: layout)
+        loudness = addingExtras(loudness, m, qc: qc, layout: layout, blocks: meter.blocks.momentary)
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         keep?(m, meter.blocks)
         return loudness

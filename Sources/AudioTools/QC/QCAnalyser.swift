@@ -56,6 +56,13 @@ public final class QCAnalyser {
     private var frontA: KWeightedHops?
     private var frontB: KWeightedHops?
     private var scratch: [Float] = []
+    // Stereo: the pair's sums per 100-ms hop (the meter's hop), for the correlation windows and
+    // the mono fold-down's estimate from the meter's own blocks.
+    private let stereo: Bool
+    private let hop: Int
+    private var inHop = 0
+    private var hopLR: [Double] = [], hopLL: [Double] = [], hopRR: [Double] = []
+    private var curLR = 0.0, curLL = 0.0, curRR = 0.0
 
     final class ChannelState {
         let oversampler: TruePeakOversampler
@@ -112,7 +119,9 @@ public final class QCAnalyser {
         overHold = Int((Self.overHoldSeconds * Double(sampleRate)).rounded())
         windowFrames = Int(Self.correlationSeconds * Double(sampleRate))
         for a in 0..<channelCount { for b in (a + 1)..<max(a + 1, channelCount) { pairs.append((a, b, true, true)) } }
-        if frontPair != nil {
+        stereo = channelCount == 2 && frontPair != nil && frontPair! == (0, 1) && !separateFrontLoudness
+        hop = (sampleRate + 5) / 10
+        if frontPair != nil && !stereo {
             mono = KWeightedHops(sampleRate: sampleRate)
             if separateFrontLoudness { frontA = KWeightedHops(sampleRate: sampleRate); frontB = KWeightedHops(sampleRate: sampleRate) }
         }
@@ -128,10 +137,14 @@ public final class QCAnalyser {
             s.reserve(history: h, frames: n)
             block.channels[c].withUnsafeBufferPointer { (s.work + h).update(from: $0.baseAddress!, count: n) }
         }
-        for s in channels { addChannel(s, frames: n, start: framesSeen) }
-        silence(frames: n, start: framesSeen)
-        comparePairs(frames: n)
-        if let (a, b) = frontPair { frontPair(channels[a].work + h, channels[b].work + h, frames: n, start: framesSeen) }
+        if stereo {
+            addStereo(frames: n, start: framesSeen)
+        } else {
+            for s in channels { addChannel(s, frames: n, start: framesSeen) }
+            silence(frames: n, start: framesSeen)
+            comparePairs(frames: n)
+            if let (a, b) = frontPair { frontPair(channels[a].work + h, channels[b].work + h, frames: n, start: framesSeen) }
+        }
         framesSeen += n
         for s in channels { s.work.update(from: s.work + n, count: h) }
     }
@@ -173,25 +186,8 @@ public final class QCAnalyser {
                     if m > gmax { gmax = m }
                     k += 1
                 }
-                // Clipped runs: only a group that reaches full scale is looked at sample by sample.
-                if gmax >= threshold {
-                    for k in 0..<count {
-                        if abs(base[k]) >= threshold {
-                            if runLength == 0 { runStart = start + i + k }
-                            runLength += 1
-                            if runLength == Self.clipRunLength {
-                                s.runs += 1
-                                if s.runTimes.count < Self.timesKept { s.runTimes.append(runStart) }
-                            }
-                        } else { runLength = 0 }
-                    }
-                } else { runLength = 0 }
-                // Overs: only where the oversampled signal could pass full scale (see TruePeakOversampler).
-                let windowMax = max(previousMax, gmax)
-                previousMax = count >= h ? gmax : windowMax
-                if oversampled ? windowMax * bound > 1 : gmax > 1 {
-                    overs(s, base, count: count, start: start + i)
-                }
+                peaksOfGroup(s, base, count: count, start: start + i, groupMax: gmax, runLength: &runLength, runStart: &runStart,
+                             previousMax: &previousMax, threshold: threshold, bound: bound, oversampled: oversampled)
                 i += count
             }
         }
@@ -202,6 +198,32 @@ public final class QCAnalyser {
         for l in 0..<8 { any |= bits[l] }
         if any != 0 { s.anyNonzero = true }
         s.runLength = runLength; s.runStart = runStart; s.previousMax = previousMax
+    }
+
+    /// A group's clipped runs and overs, given its largest |sample|: only a group reaching full
+    /// scale is looked at sample by sample, and only where the oversampled signal could pass full
+    /// scale is it interpolated (see TruePeakOversampler's skip rule).
+    @inline(__always)
+    private func peaksOfGroup(_ s: ChannelState, _ base: UnsafeMutablePointer<Float>, count: Int, start: Int, groupMax gmax: Float,
+                              runLength: inout Int, runStart: inout Int, previousMax: inout Float,
+                              threshold: Float, bound: Float, oversampled: Bool) {
+        if gmax >= threshold {
+            for k in 0..<count {
+                if abs(base[k]) >= threshold {
+                    if runLength == 0 { runStart = start + k }
+                    runLength += 1
+                    if runLength == Self.clipRunLength {
+                        s.runs += 1
+                        if s.runTimes.count < Self.timesKept { s.runTimes.append(runStart) }
+                    }
+                } else { runLength = 0 }
+            }
+        } else { runLength = 0 }
+        let windowMax = max(previousMax, gmax)
+        previousMax = count >= history ? gmax : windowMax
+        if oversampled ? windowMax * bound > 1 : gmax > 1 {
+            overs(s, base, count: count, start: start)
+        }
     }
 
     /// Counts the stretches where the oversampled signal passes 0 dBTP in `count` frames at `base`
@@ -224,6 +246,143 @@ public final class QCAnalyser {
                 s.lastOver = f
             }
         }
+    }
+
+    // MARK: stereo, every check in one pass
+
+    /// A stereo block in one loop over both channels, 8 frames a step: DC, clipping and overs
+    /// (per 64-frame group), digital silence, identical / inverted, and the pair's sums per hop.
+    private func addStereo(frames n: Int, start: Int) {
+        let h = history
+        let sl = channels[0], sr = channels[1]
+        let l = sl.work + h, r = sr.work + h
+        let threshold = Self.clipThreshold
+        let bound = sl.oversampler.gainBound
+        let oversampled = sl.oversampler.factor > 1
+        let tolerance = Self.pairTolerance
+        var identical = pairs[0].identical, inverted = pairs[0].inverted
+        var dcL = SIMD8<Float>(repeating: 0), dcR = dcL
+        var bitsL = SIMD8<UInt32>(repeating: 0), bitsR = bitsL
+        var dcTailL: Float = 0, dcTailR: Float = 0
+        var runL = sl.runLength, startL = sl.runStart, prevL = sl.previousMax
+        var runR = sr.runLength, startR = sr.runStart, prevR = sr.previousMax
+        var lr = curLR, ll = curLL, rr = curRR, inHop = self.inHop
+        let hop = self.hop
+        var i = 0
+        while i < n {
+            let count = min(Self.group, n - i, hop - inHop)
+            var vmaxL = SIMD8<Float>(repeating: 0), vmaxR = vmaxL
+            var zero = SIMD8<UInt32>(repeating: 0)
+            var diff = SIMD8<Float>(repeating: 0), sum = diff
+            var ab = SIMD8<Float>(repeating: 0), aa = ab, bb = ab
+            var k = 0
+            while k + 8 <= count {
+                let u = UnsafeRawPointer(l + i + k).loadUnaligned(as: SIMD8<Float>.self)
+                let v = UnsafeRawPointer(r + i + k).loadUnaligned(as: SIMD8<Float>.self)
+                dcL += u; dcR += v
+                let bu = unsafeBitCast(u, to: SIMD8<UInt32>.self) & 0x7fff_ffff
+                let bv = unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff
+                bitsL |= bu; bitsR |= bv
+                let mu = unsafeBitCast(bu, to: SIMD8<Float>.self), mv = unsafeBitCast(bv, to: SIMD8<Float>.self)
+                vmaxL = vmaxL.replacing(with: mu, where: mu .> vmaxL)
+                vmaxR = vmaxR.replacing(with: mv, where: mv .> vmaxR)
+                zero = zero.replacing(with: 1, where: (bu | bv) .== 0)
+                let d = Self.magnitude(u - v), e = Self.magnitude(u + v)
+                diff = diff.replacing(with: d, where: d .> diff)
+                sum = sum.replacing(with: e, where: e .> sum)
+                ab += u * v; aa += u * u; bb += v * v
+                k += 8
+            }
+            var gl: Float = 0, gr: Float = 0, dmax: Float = 0, smax: Float = 0
+            var anyZero = false
+            for q in 0..<8 {
+                if vmaxL[q] > gl { gl = vmaxL[q] }
+                if vmaxR[q] > gr { gr = vmaxR[q] }
+                if diff[q] > dmax { dmax = diff[q] }
+                if sum[q] > smax { smax = sum[q] }
+                if zero[q] != 0 { anyZero = true }
+                lr += Double(ab[q]); ll += Double(aa[q]); rr += Double(bb[q])
+            }
+            // The frames past the last whole step, one at a time.
+            while k < count {
+                let u = l[i + k], v = r[i + k]
+                dcTailL += u; dcTailR += v
+                if u != 0 { bitsL[0] |= 1 }
+                if v != 0 { bitsR[0] |= 1 }
+                gl = max(gl, abs(u)); gr = max(gr, abs(v))
+                if u == 0 && v == 0 { anyZero = true }
+                dmax = max(dmax, abs(u - v)); smax = max(smax, abs(u + v))
+                lr += Double(u * v); ll += Double(u * u); rr += Double(v * v)
+                k += 1
+            }
+            if dmax > tolerance { identical = false }
+            if smax > tolerance { inverted = false }
+            // Digital silence: a group with no silent frame ends any silence before it.
+            if !anyZero {
+                nonzero(start + i)
+                lastNonzero = start + i + count - 1
+            } else {
+                for q in 0..<count where l[i + q] != 0 || r[i + q] != 0 { nonzero(start + i + q) }
+            }
+            peaksOfGroup(sl, l + i, count: count, start: start + i, groupMax: gl, runLength: &runL, runStart: &startL,
+                         previousMax: &prevL, threshold: threshold, bound: bound, oversampled: oversampled)
+            peaksOfGroup(sr, r + i, count: count, start: start + i, groupMax: gr, runLength: &runR, runStart: &startR,
+                         previousMax: &prevR, threshold: threshold, bound: bound, oversampled: oversampled)
+            inHop += count
+            if inHop == hop {
+                hopLR.append(lr); hopLL.append(ll); hopRR.append(rr)
+                lr = 0; ll = 0; rr = 0; inHop = 0
+            }
+            i += count
+        }
+        var tl = dcTailL, tr = dcTailR
+        var anyL: UInt32 = 0, anyR: UInt32 = 0
+        for q in 0..<8 { tl += dcL[q]; tr += dcR[q]; anyL |= bitsL[q]; anyR |= bitsR[q] }
+        sl.dcSum += Double(tl); sr.dcSum += Double(tr)
+        if anyL != 0 { sl.anyNonzero = true }
+        if anyR != 0 { sr.anyNonzero = true }
+        sl.runLength = runL; sl.runStart = startL; sl.previousMax = prevL
+        sr.runLength = runR; sr.runStart = startR; sr.previousMax = prevR
+        pairs[0].identical = identical; pairs[0].inverted = inverted
+        curLR = lr; curLL = ll; curRR = rr; self.inHop = inHop
+    }
+
+    /// Stereo at the end: the correlation over 3-s windows (30 hops) from the hop sums.
+    private func stereoWindows() {
+        let per = Int((Self.correlationSeconds * 10).rounded())
+        var j = 0
+        while j < hopLR.count {
+            let e = min(j + per, hopLR.count)
+            sab = 0; saa = 0; sbb = 0
+            for q in j..<e { sab += hopLR[q]; saa += hopLL[q]; sbb += hopRR[q] }
+            inWindow = (e - j) * hop
+            var end = e * hop
+            if e == hopLR.count { sab += curLR; saa += curLL; sbb += curRR; inWindow += self.inHop; end += self.inHop }
+            if e - j == per || windowsCounted == 0 && e == hopLR.count || inWindow >= sampleRate { closeWindow(endingAt: end) }
+            j = e
+        }
+        if hopLR.isEmpty && self.inHop > 0 {
+            sab = curLR; saa = curLL; sbb = curRR; inWindow = self.inHop
+            closeWindow(endingAt: self.inHop)
+        }
+        inWindow = 0
+    }
+
+    /// The mono fold-down of a stereo programme, estimated from the meter's own 400-ms blocks:
+    /// (L+R)/2 on both speakers has energy E·(1+ρ)/2 where E is the block's energy (the meter's,
+    /// K-weighted) and ρ = 2Σlr / (Σl² + Σr²) the channels' correlation over the same block. Exact
+    /// when the correlation is the same at every frequency (a panned, copied or inverted source).
+    private func stereoMonoLUFS(_ blocks: [Double]) -> Double? {
+        let count = min(blocks.count, max(0, hopLR.count - 3))
+        var mono: [Double] = []
+        mono.reserveCapacity(count)
+        for b in 0..<count {
+            var x = 0.0, e = 0.0
+            for q in b..<(b + 4) { x += hopLR[q]; e += hopLL[q] + hopRR[q] }
+            let rho = e > 0 ? 2 * x / e : 0
+            mono.append(blocks[b] * max(0, 1 + rho) / 2)
+        }
+        return LoudnessMeter.gatedLoudness(mono, relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
     }
 
     // MARK: digital silence over all channels
@@ -393,8 +552,9 @@ public final class QCAnalyser {
         }
     }
 
-    /// Completes the analysis; call once, after the last `add`.
-    public func finish() -> Result {
+    /// Completes the analysis; call once, after the last `add`. `programmeBlocks`: the meter's
+    /// momentary (400-ms) block energies of a stereo programme, for its mono fold-down.
+    public func finish(programmeBlocks: [Double]? = nil) -> Result {
         let rate = Double(sampleRate)
         // The oversampled signal's tail: the filter run on into silence after the last sample.
         for s in channels where s.oversampler.factor > 1 {
@@ -402,6 +562,7 @@ public final class QCAnalyser {
             (s.work + h).update(repeating: 0, count: l)
             if s.previousMax * s.oversampler.gainBound > 1 { overs(s, s.work + h, count: l, start: framesSeen) }
         }
+        if stereo { stereoWindows() }
         if inWindow > 0 && (windowsCounted == 0 || inWindow >= sampleRate) { closeWindow(endingAt: framesSeen) }
         let allSilent = lastNonzero < 0
         let head = allSilent ? framesSeen : firstNonzero
@@ -413,6 +574,7 @@ public final class QCAnalyser {
         var mono: Double?
         var front: Double?
         if let m = self.mono { mono = m.integratedLUFS(weight: 2) }
+        if stereo { mono = programmeBlocks.flatMap(stereoMonoLUFS) }
         if let a = frontA, let b = frontB { front = KWeightedHops.integratedLUFS([a, b]) }
         return Result(
             frames: framesSeen, sampleRate: sampleRate,

@@ -20,14 +20,18 @@ import Testing
     /// Runs the analyser over `channels`, fed in blocks of `block` frames.
     static func analyse(_ channels: [[Float]], block: Int = 4096, pair: (Int, Int)? = (0, 1)) -> QCAnalyser.Result {
         let a = QCAnalyser(sampleRate: rate, channelCount: channels.count, frontPair: channels.count > 1 ? pair : nil)
+        let meter = LoudnessMeter(sampleRate: rate, weights: channels.map { _ in 1 })
         let n = channels[0].count
         var i = 0
         while i < n {
             let m = min(block, n - i)
-            a.add(AudioBlock(channels: channels.map { Array($0[i..<(i + m)]) }, frames: m))
+            let b = AudioBlock(channels: channels.map { Array($0[i..<(i + m)]) }, frames: m)
+            a.add(b)
+            meter.add(b)
             i += m
         }
-        return a.finish()
+        _ = meter.finish()
+        return a.finish(programmeBlocks: meter.blocks.momentary)
     }
 
     @Test func cleanNoiseHasNoFindings() {
@@ -146,6 +150,25 @@ import Testing
         let a = Self.analyse([x, y], block: 4096), b = Self.analyse([x, y], block: 333)
         #expect(a == b)
         #expect(a.minCorrelation == b.minCorrelation || abs(a.minCorrelation! - b.minCorrelation!) < 1e-6)
+    }
+
+    /// The one-pass stereo loop finds what the per-channel loops find (they serve other layouts).
+    @Test func theStereoLoopAgreesWithTheGeneralOne() {
+        var x = Self.noise(rate * 7), y = Self.noise(rate * 7, seed: 8)
+        for k in 0..<5 { x[rate + 17 + k] = 1; y[3 * rate + k] = -1 }
+        for k in (rate * 4)..<(rate * 4 + 700) { x[k] = 0; y[k] = 0 }
+        for k in 0..<300 { x[k] = 0; y[k] = 0 }
+        for k in (5 * rate)..<(5 * rate + 1000) { x[k] = Float(1.3 * sin(Double.pi / 2 * Double(k) + Double.pi / 4)) }
+        let one = Self.analyse([x, y], block: 1000)
+        let general = Self.analyse([y, x], block: 1000, pair: (1, 0))
+        #expect(one.clippedRuns == 2 && one.overs >= 1)
+        #expect(one.clippedRuns == general.clippedRuns && one.clippedRunTimes == general.clippedRunTimes)
+        #expect(one.overs == general.overs && one.overTimes == general.overTimes)
+        #expect(one.headSilenceSeconds == general.headSilenceSeconds && one.tailSilenceSeconds == general.tailSilenceSeconds)
+        #expect(one.dropouts.map(\.atSeconds) == general.dropouts.map(\.atSeconds))
+        #expect(one.dcOffsetDBFS[0]! == general.dcOffsetDBFS[1]! || abs(one.dcOffsetDBFS[0]! - general.dcOffsetDBFS[1]!) < 1e-3)
+        #expect(abs(one.minCorrelation! - general.minCorrelation!) < 1e-4)
+        #expect(one.minCorrelationAtSeconds == general.minCorrelationAtSeconds)
     }
 
     /// Every failed gate names its option, with the time of the fault.
