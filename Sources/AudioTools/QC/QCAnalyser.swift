@@ -272,7 +272,9 @@ public final class QCAnalyser {
         while i < n {
             let count = min(Self.group, n - i, hop - inHop)
             var vmaxL = SIMD8<Float>(repeating: 0), vmaxR = vmaxL
-            var zero = SIMD8<UInt32>(repeating: 0)
+            // The smallest frame magnitude seen, as the OR of the two channels' magnitude bits read as
+            // a float (zero only for a frame where both are zero): a min, which stays one instruction.
+            var least = SIMD8<Float>(repeating: .infinity)
             var diff = SIMD8<Float>(repeating: 0), sum = diff
             var ab = SIMD8<Float>(repeating: 0), aa = ab, bb = ab
             var k = 0
@@ -286,7 +288,8 @@ public final class QCAnalyser {
                 let mu = unsafeBitCast(bu, to: SIMD8<Float>.self), mv = unsafeBitCast(bv, to: SIMD8<Float>.self)
                 vmaxL = vmaxL.replacing(with: mu, where: mu .> vmaxL)
                 vmaxR = vmaxR.replacing(with: mv, where: mv .> vmaxR)
-                zero = zero.replacing(with: 1, where: (bu | bv) .== 0)
+                let both = unsafeBitCast(bu | bv, to: SIMD8<Float>.self)
+                least = least.replacing(with: both, where: both .< least)
                 let d = Self.magnitude(u - v), e = Self.magnitude(u + v)
                 diff = diff.replacing(with: d, where: d .> diff)
                 sum = sum.replacing(with: e, where: e .> sum)
@@ -300,7 +303,7 @@ public final class QCAnalyser {
                 if vmaxR[q] > gr { gr = vmaxR[q] }
                 if diff[q] > dmax { dmax = diff[q] }
                 if sum[q] > smax { smax = sum[q] }
-                if zero[q] != 0 { anyZero = true }
+                if least[q] == 0 { anyZero = true }
                 lr += Double(ab[q]); ll += Double(aa[q]); rr += Double(bb[q])
             }
             // The frames past the last whole step, one at a time.
