@@ -262,7 +262,7 @@ public final class QCAnalyser {
         let tolerance = Self.pairTolerance
         var identical = pairs[0].identical, inverted = pairs[0].inverted
         var dcL = SIMD8<Float>(repeating: 0), dcR = dcL
-        var bitsL = SIMD8<UInt32>(repeating: 0), bitsR = bitsL
+        var anyL = false, anyR = false
         var dcTailL: Float = 0, dcTailR: Float = 0
         var runL = sl.runLength, startL = sl.runStart, prevL = sl.previousMax
         var runR = sr.runLength, startR = sr.runStart, prevR = sr.previousMax
@@ -276,25 +276,43 @@ public final class QCAnalyser {
             // a float (zero only for a frame where both are zero): a min, which stays one instruction.
             var least = SIMD8<Float>(repeating: .infinity)
             var diff = SIMD8<Float>(repeating: 0), sum = diff
+            let compare = identical || inverted
             var ab = SIMD8<Float>(repeating: 0), aa = ab, bb = ab
             var k = 0
-            while k + 8 <= count {
-                let u = UnsafeRawPointer(l + i + k).loadUnaligned(as: SIMD8<Float>.self)
-                let v = UnsafeRawPointer(r + i + k).loadUnaligned(as: SIMD8<Float>.self)
-                dcL += u; dcR += v
-                let bu = unsafeBitCast(u, to: SIMD8<UInt32>.self) & 0x7fff_ffff
-                let bv = unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff
-                bitsL |= bu; bitsR |= bv
-                let mu = unsafeBitCast(bu, to: SIMD8<Float>.self), mv = unsafeBitCast(bv, to: SIMD8<Float>.self)
-                vmaxL = vmaxL.replacing(with: mu, where: mu .> vmaxL)
-                vmaxR = vmaxR.replacing(with: mv, where: mv .> vmaxR)
-                let both = unsafeBitCast(bu | bv, to: SIMD8<Float>.self)
-                least = least.replacing(with: both, where: both .< least)
-                let d = Self.magnitude(u - v), e = Self.magnitude(u + v)
-                diff = diff.replacing(with: d, where: d .> diff)
-                sum = sum.replacing(with: e, where: e .> sum)
-                ab += u * v; aa += u * u; bb += v * v
-                k += 8
+            if compare {
+                while k + 8 <= count {
+                    let u = UnsafeRawPointer(l + i + k).loadUnaligned(as: SIMD8<Float>.self)
+                    let v = UnsafeRawPointer(r + i + k).loadUnaligned(as: SIMD8<Float>.self)
+                    dcL += u; dcR += v
+                    let bu = unsafeBitCast(u, to: SIMD8<UInt32>.self) & 0x7fff_ffff
+                    let bv = unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff
+                    let mu = unsafeBitCast(bu, to: SIMD8<Float>.self), mv = unsafeBitCast(bv, to: SIMD8<Float>.self)
+                    vmaxL = vmaxL.replacing(with: mu, where: mu .> vmaxL)
+                    vmaxR = vmaxR.replacing(with: mv, where: mv .> vmaxR)
+                    let both = unsafeBitCast(bu | bv, to: SIMD8<Float>.self)
+                    least = least.replacing(with: both, where: both .< least)
+                    let d = Self.magnitude(u - v), e = Self.magnitude(u + v)
+                    diff = diff.replacing(with: d, where: d .> diff)
+                    sum = sum.replacing(with: e, where: e .> sum)
+                    ab += u * v; aa += u * u; bb += v * v
+                    k += 8
+                }
+            } else {
+                // The same without the identical / inverted test, once neither can hold.
+                while k + 8 <= count {
+                    let u = UnsafeRawPointer(l + i + k).loadUnaligned(as: SIMD8<Float>.self)
+                    let v = UnsafeRawPointer(r + i + k).loadUnaligned(as: SIMD8<Float>.self)
+                    dcL += u; dcR += v
+                    let bu = unsafeBitCast(u, to: SIMD8<UInt32>.self) & 0x7fff_ffff
+                    let bv = unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff
+                    let mu = unsafeBitCast(bu, to: SIMD8<Float>.self), mv = unsafeBitCast(bv, to: SIMD8<Float>.self)
+                    vmaxL = vmaxL.replacing(with: mu, where: mu .> vmaxL)
+                    vmaxR = vmaxR.replacing(with: mv, where: mv .> vmaxR)
+                    let both = unsafeBitCast(bu | bv, to: SIMD8<Float>.self)
+                    least = least.replacing(with: both, where: both .< least)
+                    ab += u * v; aa += u * u; bb += v * v
+                    k += 8
+                }
             }
             var gl: Float = 0, gr: Float = 0, dmax: Float = 0, smax: Float = 0
             var anyZero = false
@@ -310,14 +328,14 @@ public final class QCAnalyser {
             while k < count {
                 let u = l[i + k], v = r[i + k]
                 dcTailL += u; dcTailR += v
-                if u != 0 { bitsL[0] |= 1 }
-                if v != 0 { bitsR[0] |= 1 }
                 gl = max(gl, abs(u)); gr = max(gr, abs(v))
                 if u == 0 && v == 0 { anyZero = true }
                 dmax = max(dmax, abs(u - v)); smax = max(smax, abs(u + v))
                 lr += Double(u * v); ll += Double(u * u); rr += Double(v * v)
                 k += 1
             }
+            if gl > 0 { anyL = true }
+            if gr > 0 { anyR = true }
             if dmax > tolerance { identical = false }
             if smax > tolerance { inverted = false }
             // Digital silence: a group with no silent frame ends any silence before it.
@@ -339,11 +357,10 @@ public final class QCAnalyser {
             i += count
         }
         var tl = dcTailL, tr = dcTailR
-        var anyL: UInt32 = 0, anyR: UInt32 = 0
-        for q in 0..<8 { tl += dcL[q]; tr += dcR[q]; anyL |= bitsL[q]; anyR |= bitsR[q] }
+        for q in 0..<8 { tl += dcL[q]; tr += dcR[q] }
         sl.dcSum += Double(tl); sr.dcSum += Double(tr)
-        if anyL != 0 { sl.anyNonzero = true }
-        if anyR != 0 { sr.anyNonzero = true }
+        if anyL { sl.anyNonzero = true }
+        if anyR { sr.anyNonzero = true }
         sl.runLength = runL; sl.runStart = startL; sl.previousMax = prevL
         sr.runLength = runR; sr.runStart = startR; sr.previousMax = prevR
         pairs[0].identical = identical; pairs[0].inverted = inverted
