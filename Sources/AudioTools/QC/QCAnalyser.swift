@@ -80,17 +80,19 @@ public final class QCAnalyser {
         var lastOver = Int.min / 2
         var overs = 0
         var overTimes: [Int] = []
-        var peaks: [Float]
+        /// Per-frame peaks of a group being checked for overs.
+        let peaks: UnsafeMutablePointer<Float>
 
         init(sampleRate: Int, history: Int) {
             oversampler = TruePeakOversampler(sampleRate: sampleRate)
             capacity = history + 4096 + QCAnalyser.group
             work = .allocate(capacity: capacity)
             work.initialize(repeating: 0, count: capacity)
-            peaks = [Float](repeating: 0, count: QCAnalyser.group)
+            peaks = .allocate(capacity: QCAnalyser.group)
+            peaks.initialize(repeating: 0, count: QCAnalyser.group)
         }
 
-        deinit { work.deallocate() }
+        deinit { work.deallocate(); peaks.deallocate() }
 
         /// Room for `history` + `frames` + a group.
         func reserve(history: Int, frames: Int) {
@@ -230,9 +232,12 @@ public final class QCAnalyser {
     /// (history before it), frame `start` being base[0].
     private func overs(_ s: ChannelState, _ base: UnsafeMutablePointer<Float>, count: Int, start: Int) {
         let o = s.oversampler
-        s.peaks.withUnsafeMutableBufferPointer { pb in
-            let p = pb.baseAddress!
+        do {
+            let p = s.peaks
             if o.factor > 1 {
+                // Most groups a loud master sends here stay under full scale: the group's largest
+                // value first, and each frame's only when that is over.
+                guard o.kernel(base: base, count: count, framePeaks: nil) > 1 || Self.absMax(base - o.latency, count) > 1 else { return }
                 _ = o.kernel(base: base, count: count, framePeaks: p)
             } else {
                 for k in 0..<count { p[k] = abs(base[k]) }
@@ -464,6 +469,13 @@ public final class QCAnalyser {
             pairs[j].identical = same
             pairs[j].inverted = opposite
         }
+    }
+
+    /// Largest |x| of `count` samples.
+    static func absMax(_ p: UnsafePointer<Float>, _ count: Int) -> Float {
+        var m: Float = 0
+        for k in 0..<count where abs(p[k]) > m { m = abs(p[k]) }
+        return m
     }
 
     /// |v|: the sign bits cleared.
