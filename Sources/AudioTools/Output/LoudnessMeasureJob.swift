@@ -20,11 +20,13 @@ struct LoudnessMeasureJob {
     let loudnessCache: LoudnessCache?
     /// `--follow`: read as it arrives, a line per interval (LoudnessFollow).
     var follow: LoudnessFollow? = nil
+    /// --qc and --platforms (LoudnessMeasureJob+QC.swift).
+    var extras = LoudnessExtras()
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
-        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil || !extras.isEmpty
             ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
@@ -48,13 +50,14 @@ struct LoudnessMeasureJob {
         var loudness = try measureStreams(path: path, opened: opened, firstLayout: chosen.layout,
                                           firstNote: chosen.note, firstSource: chosen.source.rawValue,
                                           keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
+        if let q = takeQC(&loudness) { out["qc"] = q }
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
         loudness = StreamedInputRecord.mark(loudness, opened: opened)  // `-` or --follow: the pipe, its notes
         var plain = loudness
         if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
         if let m = firstMeasurement {
-            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate), for: path)
+            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"]), for: path)
         }
         if !timeline { loudness = plain }
         out["loudness"] = loudness
@@ -63,7 +66,7 @@ struct LoudnessMeasureJob {
             albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
         }
         // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
-        if stream == nil, loudness["streams"] == nil, let m = firstMeasurement {
+        if stream == nil, loudness["streams"] == nil, extras.isEmpty, let m = firstMeasurement {
             loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
         }
         return out
@@ -77,6 +80,7 @@ struct LoudnessMeasureJob {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
+        let qc = qcAnalyser(source.format, layout: layout)
         // A core no other file is using when the file starts: decoding (with the true peak of some
         // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
         if let f = follow {
@@ -87,15 +91,17 @@ struct LoudnessMeasureJob {
             try ReadAhead.forEachBlock(source, afterRead: { meter.addPeaks($0, channels: 0..<k, timeline: true) }) {
                 meter.addPeaks($0, channels: k..<n, timeline: false)
                 meter.addLoudness($0)
+                qc?.add($0)
             }
         } else {
-            try Decoder.forEachBlock(source) { meter.add($0) }
+            try Decoder.forEachBlock(source) { meter.add($0); qc?.add($0) }
         }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
         var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
                                            gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
+        loudness = addingExtras(loudness, m, qc: qc, layout: layout, blocks: meter.blocks.momentary)
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         keep?(m, meter.blocks)
         return loudness

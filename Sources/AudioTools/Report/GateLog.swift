@@ -11,6 +11,8 @@ public struct GateLog {
         public var truePeakDBTP: Double?
         /// An input that held no audio at all (an empty folder under a gate), not a file.
         public var isError: Bool
+        /// The gain each platform applies (with --platforms), a column each.
+        public var platforms: [PlatformCell] = []
     }
 
     public private(set) var rows: [Row] = []
@@ -36,6 +38,8 @@ public struct GateLog {
         rows.append(Row(name: name, pass: false, reasons: [message], isError: false))
     }
 
+    mutating func setPlatforms(_ cells: [PlatformCell]) { if !rows.isEmpty { rows[rows.count - 1].platforms = cells } }
+
     /// An input that gave the gate nothing to pass: it fails.
     public mutating func addNothing(name: String, message: String) {
         rows.append(Row(name: name, pass: false, reasons: [message], isError: true))
@@ -52,12 +56,12 @@ public struct GateLog {
     /// A readable table of what was measured: one row per file, failures with their reasons.
     public var summaryTable: String {
         func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "—" }
-        var s = "\n  " + (gated ? "RESULT  " : "") + "LUFS    dBTP   FILE\n"
+        var s = "\n  " + (gated ? "RESULT  " : "") + "LUFS    dBTP   " + platformHeader + "FILE\n"
         for r in rows {
             s += "  "
             if gated { s += r.pass ? "pass    " : "FAIL    " }
             s += f(r.integratedLUFS).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
-            s += f(r.truePeakDBTP).padding(toLength: 6, withPad: " ", startingAt: 0) + " "
+            s += f(r.truePeakDBTP).padding(toLength: 6, withPad: " ", startingAt: 0) + " " + platformCells(r)
             s += r.isError ? r.name : (r.name.split(separator: "/").last.map(String.init) ?? r.name)
             if !r.reasons.isEmpty { s += "  (" + r.reasons.joined(separator: "; ") + ")" }
             s += "\n"

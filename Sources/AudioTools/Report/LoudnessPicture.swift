@@ -140,6 +140,7 @@ public enum LoudnessPicture {
             }
             s.raw("</g>\n")
         }
+        marks(&s, item, x, top: lane.top, bottom: peakLane.bottom)
 
         if let i = item.integratedLUFS, i >= ly.bottom, i <= ly.top {
             s.line(plotLeft, ly(i), plotRight, ly(i), stroke: Color.integrated, width: 1.4, id: "integrated")

@@ -68,7 +68,9 @@ extension GateLog {
             return
         }
         let l = record["loudness"]
-        add(name: name, gatePassed: l?["gate"]?["pass"]?.boolValue, reasons: l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? [],
+        let (passed, qcReasons) = Self.qcVerdict(record, loudnessPassed: l?["gate"]?["pass"]?.boolValue)
+        add(name: name, gatePassed: passed, reasons: (l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []) + qcReasons,
             integratedLUFS: l?["integrated_lufs"]?.doubleValue, truePeakDBTP: l?["true_peak_dbtp"]?.doubleValue)
+        addPlatforms(l?["platforms"])
     }
 }

@@ -63,6 +63,8 @@ public struct LoudnessReportItem: Equatable, Sendable {
     /// `--max-momentary`, a preset's), drawn as lines with the curve above them in red.
     public var maxShortTermLUFS: Double?
     public var maxMomentaryLUFS: Double?
+    /// Failed QC gates at their times (lufs-measure --qc with a QC gate).
+    public var marks: [LoudnessReportMark] = []
 
     public init(name: String, verdict: Verdict, integratedLUFS: Double? = nil, loudnessRangeLU: Double? = nil,
                 truePeakDBTP: Double? = nil, momentaryMaxLUFS: Double? = nil, shortTermMaxLUFS: Double? = nil,

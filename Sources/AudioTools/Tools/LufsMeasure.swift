@@ -15,7 +15,7 @@ public final class LufsMeasure: RecordTool {
             .number("max-short-term", "LUFS", in: -70...6, help: "Gate: the highest short-term (3 s) loudness allowed anywhere in a file, as short-form rules set it (ebu-r128-s1: -18). A file shorter than 3 s fails it, having no short-term loudness."),
             .number("max-momentary", "LUFS", in: -70...6, help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them.", rules: [
-                .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", message: "--junit needs a gate: give --preset or --target.")]),
+                .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", "qc-preset", "max-clipped-runs", "max-overs", "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", message: "--junit needs a gate: give --preset or --target.")]),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted.",
                    values: .choices(ChannelLayout.names.components(separatedBy: ", "))),
             .whole("stream", "N", in: 0...1023, help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
@@ -27,7 +27,7 @@ public final class LufsMeasure: RecordTool {
             .choice("album-by", "tag|folder", AlbumKey.Grouping.allCases.map(\.rawValue), default: AlbumKey.Grouping.tag.rawValue, help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only).",
                     completes: .text, rules: [.needs("album")]),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the time decoding alone takes, to compare a measurement with.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
-        ] + LufsMeasure.streamSpecs + CacheOptions.specs,
+        ] + LufsMeasure.streamSpecs + CacheOptions.specs + LufsMeasureQC.specs,
         examples: [
             "lufs-measure song.wav",
             "lufs-measure media/ | jq -r '[.path, .loudness.integrated_lufs] | @tsv'",
@@ -46,13 +46,13 @@ public final class LufsMeasure: RecordTool {
     let job: LoudnessMeasureJob
     var gate: LoudnessGate? { job.gate }
     var report: LoudnessReportWriter? { job.report }
-    public var stage: RecordStage? { job.albums }
+    public var stage: RecordStage? { job.extras.platforms == nil ? job.albums : job.albums.map(PlatformAlbumStage.init) }
     let junitPath: String?
     let summary: Bool
     let options: ParsedOptions
     let cache: ResultCache?
     /// The rows of the summary table and the JUnit report.
-    private lazy var log = GateLog(gated: gate != nil)
+    private lazy var log = GateLog(gated: gate != nil || job.extras.qcGate != nil)
     /// Whether stderr is a terminal (the summary table is then shown): asked once, not per record.
     private let stderrIsTerminal = isatty(2) != 0
 
@@ -96,6 +96,7 @@ public final class LufsMeasure: RecordTool {
                                  layoutOverride: layoutOverride, dualMono: dualMono, decodeOnly: decodeOnly, timeline: timeline,
                                  report: report, albums: albums, stream: stream, cores: cores,
                                  loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) }, follow: follow)
+            .adding(try LufsMeasureQC.extras(o))
     }
 
     /// `--cache-prune` alone prunes the cache.

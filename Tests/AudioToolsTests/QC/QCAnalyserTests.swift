@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// The QC analysers on signals whose answers are known exactly.
+@Suite struct QCAnalyserTests {
+    static let rate = 48000
+    let rate = QCAnalyserTests.rate
+
+    /// Deterministic noise in ±amplitude (never exactly zero, never near full scale).
+    static func noise(_ n: Int, amplitude: Float = 0.3, seed: UInt64 = 1) -> [Float] {
+        var x = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        return (0..<n).map { _ in
+            x = x &* 6364136223846793005 &+ 1442695040888963407
+            let u = Float(Double(x >> 11) / Double(1 << 53)) * 2 - 1
+            return (u >= 0 ? max(u, 1e-3) : min(u, -1e-3)) * amplitude
+        }
+    }
+
+    /// Runs the analyser over `channels`, fed in blocks of `block` frames.
+    static func analyse(_ channels: [[Float]], block: Int = 4096, pair: (Int, Int)? = (0, 1)) -> QCAnalyser.Result {
+        let a = QCAnalyser(sampleRate: rate, channelCount: channels.count, frontPair: channels.count > 1 ? pair : nil)
+        let meter = LoudnessMeter(sampleRate: rate, weights: channels.map { _ in 1 })
+        let n = channels[0].count
+        var i = 0
+        while i < n {
+            let m = min(block, n - i)
+            let b = AudioBlock(channels: channels.map { Array($0[i..<(i + m)]) }, frames: m)
+            a.add(b)
+            meter.add(b)
+            i += m
+        }
+        _ = meter.finish()
+        return a.finish(programmeBlocks: meter.blocks.momentary)
+    }
+
+    @Test func cleanNoiseHasNoFindings() {
+        let r = Self.analyse([Self.noise(rate * 5, seed: 1), Self.noise(rate * 5, seed: 2)])
+        #expect(r.clippedRuns == 0 && r.overs == 0 && r.dropoutCount == 0)
+        #expect(r.headSilenceSeconds == 0 && r.tailSilenceSeconds == 0)
+        #expect(r.silentChannels.isEmpty && r.identicalPairs.isEmpty && r.invertedPairs.isEmpty)
+        #expect(abs(r.minCorrelation!) < 0.05)
+    }
+
+    /// Runs of three full-scale samples are found at their start; a run of two is not a run.
+    @Test func clippedRunsOfThreeAreFoundAndTwoAreNot() {
+        var x = Self.noise(rate * 4)
+        for k in 0..<3 { x[rate + k] = 1 }             // 1.000 s
+        for k in 0..<5 { x[3 * rate + 100 + k] = -1 }  // 3.002 s, negative
+        x[2 * rate] = 1; x[2 * rate + 1] = 1            // two only: a near miss
+        let r = Self.analyse([x], block: 1000)
+        #expect(r.clippedRuns == 2)
+        #expect(r.clippedRunTimes == [1.0, Double(3 * rate + 100) / Double(rate)])
+    }
+
+    /// A run split across blocks is one run.
+    @Test func aRunAcrossBlocksIsOneRun() {
+        var x = Self.noise(10_000)
+        for k in 4094..<4100 { x[k] = 0.9999 }
+        #expect(Self.analyse([x], block: 4096).clippedRuns == 1)
+        #expect(Self.analyse([x], block: 7).clippedRuns == 1)
+    }
+
+    /// A 12 kHz sine at 45° has its samples at 0.707 of its amplitude: at amplitude 1.2 every
+    /// sample is below full scale but the signal between them is over it, one stretch per burst.
+    @Test func oversBetweenSamplesAreCountedPerStretch() {
+        var x = [Float](repeating: 0, count: rate * 4)
+        for burst in [1, 3] {
+            for k in (burst * rate)..<(burst * rate + rate / 2) {
+                x[k] = Float(1.2 * sin(Double.pi / 2 * Double(k) + Double.pi / 4))
+            }
+        }
+        let r = Self.analyse([x])
+        #expect(r.clippedRuns == 0)
+        #expect(r.overs == 2)
+        #expect(r.overTimes.count == 2 && abs(r.overTimes[0] - 1) < 0.001 && abs(r.overTimes[1] - 3) < 0.001)
+    }
+
+    /// A quiet sine never comes near an over (the skip path).
+    @Test func aQuietSineHasNoOvers() {
+        let x = (0..<rate).map { Float(0.5 * sin(2 * Double.pi * 997 * Double($0) / Double(rate))) }
+        #expect(Self.analyse([x]).overs == 0)
+    }
+
+    /// DC of 1 % of full scale is −40 dBFS.
+    @Test func dcOffset() {
+        let x = (0..<rate).map { Float(0.01 + 0.3 * sin(2 * Double.pi * 100 * Double($0) / Double(rate))) }
+        let r = Self.analyse([x, Self.noise(rate)])
+        #expect(abs(r.dcOffsetDBFS[0]! - (-40)) < 0.01)
+        #expect(r.dcOffsetDBFS[1]! < -50)
+    }
+
+    /// Head, tail and mid-programme digital silence; 9 ms is not a dropout, 250 ms is.
+    @Test func silenceAtTheEndsAndDropouts() {
+        var x = Self.noise(rate * 10), y = Self.noise(rate * 10, seed: 3)
+        func zero(_ from: Double, _ seconds: Double) {
+            let a = Int(from * Double(rate)), b = a + Int((seconds * Double(rate)).rounded())
+            for k in a..<b { x[k] = 0; y[k] = 0 }
+        }
+        zero(0, 2); zero(8.5, 1.5); zero(5, 0.25); zero(7, 0.009)
+        let r = Self.analyse([x, y], block: 1234)
+        #expect(r.headSilenceSeconds == 2 && r.tailSilenceSeconds == 1.5)
+        #expect(r.dropoutCount == 1)
+        #expect(r.dropouts.first?.atSeconds == 5 && r.dropouts.first?.durationSeconds == 0.25)
+    }
+
+    /// Silence in one channel only is neither head silence nor a dropout.
+    @Test func silenceInOneChannelIsNotDigitalSilence() {
+        var x = Self.noise(rate * 2)
+        for k in 0..<rate { x[k] = 0 }
+        let r = Self.analyse([x, Self.noise(rate * 2, seed: 9)])
+        #expect(r.headSilenceSeconds == 0 && r.dropoutCount == 0)
+    }
+
+    @Test func deadIdenticalAndInvertedChannels() {
+        let a = Self.noise(rate * 2)
+        let r = Self.analyse([a, a.map { -$0 }, [Float](repeating: 0, count: rate * 2), a])
+        #expect(r.silentChannels == [2])
+        #expect(r.identicalPairs == [[0, 3]])
+        #expect(r.invertedPairs == [[0, 1], [1, 3]])
+        #expect(abs(r.minCorrelation! - (-1)) < 1e-6)
+    }
+
+    /// Correlation: in phase 1, inverted −1, in quadrature 0; mono loss 0 dB and 3.01 dB.
+    @Test func correlationAndMonoLoss() {
+        func sine(_ phase: Double) -> [Float] {
+            (0..<(rate * 6)).map { Float(0.25 * sin(2 * Double.pi * 1000 * Double($0) / Double(rate) + phase)) }
+        }
+        let same = Self.analyse([sine(0), sine(0)])
+        #expect(abs(same.minCorrelation! - 1) < 1e-6)
+        let quad = Self.analyse([sine(0), sine(Double.pi / 2)])
+        #expect(abs(quad.minCorrelation!) < 1e-4)
+        // Stereo loudness of two equal sines: the mono fold-down of identical channels plays the same.
+        let m = LoudnessMeter(sampleRate: rate, weights: [1, 1])
+        m.add(AudioBlock(channels: [sine(0), sine(Double.pi / 2)], frames: rate * 6))
+        let stereo = m.finish().integratedLUFS!
+        #expect(abs((stereo - quad.monoFoldDownLUFS!) - 10 * log10(2)) < 0.02)
+        let m2 = LoudnessMeter(sampleRate: rate, weights: [1, 1])
+        m2.add(AudioBlock(channels: [sine(0), sine(0)], frames: rate * 6))
+        #expect(abs(m2.finish().integratedLUFS! - same.monoFoldDownLUFS!) < 0.01)
+        let inverted = Self.analyse([sine(0), sine(Double.pi)])
+        #expect(inverted.monoFoldDownLUFS == nil)
+    }
+
+    /// The answer does not depend on how the stream is cut into blocks.
+    @Test func blockSizesDoNotMatter() {
+        var x = Self.noise(rate * 7), y = Self.noise(rate * 7, seed: 5)
+        for k in 0..<4 { x[rate * 2 + k] = 1 }
+        for k in (rate * 4)..<(rate * 4 + 600) { x[k] = 0; y[k] = 0 }
+        let a = Self.analyse([x, y], block: 4096), b = Self.analyse([x, y], block: 333)
+        #expect(a == b)
+        #expect(a.minCorrelation == b.minCorrelation || abs(a.minCorrelation! - b.minCorrelation!) < 1e-6)
+    }
+
+    /// The one-pass stereo loop finds what the per-channel loops find (they serve other layouts).
+    @Test func theStereoLoopAgreesWithTheGeneralOne() {
+        var x = Self.noise(rate * 7), y = Self.noise(rate * 7, seed: 8)
+        for k in 0..<5 { x[rate + 17 + k] = 1; y[3 * rate + k] = -1 }
+        for k in (rate * 4)..<(rate * 4 + 700) { x[k] = 0; y[k] = 0 }
+        for k in 0..<300 { x[k] = 0; y[k] = 0 }
+        for k in (5 * rate)..<(5 * rate + 1000) { x[k] = Float(1.3 * sin(Double.pi / 2 * Double(k) + Double.pi / 4)) }
+        let one = Self.analyse([x, y], block: 1000)
+        let general = Self.analyse([y, x], block: 1000, pair: (1, 0))
+        #expect(one.clippedRuns == 2 && one.overs >= 1)
+        #expect(one.clippedRuns == general.clippedRuns && one.clippedRunTimes == general.clippedRunTimes)
+        #expect(one.overs == general.overs && one.overTimes == general.overTimes)
+        #expect(one.headSilenceSeconds == general.headSilenceSeconds && one.tailSilenceSeconds == general.tailSilenceSeconds)
+        #expect(one.dropouts.map(\.atSeconds) == general.dropouts.map(\.atSeconds))
+        #expect(one.dcOffsetDBFS[0]! == general.dcOffsetDBFS[1]! || abs(one.dcOffsetDBFS[0]! - general.dcOffsetDBFS[1]!) < 1e-3)
+        #expect(abs(one.minCorrelation! - general.minCorrelation!) < 1e-4)
+        #expect(one.minCorrelationAtSeconds == general.minCorrelationAtSeconds)
+    }
+
+    /// Every failed gate names its option, with the time of the fault.
+    @Test func gatesNameThemselves() {
+        var x = Self.noise(rate * 10), y = Self.noise(rate * 10, seed: 3)
+        for k in 0..<3 { x[rate + k] = 1 }
+        for k in 0..<rate { x[k + 5 * rate] = 0; y[k + 5 * rate] = 0 }
+        for k in 0..<(rate / 2) { x[k] = 0; y[k] = 0 }
+        let r = Self.analyse([x, y])
+        let g = QCGate(maxClippedRuns: 0, maxOvers: 5, minCorrelation: 0.5, maxHeadSilenceSeconds: 0.25, maxTailSilenceSeconds: 1, noDropouts: true)
+        let f = g.evaluate(r)
+        #expect(f.map(\.gate) == ["max-clipped-runs", "min-correlation", "max-head-silence", "no-dropouts"])
+        for failure in f { #expect(failure.reason.hasPrefix("--" + failure.gate)) }
+        #expect(f[0].atSeconds == 1 && f[3].atSeconds == 5)
+        #expect(QCGate(maxClippedRuns: 1).evaluate(r).isEmpty)
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// lufs-measure --qc and --platforms as a user runs them, on files made here with each fault at a
+/// known time: every fault is found at its time to 10 ms, a clean busy file and near misses give
+/// nothing, and failed gates name themselves in the record, the JUnit report and the HTML report.
+@Suite struct QCE2ETests {
+    static let rate = 48000
+
+    /// Busy noise at about −16 dBFS RMS, never exactly zero and never near full scale.
+    static func noise(seconds: Double, seed: UInt64) -> [Float] {
+        var x = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+        return (0..<Int(seconds * Double(rate))).map { _ in
+            x = x &* 6364136223846793005 &+ 1442695040888963407
+            let u = Float(Double(x >> 11) / Double(1 << 53)) * 2 - 1
+            return (u >= 0 ? max(u, 1e-3) : min(u, -1e-3)) * 0.25
+        }
+    }
+
+    static func frame(_ seconds: Double) -> Int { Int((seconds * Double(rate)).rounded()) }
+
+    /// 12 s of stereo: 2 s of digital silence at the head and 1.5 s at the tail, clipped runs at
+    /// 4.000 s (left) and 6.500 s (right), a 250-ms dropout at 8.000 s.
+    static func faults(_ path: String) throws {
+        var l = noise(seconds: 12, seed: 1), r = noise(seconds: 12, seed: 2)
+        func silence(_ at: Double, _ seconds: Double) { for k in frame(at)..<frame(at + seconds) { l[k] = 0; r[k] = 0 } }
+        silence(0, 2); silence(10.5, 1.5); silence(8, 0.25)
+        for k in 0..<4 { l[frame(4) + k] = 1 }
+        for k in 0..<3 { r[frame(6.5) + k] = -1 }
+        try E2E.write(path, rate: rate, channels: [l, r], codec: "pcm_f32")
+    }
+
+    static func qc(_ path: String, _ extra: [String] = []) throws -> JSON {
+        let run = try E2E.run("lufs-measure", ["--qc"] + extra + [path])
+        let rec = try #require(run.records.first, "no record: \(run.stderr)")
+        return try #require(rec["qc"], "no qc in \(run.stdout)")
+    }
+
+    static func near(_ v: JSON?, _ expected: Double, within: Double = 0.010) -> Bool {
+        guard let d = v?.doubleValue else { return false }
+        return abs(d - expected) <= within
+    }
+
+    @Test func eachFaultIsFoundAtItsTime() throws {
+        let dir = E2E.tempDir("qc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.faults(dir + "/faults.wav")
+        let q = try Self.qc(dir + "/faults.wav")
+        #expect(q["clipping"]?["runs"]?.intValue == 2)
+        let times = q["clipping"]?["times"]?.arrayValue ?? []
+        #expect(times.count == 2 && Self.near(times[0], 4) && Self.near(times[1], 6.5), "\(times)")
+        #expect(Self.near(q["silence"]?["head_seconds"], 2) && Self.near(q["silence"]?["tail_seconds"], 1.5))
+        let drops = q["silence"]?["dropouts"]?.arrayValue ?? []
+        #expect(drops.count == 1)
+        #expect(Self.near(drops.first?["at_seconds"], 8) && Self.near(drops.first?["duration_seconds"], 0.25))
+        #expect(q["channels"]?["silent"]?.arrayValue?.isEmpty == true)
+    }
+
+    @Test func invertedDeadAndOffsetChannels() throws {
+        let dir = E2E.tempDir("qc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = Self.noise(seconds: 6, seed: 3)
+        try E2E.write(dir + "/inverted.wav", rate: Self.rate, channels: [a, a.map { -$0 }], codec: "pcm_f32")
+        try E2E.write(dir + "/dead.wav", rate: Self.rate, channels: [a, [Float](repeating: 0, count: a.count)], codec: "pcm_f32")
+        try E2E.write(dir + "/dc.wav", rate: Self.rate, channels: [a.map { $0 + 0.01 }, Self.noise(seconds: 6, seed: 4).map { $0 + 0.01 }], codec: "pcm_f32")
+
+        let inv = try Self.qc(dir + "/inverted.wav")
+        #expect(inv["channels"]?["inverted"] == .array([.array([.string("L"), .string("R")])]))
+        #expect(inv["phase"]?["min_correlation"]?.doubleValue == -1)
+        #expect(inv["phase"]?["mono_loss_db"] == .null && (inv["notes"]?.arrayValue?.count ?? 0) >= 1)
+
+        let dead = try Self.qc(dir + "/dead.wav")
+        #expect(dead["channels"]?["silent"] == .array([.string("R")]))
+
+        let dc = try Self.qc(dir + "/dc.wav")
+        let offsets = dc["dc_offset_dbfs"]?.arrayValue ?? []
+        #expect(offsets.count == 2 && offsets.allSatisfy { Self.near($0, -40, within: 0.5) }, "\(offsets)")
+    }
+
+    @Test func aCleanBusyFileAndNearMissesGiveNoFindings() throws {
+        let dir = E2E.tempDir("qc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        var l = Self.noise(seconds: 8, seed: 5), r = Self.noise(seconds: 8, seed: 6)
+        try E2E.write(dir + "/clean.wav", rate: Self.rate, channels: [l, r], codec: "pcm_f32")
+        // Near misses: two full-scale samples, 9 ms of digital silence.
+        l[Self.frame(3)] = 1; l[Self.frame(3) + 1] = 1
+        for k in Self.frame(5)..<(Self.frame(5) + Self.frame(0.009)) { l[k] = 0; r[k] = 0 }
+        try E2E.write(dir + "/near.wav", rate: Self.rate, channels: [l, r], codec: "pcm_f32")
+        for name in ["clean.wav", "near.wav"] {
+            let q = try Self.qc(dir + "/" + name, ["--max-clipped-runs", "0", "--no-dropouts", "--max-head-silence", "0", "--max-tail-silence", "0"])
+            #expect(q["clipping"]?["runs"]?.intValue == 0, "\(name)")
+            #expect(q["silence"]?["dropouts"]?.arrayValue?.isEmpty == true, "\(name)")
+            #expect(q["silence"]?["head_seconds"]?.doubleValue == 0 && q["silence"]?["tail_seconds"]?.doubleValue == 0, "\(name)")
+            #expect(q["channels"]?["silent"]?.arrayValue?.isEmpty == true && q["channels"]?["inverted"]?.arrayValue?.isEmpty == true
+                    && q["channels"]?["identical"]?.arrayValue?.isEmpty == true, "\(name)")
+            #expect(q["gate"]?["pass"]?.boolValue == true, "\(name): \(q["gate"] ?? .null)")
+        }
+        let clean = try Self.qc(dir + "/clean.wav")
+        #expect(clean["clipping"]?["overs"]?.intValue == 0)
+        #expect(abs(clean["phase"]?["min_correlation"]?.doubleValue ?? 1) < 0.1)
+    }
+
+    /// Failed QC gates give reasons naming them in the record, the JUnit report and the report,
+    /// where the picture marks each at its time; the exit status is 1.
+    @Test func failedGatesNameThemselvesEverywhere() throws {
+        let dir = E2E.tempDir("qc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.faults(dir + "/faults.wav")
+        let junit = dir + "/qc.xml", report = dir + "/report"
+        let run = try E2E.run("lufs-measure", ["--qc-preset", "acx", "--junit", junit, "--report", report, dir + "/faults.wav"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let gate = try #require(run.records.first?["qc"]?["gate"])
+        let reasons = gate["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(gate["pass"]?.boolValue == false)
+        for name in ["--max-clipped-runs", "--max-head-silence", "--no-dropouts"] {
+            #expect(reasons.contains { $0.hasPrefix(name) }, "\(name) in \(reasons)")
+        }
+        #expect(!reasons.contains { $0.hasPrefix("--max-tail-silence") }, "1.5 s is within ACX's 5 s")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("failures=\"1\"") && xml.contains("--max-clipped-runs") && xml.contains("--no-dropouts"))
+        let index = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
+        #expect(index.contains("--max-head-silence"))
+        let svg = try String(contentsOfFile: report + "/faults.wav.svg", encoding: .utf8)
+        #expect(svg.contains("data-gate=\"max-clipped-runs\" data-seconds=\"4.000\""))
+        #expect(svg.contains("data-gate=\"no-dropouts\" data-seconds=\"8.000\""))
+    }
+
+    /// The platforms' figures follow their rules from the file's own loudness and true peak, and the
+    /// summary table gets a column per chosen platform.
+    @Test func platformsFollowTheirRules() throws {
+        let dir = E2E.tempDir("qc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let quiet = E2E.sine(997, dBFS: -22, seconds: 5, rate: Self.rate)
+        try E2E.write(dir + "/quiet.wav", rate: Self.rate, channels: [quiet, quiet])
+        let run = try E2E.run("lufs-measure", ["--platform", "spotify,youtube", "--summary", dir + "/quiet.wav"])
+        let l = try #require(run.records.first?["loudness"])
+        let i = try #require(l["integrated_lufs"]?.doubleValue), tp = try #require(l["true_peak_dbtp"]?.doubleValue)
+        let p = l["platforms"]?.arrayValue ?? []
+        #expect(p.compactMap { $0["name"]?.stringValue } == ["spotify", "youtube"])
+        // Spotify lifts it only as far as 1 dB of true-peak headroom; YouTube leaves it.
+        let lift = min(-14 - i, -1 - tp)
+        #expect(abs((p.first?["gain_db"]?.doubleValue ?? 99) - lift) < 0.011)
+        #expect(abs((p.first?["true_peak_dbtp"]?.doubleValue ?? 99) - (tp + lift)) < 0.011)
+        #expect(p.last?["gain_db"]?.doubleValue == 0)
+        #expect(run.stderr.contains("spotify") && run.stderr.contains("youtube"), "\(run.stderr)")
+        let bad = try E2E.run("lufs-measure", ["--platform", "myspace", dir + "/quiet.wav"])
+        #expect(bad.status != 0 && bad.stderr.contains("myspace"))
+    }
+}
