@@ -161,15 +161,16 @@ import Testing
         }
     }
 
-    /// Tools/ declares options and wires them: small files, small in all.
+    /// Tools/ declares options and wires them: small files, and the wiring small in all. The
+    /// sentences (Tools/Errors/) grow with each capability's errors, so only their files are capped.
     @Test func toolsStaySmall() throws {
-        var total = 0
+        var wiring = 0
         for (file, _) in Self.sources["Tools"] ?? [] {
             let lines = try String(contentsOfFile: Self.core + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count - 1
-            total += lines
+            if !file.hasPrefix("Tools/Errors/") { wiring += lines }
             #expect(lines <= 300, "\(file) has \(lines) lines")
         }
-        #expect(total < 1500, "Tools/ has \(total) lines")
+        #expect(wiring < 1000, "Tools/ (without Errors/) has \(wiring) lines")
     }
 
     /// Each executable is one line that hands over to the core.
