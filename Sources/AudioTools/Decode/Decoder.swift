@@ -4,6 +4,8 @@ import Foundation
 public enum DecoderKind: String, Sendable {
     case libsndfile
     case ffmpeg
+    /// Opus in Ogg (libopusfile, the reference decoder).
+    case libopusfile
 }
 
 /// Opens the right decoder for a file after the checks every tool needs: the file exists, is a
@@ -57,6 +59,7 @@ public enum Decoder {
     public static func decoderKind(for kind: ContainerKind) -> DecoderKind? {
         switch kind {
         case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return .libsndfile
+        case .ogg(.opus): return .libopusfile
         case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : .libsndfile
         case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? .ffmpeg : nil
         default: return nil
@@ -103,6 +106,7 @@ public enum Decoder {
             let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
             return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind)
         }
+        if let ogg = try openOgg(path, facts: facts, identity: identity, file: file) { return ogg }
         let s = try SndfileSource(path: path, file: file)
         if s.isTruncatedByHeader {
             throw DecodeError(path, .headerPromisesMore)

@@ -29,6 +29,8 @@ public final class SndfileSource: AudioSource {
     private var framesRead = 0
     /// Frames the header promised when libsndfile clamped them to what the file holds.
     private let promisedFrames: Int?
+    /// The byte range read through virtual I/O (one link of a chained Ogg file), kept alive here.
+    private var range: SndfileByteRange?
 
     /// Opens `path`; throws DecodeError (unrecognised, malformed, truncated, ...) naming the file.
     public convenience init(path: String) throws {
@@ -37,12 +39,16 @@ public final class SndfileSource: AudioSource {
 
     /// Opens `path` through the descriptor `file` already holds (a duplicate of it, so the path
     /// is not opened again), or by name without one.
-    init(path: String, file: FileByteSource?) throws {
+    init(path: String, file: FileByteSource?, range: SndfileByteRange? = nil) throws {
         self.path = path
+        self.range = range
         var info = SF_INFO()
         Libsndfile.openLock.lock()
         var h: OpaquePointer?
-        if let file {
+        if let range {
+            var io = SndfileByteRange.callbacks
+            h = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(range).toOpaque())
+        } else if let file {
             let fd = file.duplicateDescriptor()
             h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))
             // libsndfile knows some headerless formats only by the name's extension, which a

@@ -46,6 +46,7 @@ struct LoudnessMeasureJob {
         var loudness = try measureStreams(path: path, opened: opened, firstLayout: chosen.layout,
                                           firstNote: chosen.note, firstSource: chosen.source.rawValue,
                                           keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
+        loudness = DecodeNotes.adding(opened.decodeNotes, to: loudness)
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
         var plain = loudness

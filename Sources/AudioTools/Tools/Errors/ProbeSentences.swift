@@ -40,7 +40,7 @@ extension ProbeRefusal: ToolErrorConvertible, CustomStringConvertible {
                              suggestion: "Export it to audio from your music app and pick the exported file.")
         case .unknownFormat:
             return ToolError(.unrecognised, "\(q) isn't in any audio format this tool recognises.",
-                             suggestion: "Pick a WAV, AIFF, FLAC, MP3, M4A, Ogg or Opus file.")
+                             suggestion: DecodeError.whatWorks)
         case .damaged(let why):
             return ToolError(.malformed, "\(q) is damaged: \(why).",
                              suggestion: "Pick an undamaged copy, or export it again from the app that made it.")

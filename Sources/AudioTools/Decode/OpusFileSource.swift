@@ -1,0 +1,165 @@
+import COpusFile
+import Foundation
+
+/// Decodes Opus in Ogg with libopusfile, the reference decoder: pre-skip and end trimming as
+/// RFC 7845 says, every link of a chained file, mapping families 0, 1 and 255, and the header's
+/// output gain applied (libopusfile's default). It reads through a duplicate of the descriptor
+/// the input was opened with, so the path is opened once. Output is always 48 kHz float.
+public final class OpusFileSource: AudioSource {
+    public let path: String
+    public let format: AudioFormat
+    /// The first link's channel mapping family (0 mono/stereo, 1 Vorbis order, 255 unordered).
+    public let mappingFamily: Int
+    /// The output gain the header asks for, in dB (Q7.8 in the file), applied to the samples.
+    public let outputGainDB: Double
+    /// How many links (logical streams one after another) the file chains.
+    public let linkCount: Int
+    private var handle: OpaquePointer?
+    private var interleaved: [Float] = []
+    private var framesRead = 0
+    /// Samples libopusfile gave but the last read had no room for (op_read_float hands out a
+    /// whole packet at a time).
+    private var carry: [Float] = []
+
+    /// The sample rate libopusfile always decodes to.
+    public static let rate = 48000
+
+    /// Opens `path` through a duplicate of `file`'s descriptor (or by name without one).
+    init(path: String, file: FileByteSource?) throws {
+        self.path = path
+        var cb = OpusFileCallbacks()
+        var stream: UnsafeMutableRawPointer?
+        if let file {
+            let fd = file.duplicateDescriptor()
+            if fd >= 0 {
+                stream = op_fdopen(&cb, fd, "rb")
+                if stream == nil { close(fd) }
+            }
+        } else {
+            stream = PathBytes.withCString(path) { op_fopen(&cb, $0, "rb") }
+        }
+        guard let stream else { throw DecodeError(path, .damagedHeader(libsndfile: "the file could not be opened")) }
+        var err: Int32 = 0
+        guard let h = op_open_callbacks(stream, &cb, nil, 0, &err) else {
+            _ = cb.close?(stream)
+            throw DecodeError(path, OpusFileSource.openFailure(err))
+        }
+        handle = h
+        let links = Int(op_link_count(h))
+        linkCount = links
+        let first = op_head(h, 0)!.pointee
+        mappingFamily = Int(first.mapping_family)
+        outputGainDB = Double(first.output_gain) / 256
+        let channels = Int(first.channel_count)
+        for li in 1..<max(links, 1) {
+            let c = Int(op_head(h, Int32(li))!.pointee.channel_count)
+            if c != channels {
+                op_free(h); handle = nil
+                throw DecodeError(path, .linksDiffer(link: li + 1, what: "\(c) channels where the first link has \(channels)"))
+            }
+        }
+        let total = op_pcm_total(h, -1)
+        format = AudioFormat(sampleRate: OpusFileSource.rate, channelCount: channels, frameCount: total >= 0 ? Int(total) : nil)
+    }
+
+    deinit { if let handle { op_free(handle) } }
+
+    /// Opus costs as much to decode as the rest of a measurement: read ahead on its own thread.
+    public var decodesCheaply: Bool { false }
+
+    public func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {
+        guard let h = handle else { return 0 }
+        let ch = format.channelCount
+        if block.channels.count != ch { block.channels = Array(repeating: [], count: ch) }
+        for c in 0..<ch where block.channels[c].count < maxFrames {
+            block.channels[c] = [Float](repeating: 0, count: maxFrames)
+        }
+        if interleaved.count < maxFrames * ch { interleaved = [Float](repeating: 0, count: maxFrames * ch) }
+        let n = try fill(h, frames: maxFrames)
+        if n > 0 {
+            interleaved.withUnsafeBufferPointer { SndfileSource.deinterleave($0.baseAddress!, frames: n, into: &block.channels) }
+        }
+        block.frames = n
+        framesRead += n
+        return n
+    }
+
+    /// Fills `interleaved` with up to `frames` frames, reading packets until it is full or the
+    /// stream ends. A hole (a missing page) in the middle is damage, not silence.
+    private func fill(_ h: OpaquePointer, frames: Int) throws -> Int {
+        let ch = format.channelCount
+        var have = 0
+        if !carry.isEmpty {
+            let take = min(carry.count / ch, frames)
+            interleaved.withUnsafeMutableBufferPointer { dst in
+                carry.withUnsafeBufferPointer { src in
+                    dst.baseAddress!.update(from: src.baseAddress!, count: take * ch)
+                }
+            }
+            carry.removeFirst(take * ch)
+            have = take
+        }
+        while have < frames {
+            let room = frames - have
+            // op_read_float may return up to 120 ms (5760 frames) at once: read into the block
+            // directly while it has room for that, else into a spare and carry the rest.
+            if room >= 5760 {
+                let got = interleaved.withUnsafeMutableBufferPointer { p in
+                    op_read_float(h, p.baseAddress! + have * ch, Int32(room * ch), nil)
+                }
+                if got == 0 { break }
+                if got < 0 { throw readFailure(got, at: have) }
+                have += Int(got)
+            } else {
+                var spare = [Float](repeating: 0, count: 5760 * ch)
+                let got = spare.withUnsafeMutableBufferPointer { op_read_float(h, $0.baseAddress!, Int32(5760 * ch), nil) }
+                if got == 0 { break }
+                if got < 0 { throw readFailure(got, at: have) }
+                let g = Int(got), take = min(g, room)
+                interleaved.withUnsafeMutableBufferPointer { dst in
+                    spare.withUnsafeBufferPointer { src in (dst.baseAddress! + have * ch).update(from: src.baseAddress!, count: take * ch) }
+                }
+                if g > take { carry = Array(spare[(take * ch)..<(g * ch)]) }
+                have += take
+            }
+        }
+        return have
+    }
+
+    private func readFailure(_ code: Int32, at offset: Int) -> DecodeError {
+        let why = code == OP_HOLE ? "a page is missing (a hole in the stream)" : OpusFileSource.describe(code)
+        return DecodeError(path, .damagedStream(frames: framesRead + offset, why: why))
+    }
+
+    public func seek(toFrame frame: Int) throws {
+        guard let h = handle else { return }
+        if op_pcm_seek(h, ogg_int64_t(frame)) != 0 { throw DecodeError(path, .cannotSeek(frame: frame)) }
+        carry = []
+        framesRead = frame
+    }
+
+    /// What an open failure code means, in the decode error's terms.
+    static func openFailure(_ code: Int32) -> DecodeError.Problem {
+        switch code {
+        case OP_ENOTFORMAT: return .unrecognisedFormat
+        case OP_EVERSION, OP_EIMPL: return .unsupportedEncoding(libsndfile: describe(code))
+        default: return .damagedHeader(libsndfile: describe(code))
+        }
+    }
+
+    static func describe(_ code: Int32) -> String {
+        switch code {
+        case OP_EREAD: return "a read failed"
+        case OP_EFAULT: return "the decoder failed (out of memory or an internal error)"
+        case OP_EIMPL: return "it uses a feature the decoder doesn't implement"
+        case OP_ENOTFORMAT: return "it is not Opus in Ogg"
+        case OP_EBADHEADER: return "its Opus header is malformed"
+        case OP_EVERSION: return "its Opus header has an unknown version"
+        case OP_EBADLINK: return "a link of the stream is missing or damaged"
+        case OP_EBADPACKET: return "an audio packet is damaged"
+        case OP_EBADTIMESTAMP: return "its granule positions are invalid"
+        case OP_HOLE: return "a page is missing (a hole in the stream)"
+        default: return "libopusfile error \(code)"
+        }
+    }
+}
