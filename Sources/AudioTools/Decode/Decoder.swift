@@ -60,8 +60,10 @@ public enum Decoder {
         switch kind {
         case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return .libsndfile
         case .ogg(.opus): return .libopusfile
+        case .ogg(.flac): return FFmpegSource.isAvailable ? .ffmpeg : nil
         case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : .libsndfile
         case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? .ffmpeg : nil
+        case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta: return FFmpegSource.isAvailable ? .ffmpeg : nil
         default: return nil
         }
     }
@@ -84,7 +86,7 @@ public enum Decoder {
     /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
     /// to install when this build has none for it.
     public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> DecoderKind {
-        guard let kind = decoderKind(for: facts.kind) else {
+        guard let kind = facts.ffmpegOnly ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : decoderKind(for: facts.kind) else {
             throw DecodeError(path, .needsFFmpeg(container: facts.container, codec: facts.codec))
         }
         return kind

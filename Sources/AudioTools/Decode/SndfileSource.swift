@@ -179,6 +179,9 @@ public final class SndfileSource: AudioSource {
 
     /// A decoder error during a read is a damaged or cut-off file.
     private func checkRead(_ h: OpaquePointer, _ n: Int) throws {
+        // An error once every promised frame is in is about bytes after the audio (an ID3v1 tag
+        // appended to a FLAC file): nothing is missing.
+        if sf_error(h) != 0, let total = format.frameCount, total > 0, framesRead + max(n, 0) >= total { return }
         if sf_error(h) != 0 {
             throw DecodeError(path, .damagedAfter(frames: framesRead + max(n, 0), libsndfile: String(cString: sf_strerror(h))))
         }

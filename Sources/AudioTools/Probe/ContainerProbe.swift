@@ -6,12 +6,16 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     let sniff = try ProbeSniffer.sniff(r)
     var f = ContainerFacts(kind: sniff.kind, container: sniff.kind.name, fileSize: r.size)
     switch sniff.kind {
-    case .wav: try ProbeChunkReaders.readWAV(r, rf64: false, into: &f)
+    case .wav:
+        try ProbeChunkReaders.readWAV(r, rf64: false, into: &f)
+        f.ffmpegOnly = try ProbeRawStreams.isStreamedWAV(r)
     case .rf64: try ProbeChunkReaders.readWAV(r, rf64: true, into: &f)
     case .w64: try ProbeChunkReaders.readW64(r, into: &f)
     case .aiff: try ProbeChunkReaders.readAIFF(r, compressed: false, into: &f)
     case .aifc: try ProbeChunkReaders.readAIFF(r, compressed: true, into: &f)
-    case .caf: try ProbeChunkReaders.readCAF(r, into: &f)
+    case .caf:
+        try ProbeChunkReaders.readCAF(r, into: &f)
+        f.ffmpegOnly = f.codec == "alac"
     case .flac:
         f.codec = "flac"
         if sniff.leadingTagBytes > 0, let tag = try ProbeID3Reader.read(r, at: 0) { f.tags = tag.tags }
@@ -21,6 +25,9 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
         try ProbeOggReader.read(r, codec: codec, into: &f)
     case .mp3, .adts:
         try readMPEGStream(r, sniff, into: &f)
+        f.ffmpegOnly = sniff.afterJunk
+    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta:
+        try ProbeRawStreams.read(r, kind: sniff.kind, into: &f)
     case .isoMedia:
         let w = ProbeMP4Walker(r)
         try w.run()
