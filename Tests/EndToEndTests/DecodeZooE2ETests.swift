@@ -202,6 +202,85 @@ import Testing
         #expect(notes.contains { $0.stringValue?.contains("output gain of -6.00 dB") == true }, "\(notes)")
     }
 
+    /// Files libsndfile can't read but ffmpeg can, routed by their bytes (the names here say
+    /// nothing: every file is called `.bin`): each measured as ffmpeg measures it, and
+    /// `audio-probe --deep` names its codec, rate, channels and length as ffprobe does.
+    @Test(.enabled(if: haveFFmpeg && E2E.has("wavpack") && E2E.has("flac") && E2E.has("lame"),
+                   "needs ffmpeg, wavpack, flac and lame"))
+    func whatFFmpegReadsIsRoutedByItsBytes() throws {
+        let dir = E2E.tempDir("zoo-route")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let src = dir + "/src.wav"
+        try Self.material(src)
+        func ff(_ name: String, _ args: [String]) throws {
+            #expect(try Self.sh("ffmpeg", ["-v", "error", "-y", "-i", src] + args + [dir + "/" + name]), "ffmpeg couldn't make \(name)")
+        }
+        // A WAV written to a pipe: its sizes say "unknown".
+        let piped = try E2E.program("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", src, "-f", "wav", "-"])
+        try piped.stdout.write(to: URL(fileURLWithPath: dir + "/piped.bin"))
+        try ff("ac3.bin", ["-c:a", "ac3", "-f", "ac3"])
+        try ff("eac3.bin", ["-c:a", "eac3", "-f", "eac3"])
+        try ff("dts.bin", ["-c:a", "dca", "-strict", "-2", "-f", "dts"])
+        try ff("aac-ts.bin", ["-c:a", "aac", "-f", "mpegts"])
+        try ff("mp2-ts.bin", ["-c:a", "mp2", "-f", "mpegts"])
+        try ff("tta.bin", ["-c:a", "tta", "-f", "tta"])
+        try ff("alac-caf.bin", ["-c:a", "alac", "-f", "caf"])
+        #expect(try Self.sh("wavpack", ["-q", src, "-o", dir + "/wv.bin"]))
+        #expect(try Self.sh("flac", ["-s", "-f", "--ogg", src, "-o", dir + "/ogg-flac.bin"]))
+        #expect(try Self.sh("lame", ["--quiet", src, dir + "/plain.mp3"]))
+        var junk = [UInt8](repeating: 0, count: 3000)
+        for i in junk.indices { junk[i] = UInt8(truncatingIfNeeded: i &* 7919 &+ 13) | 0x01 }
+        try (Data(junk) + Data(contentsOf: URL(fileURLWithPath: dir + "/plain.mp3"))).write(to: URL(fileURLWithPath: dir + "/junk-mp3.bin"))
+        // FLAC with an ID3v1 tag appended: every frame is there.
+        #expect(try Self.sh("flac", ["-s", "-f", src, "-o", dir + "/v1.flac"]))
+        try (Data(contentsOf: URL(fileURLWithPath: dir + "/v1.flac")) + Data("TAG".utf8) + Data(count: 125))
+            .write(to: URL(fileURLWithPath: dir + "/id3v1-flac.bin"))
+
+        // ffprobe counts the ALAC packet's padding in CAF as audio (the material is 4 s), and
+        // estimates E-AC-3's and a transport stream's length: there, what ffmpeg decodes is the length.
+        func decodedSeconds(_ name: String) throws -> Double {
+            let r = try E2E.program("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", dir + "/" + name, "-f", "s16le", "-ac", "1", "-"])
+            return Double(r.stdout.count / 2) / Double(try Self.ffprobe(dir + "/" + name).rate)
+        }
+        let seconds: [String: Double] = ["alac-caf.bin": 4, "eac3.bin": try decodedSeconds("eac3.bin"),
+                                         "aac-ts.bin": try decodedSeconds("aac-ts.bin"), "mp2-ts.bin": try decodedSeconds("mp2-ts.bin")]
+        for name in ["piped.bin", "ac3.bin", "eac3.bin", "dts.bin", "aac-ts.bin", "mp2-ts.bin", "tta.bin", "alac-caf.bin",
+                     "wv.bin", "ogg-flac.bin", "junk-mp3.bin", "id3v1-flac.bin"] {
+            let path = dir + "/" + name
+            try Self.expectMatches(path)
+            let p = try #require(E2E.run("audio-probe", ["--deep", path]).records.first?["probe"], "\(name)")
+            let f = try Self.ffprobe(path)
+            let codec = p["codec"]?.stringValue
+            // PCM is named by its sample format without the byte order; a transport stream's codec isn't read.
+            if f.codec.hasPrefix("pcm_") { #expect(codec?.hasPrefix("pcm") == true, "\(name): \(p)") }
+            else if !name.hasSuffix("-ts.bin") { #expect(codec == f.codec, "\(name): \(p)") }
+            #expect(p["sample_rate"]?.intValue == f.rate && p["channels"]?.intValue == f.channels, "\(name): \(p)")
+            let ours: Double = try #require(p["duration_seconds"]?.doubleValue, "\(name): \(p)")
+            let theirs: Double = try #require(seconds[name] ?? f.seconds, "\(name)")
+            let slack: Double = 0.001 + 1.0 / Double(f.rate)
+            #expect(abs(ours - theirs) < slack, "\(name): \(ours) vs \(theirs)")
+            #expect(p["deep"]?["checked"]?.boolValue == true, "\(name): \(p)")
+        }
+    }
+
+    /// Cutting a file still loses audio, and that is still said: a cut WAV and a cut FLAC.
+    @Test(.enabled(if: haveFFmpeg && E2E.has("flac"), "needs ffmpeg and flac"))
+    func genuinelyCutFilesAreTruncated() throws {
+        let dir = E2E.tempDir("zoo-cut2")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.material(dir + "/src.wav")
+        #expect(try Self.sh("flac", ["-s", "-f", dir + "/src.wav", "-o", dir + "/src.flac"]))
+        for name in ["src.wav", "src.flac"] {
+            let whole = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + name))
+            let cut = dir + "/cut-" + name
+            try whole.prefix(whole.count * 6 / 10).write(to: URL(fileURLWithPath: cut))
+            for tool in ["lufs-measure", "audio-probe"] {
+                let r = try #require(E2E.run(tool, [cut]).records.first)
+                #expect(r["error"]?["code"]?.stringValue == "truncated", "\(tool) \(name): \(r)")
+            }
+        }
+    }
+
     /// Recomputes an Ogg page's CRC (polynomial 0x04C11DB7, no reflection, the CRC field zero).
     static func setOggCRC(_ b: inout [UInt8], pageStart: Int, pageEnd: Int) {
         for i in 22..<26 { b[pageStart + i] = 0 }

@@ -20,6 +20,8 @@ public final class OpusFileSource: AudioSource {
     /// Samples libopusfile gave but the last read had no room for (op_read_float hands out a
     /// whole packet at a time).
     private var carry: [Float] = []
+    /// Room for one packet's largest output (120 ms), for reads with less room left than that.
+    private var spare: [Float] = []
 
     /// The sample rate libopusfile always decodes to.
     public static let rate = 48000
@@ -111,7 +113,7 @@ public final class OpusFileSource: AudioSource {
                 if got < 0 { throw readFailure(got, at: have) }
                 have += Int(got)
             } else {
-                var spare = [Float](repeating: 0, count: 5760 * ch)
+                if spare.count < 5760 * ch { spare = [Float](repeating: 0, count: 5760 * ch) }
                 let got = spare.withUnsafeMutableBufferPointer { op_read_float(h, $0.baseAddress!, Int32(5760 * ch), nil) }
                 if got == 0 { break }
                 if got < 0 { throw readFailure(got, at: have) }

@@ -322,8 +322,8 @@ public final class SndfileSource: AudioSource {
         case SF_FORMAT_PCM_32: codec = "pcm_s32"; depth = 32
         case SF_FORMAT_FLOAT: codec = "pcm_f32"; depth = 32; isFloat = true
         case SF_FORMAT_DOUBLE: codec = "pcm_f64"; depth = 64; isFloat = true
-        case SF_FORMAT_ULAW: codec = "ulaw"; depth = 8; lossy = true
-        case SF_FORMAT_ALAW: codec = "alaw"; depth = 8; lossy = true
+        case SF_FORMAT_ULAW: codec = "pcm_mulaw"; depth = 8; lossy = true
+        case SF_FORMAT_ALAW: codec = "pcm_alaw"; depth = 8; lossy = true
         case SF_FORMAT_VORBIS: codec = "vorbis"; lossy = true
         case SF_FORMAT_OPUS: codec = "opus"; lossy = true
         case SF_FORMAT_MPEG_LAYER_III: codec = "mp3"; lossy = true
@@ -333,8 +333,11 @@ public final class SndfileSource: AudioSource {
         case SF_FORMAT_ALAC_20: codec = "alac"; depth = 20
         case SF_FORMAT_ALAC_24: codec = "alac"; depth = 24
         case SF_FORMAT_ALAC_32: codec = "alac"; depth = 32
-        case SF_FORMAT_IMA_ADPCM, SF_FORMAT_MS_ADPCM, SF_FORMAT_G721_32, SF_FORMAT_G723_24, SF_FORMAT_GSM610:
-            codec = "adpcm"; lossy = true
+        // ffmpeg's names, as every record spells codecs.
+        case SF_FORMAT_IMA_ADPCM: codec = "adpcm_ima_wav"; lossy = true
+        case SF_FORMAT_MS_ADPCM: codec = "adpcm_ms"; lossy = true
+        case SF_FORMAT_G721_32, SF_FORMAT_G723_24: codec = "adpcm_g726"; lossy = true
+        case SF_FORMAT_GSM610: codec = major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX ? "gsm_ms" : "gsm"; lossy = true
         default: codec = "other"
         }
         if major == SF_FORMAT_FLAC {
