@@ -13,7 +13,7 @@ extension Decoder {
         if codec == .opus {
             do {
                 let s = try OpusFileSource(path: path, file: bytes)
-                return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: .libopusfile)
+                return Opened(path: path, source: s, identity: identity, sndfile: s.sndfileDescription, facts: facts, decoder: .libopusfile)
             } catch let e as DecodeError where e.problem == .unsupportedEncoding(libsndfile: OpusFileSource.describe(OP_EIMPL))
                         && FFmpegSource.isAvailable {
                 // Mapping family 255 (channels without positions), which libopusfile leaves to

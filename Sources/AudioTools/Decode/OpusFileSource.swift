@@ -1,4 +1,5 @@
 import COpusFile
+import CSndfile
 import Foundation
 
 /// Decodes Opus in Ogg with libopusfile, the reference decoder: pre-skip and end trimming as
@@ -65,6 +66,28 @@ public final class OpusFileSource: AudioSource {
     }
 
     deinit { if let handle { op_free(handle) } }
+
+    /// The first link's Vorbis comments, as libsndfile's reader gives them for other formats.
+    public var tags: AudioTags {
+        var t = AudioTags()
+        guard let h = handle, let tags = op_tags(h, 0) else { return t }
+        func get(_ name: String) -> String? {
+            guard let p = opus_tags_query(tags, name, 0) else { return nil }
+            let v = String(cString: p)
+            return v.isEmpty ? nil : v
+        }
+        t.title = get("TITLE"); t.artist = get("ARTIST"); t.album = get("ALBUM"); t.genre = get("GENRE")
+        t.date = get("DATE"); t.comment = get("COMMENT") ?? get("DESCRIPTION"); t.trackNumber = get("TRACKNUMBER")
+        t.copyright = get("COPYRIGHT"); t.software = get("ENCODER")
+        return t
+    }
+
+    /// How records and writers describe an Ogg Opus input (as libsndfile described it before,
+    /// so lufs-normalize writes Opus back as Opus): float samples from a lossy codec.
+    var sndfileDescription: SndfileDescription {
+        SndfileDescription(container: "ogg", codec: "opus", bitDepth: nil, isFloat: false, isLossy: true,
+                           channelNames: nil, formatCode: Int32(SF_FORMAT_OGG | SF_FORMAT_OPUS))
+    }
 
     /// Opus costs as much to decode as the rest of a measurement: read ahead on its own thread.
     public var decodesCheaply: Bool { false }
