@@ -18,11 +18,6 @@ public final class OpusFileSource: AudioSource {
     private var handle: OpaquePointer?
     private var interleaved: [Float] = []
     private var framesRead = 0
-    /// Samples libopusfile gave but the last read had no room for (op_read_float hands out a
-    /// whole packet at a time).
-    private var carry: [Float] = []
-    /// Room for one packet's largest output (120 ms), for reads with less room left than that.
-    private var spare: [Float] = []
 
     /// The sample rate libopusfile always decodes to.
     public static let rate = 48000
@@ -110,43 +105,18 @@ public final class OpusFileSource: AudioSource {
     }
 
     /// Fills `interleaved` with up to `frames` frames, reading packets until it is full or the
-    /// stream ends. A hole (a missing page) in the middle is damage, not silence.
+    /// stream ends (libopusfile keeps what a packet decodes beyond the room given for the next
+    /// call). A hole (a missing page) in the middle is damage, not silence.
     private func fill(_ h: OpaquePointer, frames: Int) throws -> Int {
         let ch = format.channelCount
         var have = 0
-        if !carry.isEmpty {
-            let take = min(carry.count / ch, frames)
-            interleaved.withUnsafeMutableBufferPointer { dst in
-                carry.withUnsafeBufferPointer { src in
-                    dst.baseAddress!.update(from: src.baseAddress!, count: take * ch)
-                }
-            }
-            carry.removeFirst(take * ch)
-            have = take
-        }
         while have < frames {
-            let room = frames - have
-            // op_read_float may return up to 120 ms (5760 frames) at once: read into the block
-            // directly while it has room for that, else into a spare and carry the rest.
-            if room >= 5760 {
-                let got = interleaved.withUnsafeMutableBufferPointer { p in
-                    op_read_float(h, p.baseAddress! + have * ch, Int32(room * ch), nil)
-                }
-                if got == 0 { break }
-                if got < 0 { throw readFailure(got, at: have) }
-                have += Int(got)
-            } else {
-                if spare.count < 5760 * ch { spare = [Float](repeating: 0, count: 5760 * ch) }
-                let got = spare.withUnsafeMutableBufferPointer { op_read_float(h, $0.baseAddress!, Int32(5760 * ch), nil) }
-                if got == 0 { break }
-                if got < 0 { throw readFailure(got, at: have) }
-                let g = Int(got), take = min(g, room)
-                interleaved.withUnsafeMutableBufferPointer { dst in
-                    spare.withUnsafeBufferPointer { src in (dst.baseAddress! + have * ch).update(from: src.baseAddress!, count: take * ch) }
-                }
-                if g > take { carry = Array(spare[(take * ch)..<(g * ch)]) }
-                have += take
+            let got = interleaved.withUnsafeMutableBufferPointer { p in
+                op_read_float(h, p.baseAddress! + have * ch, Int32((frames - have) * ch), nil)
             }
+            if got == 0 { break }
+            if got < 0 { throw readFailure(got, at: have) }
+            have += Int(got)
         }
         return have
     }
@@ -159,7 +129,6 @@ public final class OpusFileSource: AudioSource {
     public func seek(toFrame frame: Int) throws {
         guard let h = handle else { return }
         if op_pcm_seek(h, ogg_int64_t(frame)) != 0 { throw DecodeError(path, .cannotSeek(frame: frame)) }
-        carry = []
         framesRead = frame
     }
 
