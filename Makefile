@@ -27,10 +27,14 @@ DOCS       := README.md $(wildcard docs/*.md) docs/lufs-measure-report.svg
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
 # SQLite keeps the --cache of audio-probe, library-filter and lufs-measure.
 LIB_DEPS   += sqlite3:libsqlite3-dev
+# libopusfile decodes Opus (the reference decoder: pre-skip, end trimming, chained links, output gain).
+LIB_DEPS   += opusfile:libopusfile-dev
 # command => Debian package, for what the tests use to make and decode material.
 TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db cc:gcc
 # GNU parallel: the test that shards audio-probe with --pipe --keep-order.
 TEST_DEPS  += parallel:parallel
+# The encoders people use, for the format zoo the decode tests build (issue 26).
+TEST_DEPS  += lame:lame flac:flac oggenc:vorbis-tools opusenc:opus-tools wavpack:wavpack mpg123:mpg123
 # Chromium: the report tests render the pages in a headless browser.
 TEST_DEPS  += chromium:chromium
 # jq: the docs' examples use it, and the test suite runs every example (DocExamplesE2ETests).

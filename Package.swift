@@ -20,13 +20,16 @@ let package = Package(
         .systemLibrary(name: "CKissFFT", providers: [.apt(["libkissfft-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3",
                        providers: [.apt(["libsqlite3-dev"])]),
+        // Opus in Ogg through the reference decoder (pre-skip, end trimming, chained links, gain).
+        .systemLibrary(name: "COpusFile", pkgConfig: "opusfile",
+                       providers: [.apt(["libopusfile-dev"])]),
         // A small C++ target over TagLib (Debian libtag1-dev) with a C interface: tags in, tags out.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("stdc++")]),
         // Hot loops for one instruction set each (AVX2), chosen at run time; bit-identical to Swift's.
         .target(name: "CVectorKernels"),
         .target(
             name: "AudioTools",
-            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite", "CTagLib", "CVectorKernels"],
+            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite", "CTagLib", "CVectorKernels", "COpusFile"],
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
         ),
         .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),

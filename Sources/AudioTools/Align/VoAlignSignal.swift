@@ -193,7 +193,7 @@ final class VoAlignAudioFile {
     init(_ original: String) throws {
         self.original = original
         let opened = try Decoder.open(original)
-        if opened.decoder != .ffmpeg {
+        if opened.decoder == .libsndfile {
             path = original
             temporary = nil
             decodedByFFmpeg = false

@@ -39,6 +39,15 @@ public struct DecodeError: Error, Equatable, Sendable {
         /// A NaN or infinity at `frame` in `channel` (counted from 0).
         case nonFiniteSample(channel: Int, frame: Int)
 
+        // Ogg chains (libopusfile, chained Vorbis)
+        /// Link `link` (counted from 1) of a chained Ogg file changes `what` (channels or rate),
+        /// which one measurement can't span.
+        case linksDiffer(link: Int, what: String)
+        /// The decoder found the stream damaged after `frames` frames (its words).
+        case damagedStream(frames: Int, why: String)
+        /// The Ogg stream stops before its end-of-stream page (`why` says where).
+        case oggCutOff(why: String)
+
         // ffmpeg
         /// ffmpeg is needed for this file and isn't installed.
         case ffmpegMissing

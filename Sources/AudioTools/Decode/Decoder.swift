@@ -4,6 +4,8 @@ import Foundation
 public enum DecoderKind: String, Sendable {
     case libsndfile
     case ffmpeg
+    /// Opus in Ogg (libopusfile, the reference decoder).
+    case libopusfile
 }
 
 /// Opens the right decoder for a file after the checks every tool needs: the file exists, is a
@@ -57,8 +59,11 @@ public enum Decoder {
     public static func decoderKind(for kind: ContainerKind) -> DecoderKind? {
         switch kind {
         case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return .libsndfile
+        case .ogg(.opus): return .libopusfile
+        case .ogg(.flac): return FFmpegSource.isAvailable ? .ffmpeg : nil
         case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : .libsndfile
         case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? .ffmpeg : nil
+        case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta: return FFmpegSource.isAvailable ? .ffmpeg : nil
         default: return nil
         }
     }
@@ -82,7 +87,7 @@ public enum Decoder {
     /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
     /// to install when this build has none for it.
     public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> DecoderKind {
-        guard let kind = decoderKind(for: facts.kind) else {
+        guard let kind = facts.ffmpegOnly ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : decoderKind(for: facts.kind) else {
             throw DecodeError(path, .needsFFmpeg(container: facts.container, codec: facts.codec))
         }
         return kind
@@ -104,6 +109,7 @@ public enum Decoder {
             let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
             return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind)
         }
+        if let ogg = try openOgg(path, facts: facts, identity: identity, file: file) { return ogg }
         let s = try SndfileSource(path: path, file: file)
         if s.isTruncatedByHeader {
             throw DecodeError(path, .headerPromisesMore)

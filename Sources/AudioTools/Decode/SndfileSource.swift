@@ -29,6 +29,8 @@ public final class SndfileSource: AudioSource {
     private var framesRead = 0
     /// Frames the header promised when libsndfile clamped them to what the file holds.
     private let promisedFrames: Int?
+    /// The byte range read through virtual I/O (one link of a chained Ogg file), kept alive here.
+    private var range: SndfileByteRange?
 
     /// Opens `path`; throws DecodeError (unrecognised, malformed, truncated, ...) naming the file.
     public convenience init(path: String) throws {
@@ -37,12 +39,16 @@ public final class SndfileSource: AudioSource {
 
     /// Opens `path` through the descriptor `file` already holds (a duplicate of it, so the path
     /// is not opened again), or by name without one.
-    init(path: String, file: FileByteSource?) throws {
+    init(path: String, file: FileByteSource?, range: SndfileByteRange? = nil) throws {
         self.path = path
+        self.range = range
         var info = SF_INFO()
         Libsndfile.openLock.lock()
         var h: OpaquePointer?
-        if let file {
+        if let range {
+            var io = SndfileByteRange.callbacks
+            h = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(range).toOpaque())
+        } else if let file {
             let fd = file.duplicateDescriptor()
             h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))
             // libsndfile knows some headerless formats only by the name's extension, which a
@@ -173,6 +179,9 @@ public final class SndfileSource: AudioSource {
 
     /// A decoder error during a read is a damaged or cut-off file.
     private func checkRead(_ h: OpaquePointer, _ n: Int) throws {
+        // An error once every promised frame is in is about bytes after the audio (an ID3v1 tag
+        // appended to a FLAC file): nothing is missing.
+        if sf_error(h) != 0, let total = format.frameCount, total > 0, framesRead + max(n, 0) >= total { return }
         if sf_error(h) != 0 {
             throw DecodeError(path, .damagedAfter(frames: framesRead + max(n, 0), libsndfile: String(cString: sf_strerror(h))))
         }
@@ -313,8 +322,8 @@ public final class SndfileSource: AudioSource {
         case SF_FORMAT_PCM_32: codec = "pcm_s32"; depth = 32
         case SF_FORMAT_FLOAT: codec = "pcm_f32"; depth = 32; isFloat = true
         case SF_FORMAT_DOUBLE: codec = "pcm_f64"; depth = 64; isFloat = true
-        case SF_FORMAT_ULAW: codec = "ulaw"; depth = 8; lossy = true
-        case SF_FORMAT_ALAW: codec = "alaw"; depth = 8; lossy = true
+        case SF_FORMAT_ULAW: codec = "pcm_mulaw"; depth = 8; lossy = true
+        case SF_FORMAT_ALAW: codec = "pcm_alaw"; depth = 8; lossy = true
         case SF_FORMAT_VORBIS: codec = "vorbis"; lossy = true
         case SF_FORMAT_OPUS: codec = "opus"; lossy = true
         case SF_FORMAT_MPEG_LAYER_III: codec = "mp3"; lossy = true
@@ -324,8 +333,11 @@ public final class SndfileSource: AudioSource {
         case SF_FORMAT_ALAC_20: codec = "alac"; depth = 20
         case SF_FORMAT_ALAC_24: codec = "alac"; depth = 24
         case SF_FORMAT_ALAC_32: codec = "alac"; depth = 32
-        case SF_FORMAT_IMA_ADPCM, SF_FORMAT_MS_ADPCM, SF_FORMAT_G721_32, SF_FORMAT_G723_24, SF_FORMAT_GSM610:
-            codec = "adpcm"; lossy = true
+        // ffmpeg's names, as every record spells codecs.
+        case SF_FORMAT_IMA_ADPCM: codec = "adpcm_ima_wav"; lossy = true
+        case SF_FORMAT_MS_ADPCM: codec = "adpcm_ms"; lossy = true
+        case SF_FORMAT_G721_32, SF_FORMAT_G723_24: codec = "adpcm_g726"; lossy = true
+        case SF_FORMAT_GSM610: codec = major == SF_FORMAT_WAV || major == SF_FORMAT_WAVEX ? "gsm_ms" : "gsm"; lossy = true
         default: codec = "other"
         }
         if major == SF_FORMAT_FLAC {

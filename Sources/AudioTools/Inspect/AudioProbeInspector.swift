@@ -46,6 +46,8 @@ public enum AudioProbeInspector {
         var tags = ProbeTags()
         var protection: Protection?
         var decoder: String?
+        /// How many links an Ogg file chains (1 for a plain one); nil for other files.
+        var links: Int?
         var contentID: String?
         var deep: JSON?
         /// How far the file was verified: "structure", "first and last second", "every frame".
@@ -60,7 +62,7 @@ public enum AudioProbeInspector {
                 "channels": i(channels), "layout": s(layout), "frames": i(frames), "bit_depth": i(bitDepth), "bit_rate_bps": i(bitRate),
                 "size_bytes": identity.map { .int($0.sizeBytes) } ?? .null,
                 "file": identity?.json ?? .null,
-                "has_audio": b(hasAudio), "has_video": b(hasVideo), "decoder": s(decoder),
+                "has_audio": b(hasAudio), "has_video": b(hasVideo), "decoder": s(decoder), "links": i(links),
                 "content_id": s(contentID), "checked": s(checked),
                 "tags": .object(["title": s(tags.title), "artist": s(tags.artist), "album": s(tags.album),
                                  "genre": s(tags.genre), "year": s(tags.year), "track": s(tags.track)]),
@@ -133,13 +135,14 @@ public enum AudioProbeInspector {
         let source = opened.source
         let format = source.format
         f.decoder = opened.decoder.rawValue
+        f.links = opened.oggLinks
         f.sampleRate = format.sampleRate
         f.channels = format.channelCount
         f.hasAudio = true
         if let d = opened.sndfile {
             if d.codec != "other" { f.codec = d.codec }
             f.bitDepth = d.bitDepth
-            if let names = d.channelNames, !names.contains("?"),
+            if let names = opened.speakerNames, !names.contains("?"),
                let l = try? ChannelLayout.parse(names.joined(separator: ",")), l.channelCount == format.channelCount {
                 f.layout = layoutName(l)
             } else {
@@ -153,7 +156,7 @@ public enum AudioProbeInspector {
         // libsndfile's Vorbis (and Opus) seek restarts decoding without the previous block's
         // overlap, so the first frames after it depend on where reading stood before the seek.
         // Their ids have always been made reading the head in whole blocks; they keep being so.
-        let exactSeek = !["vorbis", "opus"].contains(opened.sndfile?.codec ?? "")
+        let exactSeek = !["vorbis", "opus"].contains(opened.sndfile?.codec ?? "") && opened.decoder != .libopusfile
         let (frames, id) = try ProbeEnds.decode(source, path: path, deep: deep, exactSeek: exactSeek, deepReport: &f.deep)
         f.frames = frames
         f.contentID = id

@@ -51,6 +51,7 @@ struct LoudnessMeasureJob {
                                           firstNote: chosen.note, firstSource: chosen.source.rawValue,
                                           keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
         if let q = takeQC(&loudness) { out["qc"] = q }
+        loudness = DecodeNotes.adding(opened.decodeNotes, to: loudness)
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
         loudness = StreamedInputRecord.mark(loudness, opened: opened)  // `-` or --follow: the pipe, its notes

@@ -22,7 +22,7 @@ public struct NormalizeSource {
     /// The description and tags of an input libsndfile decodes; nil when ffmpeg decodes it.
     public static func sndfileDescription(_ opened: Decoder.Opened) -> (SndfileDescription, AudioTags)? {
         guard let d = opened.sndfile else { return nil }
-        return (d, (opened.source as? SndfileSource)?.tags ?? AudioTags())
+        return (d, (opened.source as? SndfileSource)?.tags ?? (opened.source as? OpusFileSource)?.tags ?? AudioTags())
     }
 
     /// The description and tags of an input ffmpeg decodes (MP4, MOV, Matroska, ...), from what

@@ -27,9 +27,10 @@ public struct LufsNormalizeFormat: Equatable, Sendable {
         case "opus": return "Opus"
         case "mp3": return "MP3"
         case "mp2": return "MP2"
-        case "ulaw": return "µ-law"
-        case "alaw": return "A-law"
+        case "ulaw", "pcm_mulaw": return "µ-law"
+        case "alaw", "pcm_alaw": return "A-law"
         case "adpcm": return "ADPCM"
+        case "gsm", "gsm_ms": return "GSM 6.10"
         default: return container == "flac" ? "FLAC" : container.uppercased()
         }
     }

@@ -7,14 +7,20 @@ enum ProbeChunkReaders {
         switch tag {
         case 1: return "pcm"
         case 3: return "float"
-        case 2: return "ms-adpcm"
-        case 6: return "alaw"
-        case 7: return "mulaw"
-        case 0x11: return "ima-adpcm"
+        case 2: return "adpcm_ms"
+        case 6: return "pcm_alaw"
+        case 7: return "pcm_mulaw"
+        case 0x11: return "adpcm_ima_wav"
+        case 0x31: return "gsm_ms"
+        case 0x2000: return "ac3"
+        case 0x2001: return "dts"
         case 0x50: return "mp2"
         case 0x55: return "mp3"
         case 0xFF, 0x1610, 0x1600: return "aac"
-        case 0x160, 0x161, 0x162, 0x163: return "wma"
+        case 0x160: return "wmav1"
+        case 0x161: return "wmav2"
+        case 0x162: return "wmapro"
+        case 0x163: return "wmalossless"
         default:
             let hex = String(tag, radix: 16)
             return "wav-0x" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
@@ -105,7 +111,7 @@ enum ProbeChunkReaders {
         f.tags.merge(id3Tags)
         if f.audio == nil { f.problem = f.problem ?? .malformed("it has no format chunk saying how its audio is stored") }
         if let d = dataSize, var a = f.audio, let ch = a.channels, let bits = a.bitsPerSample, let sr = a.sampleRate,
-           ["pcm", "float", "alaw", "mulaw"].contains(f.codec ?? "") {
+           ["pcm", "float", "pcm_alaw", "pcm_mulaw"].contains(f.codec ?? "") {
             let frameBytes = UInt64(ch) * UInt64((bits + 7) / 8)
             if frameBytes > 0 { a.duration = Double(d / frameBytes) / sr; f.audio = a }
         }
@@ -164,9 +170,9 @@ enum ProbeChunkReaders {
                     switch cc {
                     case "NONE", "twos", "sowt", "raw ", "in24", "in32": codec = "pcm"
                     case "fl32", "FL32", "fl64", "FL64": codec = "float"
-                    case "ulaw", "ULAW": codec = "mulaw"
-                    case "alaw", "ALAW": codec = "alaw"
-                    case "ima4": codec = "ima-adpcm"
+                    case "ulaw", "ULAW": codec = "pcm_mulaw"
+                    case "alaw", "ALAW": codec = "pcm_alaw"
+                    case "ima4": codec = "adpcm_ima_qt"
                     default: codec = cc.lowercased()
                     }
                 }
@@ -217,9 +223,9 @@ enum ProbeChunkReaders {
                     case "aac ": f.codec = "aac"
                     case "alac": f.codec = "alac"
                     case ".mp3": f.codec = "mp3"
-                    case "ulaw": f.codec = "mulaw"
-                    case "alaw": f.codec = "alaw"
-                    case "ima4": f.codec = "ima-adpcm"
+                    case "ulaw": f.codec = "pcm_mulaw"
+                    case "alaw": f.codec = "pcm_alaw"
+                    case "ima4": f.codec = "adpcm_ima_qt"
                     case "opus": f.codec = "opus"
                     case "flac": f.codec = "flac"
                     default: f.codec = cc

@@ -6,12 +6,16 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     let sniff = try ProbeSniffer.sniff(r)
     var f = ContainerFacts(kind: sniff.kind, container: sniff.kind.name, fileSize: r.size)
     switch sniff.kind {
-    case .wav: try ProbeChunkReaders.readWAV(r, rf64: false, into: &f)
+    case .wav:
+        try ProbeChunkReaders.readWAV(r, rf64: false, into: &f)
+        f.ffmpegOnly = try ProbeRawStreams.isStreamedWAV(r)
     case .rf64: try ProbeChunkReaders.readWAV(r, rf64: true, into: &f)
     case .w64: try ProbeChunkReaders.readW64(r, into: &f)
     case .aiff: try ProbeChunkReaders.readAIFF(r, compressed: false, into: &f)
     case .aifc: try ProbeChunkReaders.readAIFF(r, compressed: true, into: &f)
-    case .caf: try ProbeChunkReaders.readCAF(r, into: &f)
+    case .caf:
+        try ProbeChunkReaders.readCAF(r, into: &f)
+        f.ffmpegOnly = f.codec == "alac"
     case .flac:
         f.codec = "flac"
         if sniff.leadingTagBytes > 0, let tag = try ProbeID3Reader.read(r, at: 0) { f.tags = tag.tags }
@@ -21,6 +25,9 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
         try ProbeOggReader.read(r, codec: codec, into: &f)
     case .mp3, .adts:
         try readMPEGStream(r, sniff, into: &f)
+        f.ffmpegOnly = sniff.afterJunk
+    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta:
+        try ProbeRawStreams.read(r, kind: sniff.kind, into: &f)
     case .isoMedia:
         let w = ProbeMP4Walker(r)
         try w.run()
@@ -149,25 +156,27 @@ public func mp4CodecName(_ fourcc: String, objectType: UInt8? = nil) -> String {
     case "mp4a":
         switch objectType {
         case 0x69, 0x6B: return "mp3"
-        case 0xA5: return "ac-3"
-        case 0xA6: return "ec-3"
+        case 0xA5: return "ac3"
+        case 0xA6: return "eac3"
+        case 0xA9: return "dts"
         case 0xDD: return "vorbis"
         default: return "aac"
         }
     case "alac": return "alac"
-    case "ac-3": return "ac-3"
-    case "ec-3": return "ec-3"
-    case "ac-4": return "ac-4"
+    case "ac-3": return "ac3"
+    case "ec-3": return "eac3"
+    case "ac-4": return "ac4"
+    case "dtsc", "dtsh", "dtsl", "dtse": return "dts"
     case "Opus": return "opus"
     case "fLaC": return "flac"
     case ".mp3": return "mp3"
     case "lpcm", "sowt", "twos", "in24", "in32", "raw ", "NONE": return "pcm"
     case "fl32", "fl64": return "float"
-    case "ulaw": return "mulaw"
-    case "alaw": return "alaw"
-    case "ima4": return "ima-adpcm"
-    case "samr": return "amr-nb"
-    case "sawb": return "amr-wb"
+    case "ulaw": return "pcm_mulaw"
+    case "alaw": return "pcm_alaw"
+    case "ima4": return "adpcm_ima_qt"
+    case "samr": return "amr_nb"
+    case "sawb": return "amr_wb"
     case "avc1", "avc3": return "h264"
     case "hvc1", "hev1": return "hevc"
     default: return fourcc

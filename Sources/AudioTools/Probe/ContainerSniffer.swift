@@ -5,6 +5,8 @@ public struct ContainerSniff: Equatable, Sendable {
     public var leadingTagBytes: UInt64
     /// Where the first audio frame was found, for MP3/ADTS.
     public var firstFrameOffset: UInt64?
+    /// The first MP3 frame was found behind bytes that are no tag (players skip them; libsndfile doesn't).
+    public var afterJunk = false
 }
 
 /// Identifies a file from its bytes, reading the first 4 KiB (plus a few bytes after a leading
@@ -60,6 +62,8 @@ enum ProbeSniffer {
             return plain(.bmp)
         }
 
+        if let k = ProbeRawStreams.sniff(b) { return plain(k) }
+
         // ID3v2 in front of an audio stream: skip it (and any repeated tags) and look behind it.
         var tagEnd: UInt64 = 0
         var hops = 0
@@ -98,6 +102,9 @@ enum ProbeSniffer {
             }
         }
         if let t = textKind(b, wholeFile: UInt64(b.count) == r.size) { return plain(t) }
+        if let at = try ProbeRawStreams.mpegAfterJunk(r) {
+            return ContainerSniff(kind: .mp3, leadingTagBytes: 0, firstFrameOffset: at, afterJunk: true)
+        }
         return plain(.unknown)
     }
 

@@ -270,9 +270,15 @@ enum MatroskaReader {
         case "A_FLAC": return "flac"
         case "A_AAC": return "aac"
         case "A_MPEG/L3": return "mp3"
-        case "A_AC3": return "ac-3"
-        case "A_EAC3": return "ec-3"
+        case "A_AC3": return "ac3"
+        case "A_EAC3": return "eac3"
         case "A_ALAC": return "alac"
+        case "A_DTS", "A_DTS/EXPRESS", "A_DTS/LOSSLESS": return "dts"
+        case "A_TRUEHD": return "truehd"
+        case "A_MPEG/L2": return "mp2"
+        case "A_MPEG/L1": return "mp1"
+        case "A_WAVPACK4": return "wavpack"
+        case "A_TTA1": return "tta"
         default: return id.hasPrefix("A_AAC") ? "aac" : id.hasPrefix("A_PCM") ? "pcm" : id.lowercased()
         }
     }

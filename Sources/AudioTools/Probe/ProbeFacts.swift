@@ -4,6 +4,8 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     /// ISO base media / QuickTime: mp4, m4a, m4b, mov, 3gp, aax (the brand tells which).
     case isoMedia
     case matroska, webm, asf, avi
+    /// Raw AC-3, E-AC-3 and DTS streams, MPEG transport streams, WavPack and TTA: ffmpeg decodes them.
+    case ac3, eac3, dts, mpegts, wavpack, tta
     /// Audible's older .aa audiobook format (always DRM-protected).
     case audibleAA
     case midi
@@ -36,6 +38,12 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
         case .webm: return "webm"
         case .asf: return "asf"
         case .avi: return "avi"
+        case .ac3: return "ac3"
+        case .eac3: return "eac3"
+        case .dts: return "dts"
+        case .mpegts: return "mpegts"
+        case .wavpack: return "wv"
+        case .tta: return "tta"
         case .audibleAA: return "aa"
         case .midi: return "midi"
         case .png: return "png"
@@ -59,7 +67,7 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     public var isMediaContainer: Bool {
         switch self {
         case .wav, .rf64, .w64, .aiff, .aifc, .flac, .ogg, .mp3, .adts, .caf, .isoMedia,
-             .matroska, .webm, .asf, .avi, .audibleAA:
+             .matroska, .webm, .asf, .avi, .audibleAA, .ac3, .eac3, .dts, .mpegts, .wavpack, .tta:
             return true
         default:
             return false
@@ -180,6 +188,9 @@ public struct ContainerFacts: Equatable, Sendable {
     public var fileSize: UInt64
     /// Bytes the probe fetched from the source (page granularity).
     public var bytesRead: UInt64
+    /// The container is one libsndfile knows, but these bytes are ones it can't read (a WAV
+    /// whose sizes say "unknown", ALAC in CAF, MP3 behind junk): ffmpeg decodes them.
+    public var ffmpegOnly = false
 
     public init(kind: ContainerKind, container: String, fileSize: UInt64) {
         self.kind = kind

@@ -25,7 +25,7 @@ extension DecodeError: ToolErrorConvertible, CustomStringConvertible {
 
         case .unrecognisedFormat:
             return ToolError(.unrecognised, "\(name) is not an audio format this tool can read.",
-                             suggestion: "Pick a WAV, AIFF, FLAC, Ogg or MP3 file, or convert this one to WAV.")
+                             suggestion: DecodeError.whatWorks)
         case .unsupportedEncoding(let libsndfile):
             return ToolError(.unsupportedCodec, "\(name) uses an audio encoding this build can't decode (\(libsndfile)).",
                              suggestion: "Convert it to WAV or FLAC first (for example with ffmpeg).")
@@ -53,6 +53,15 @@ extension DecodeError: ToolErrorConvertible, CustomStringConvertible {
             return ToolError(.nonFiniteSamples,
                 "\(name) holds a sample that is not a number (NaN or infinity) in channel \(channel + 1) at frame \(frame).",
                 suggestion: "Re-render the file from its source; a plug-in or converter produced invalid floating-point samples.")
+
+        case .linksDiffer(let link, let what):
+            return ToolError(.unsupportedCodec,
+                "\(name) chains Ogg streams that can't be measured as one: link \(link) has \(what).",
+                suggestion: "Split the file into its links (for example with oggz-rip or ffmpeg) and measure each on its own.")
+        case .damagedStream(let frames, let why):
+            return ToolError(.malformed, "\(name) is damaged after \(frames) frames (\(why)).", suggestion: again)
+        case .oggCutOff(let why):
+            return ToolError(.truncated, "\(name) is cut off: \(why).", suggestion: again)
 
         case .ffmpegMissing:
             return ToolError(.unsupportedCodec, "\(name) needs ffmpeg to be decoded, and ffmpeg is not installed.",
@@ -93,6 +102,15 @@ extension DecodeError: ToolErrorConvertible, CustomStringConvertible {
             return ToolError(.noAudio, "\(name) has \(count) audio stream\(count == 1 ? "" : "s"), so it has no stream \(n) (streams are counted from 0).",
                              suggestion: "Pick a stream from 0 to \(count - 1) (lufs-measure lists them in loudness.streams), or leave out --stream.")
         }
+    }
+
+    /// The `unrecognised` suggestion: the formats the tools really read (ffmpeg's only when installed).
+    public static var whatWorks: String {
+        let own = "WAV, RF64, W64, AIFF, CAF, FLAC, MP3, Ogg Vorbis or Opus"
+        guard FFmpegSource.isAvailable else {
+            return "Pick a \(own) file (install ffmpeg for M4A, MKV, WebM, WMA, AC-3, DTS, MPEG-TS, WavPack and TTA), or convert this one to WAV."
+        }
+        return "Pick a \(own), M4A/MP4, MKV/WebM, WMA, AC-3/E-AC-3, DTS, MPEG-TS, WavPack or TTA file, or convert this one to WAV."
     }
 
     /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).

@@ -14,7 +14,7 @@
 /// | unrecognised (known non-audio) | “cover.mp3” is a PNG image, not audio. | Pick a music or voice file — images, documents and playlists won't work here. |
 /// | unrecognised (playlist) | “mix.m3u” is a playlist, not audio. | Pick one of the audio files it lists instead. |
 /// | unrecognised (cue sheet) | “album.cue” is a cue sheet, not audio. | Pick the audio file it describes, usually the .flac or .wav beside it. |
-/// | unrecognised (unknown) | “data.bin” isn't in any audio format this tool recognises. | Pick a WAV, AIFF, FLAC, MP3, M4A, Ogg or Opus file. |
+/// | unrecognised (unknown) | “data.bin” isn't in any audio format this tool recognises. | Pick a WAV, RF64, W64, AIFF, CAF, FLAC, MP3, Ogg Vorbis or Opus, M4A/MP4, MKV/WebM, WMA, AC-3/E-AC-3, DTS, MPEG-TS, WavPack or TTA file, or convert this one to WAV. |
 /// | malformed | “song.m4a” is damaged: a box claims more bytes than the file holds. | Pick an undamaged copy, or export it again from the app that made it. |
 /// | truncated | “song.m4a” is cut off: the file ends partway through its “mdat” box. | Pick a complete copy — the download or copy may not have finished. |
 extension ProbeRefusal: ToolErrorConvertible, CustomStringConvertible {
@@ -40,7 +40,7 @@ extension ProbeRefusal: ToolErrorConvertible, CustomStringConvertible {
                              suggestion: "Export it to audio from your music app and pick the exported file.")
         case .unknownFormat:
             return ToolError(.unrecognised, "\(q) isn't in any audio format this tool recognises.",
-                             suggestion: "Pick a WAV, AIFF, FLAC, MP3, M4A, Ogg or Opus file.")
+                             suggestion: DecodeError.whatWorks)
         case .damaged(let why):
             return ToolError(.malformed, "\(q) is damaged: \(why).",
                              suggestion: "Pick an undamaged copy, or export it again from the app that made it.")

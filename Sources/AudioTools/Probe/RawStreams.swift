@@ -1,0 +1,114 @@
+/// Streams and containers that only ffmpeg decodes here, known by their sync words rather than
+/// their names (raw AC-3, E-AC-3 and DTS, MPEG transport streams, WavPack, TTA), and files of a
+/// container libsndfile knows whose bytes it can't read (a WAV written to a pipe, whose sizes say
+/// "unknown"; ALAC in CAF; FLAC in Ogg; MP3 behind junk bytes).
+enum ProbeRawStreams {
+    /// The kind of a raw stream or transport container at the start of `b`, or nil.
+    static func sniff(_ b: [UInt8]) -> ContainerKind? {
+        func m(_ i: Int, _ s: String) -> Bool { ProbeBytes.matches(b, i, s) }
+        if m(0, "wvpk") { return .wavpack }
+        if m(0, "TTA1") { return .tta }
+        if b.count >= 3 * 188, b[0] == 0x47, b[188] == 0x47, b[376] == 0x47 { return .mpegts }
+        if b.count >= 4 + 3 * 192, b[4] == 0x47, b[196] == 0x47, b[388] == 0x47 { return .mpegts }
+        if ProbeBytes.matches(b, 0, [0x7F, 0xFE, 0x80, 0x01]) { return .dts }
+        if ProbeBytes.matches(b, 0, [0x0B, 0x77]), b.count >= 8, let next = syncAgain(b, [0x0B, 0x77]), next > 0 {
+            let bsid = b[5] >> 3
+            if bsid <= 10 { return .ac3 }
+            if bsid <= 16 { return .eac3 }
+        }
+        return nil
+    }
+
+    /// Where the sync word appears again after the start (a second frame), or nil.
+    private static func syncAgain(_ b: [UInt8], _ sync: [UInt8]) -> Int? {
+        var i = 2
+        while i + sync.count <= b.count {
+            if b[i] == sync[0] && ProbeBytes.matches(b, i, sync) { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The facts the first frame header of a raw stream states (codec, rate, channels, and for
+    /// TTA the length), in ffmpeg's codec names.
+    static func read(_ r: ProbeReader, kind: ContainerKind, into f: inout ContainerFacts) throws {
+        let b = try r.read(at: 0, count: 64)
+        f.hasVideo = kind == .mpegts ? nil : false
+        f.hasAudio = kind == .mpegts ? nil : true
+        switch kind {
+        case .ac3, .eac3:
+            guard b.count >= 8 else { return }
+            f.codec = kind == .ac3 ? "ac3" : "eac3"
+            var a = ProbeAudioParameters(format: f.codec)
+            let fscod = Int(b[4] >> 6)
+            if kind == .ac3 {
+                a.sampleRate = fscod < 3 ? [48000, 44100, 32000][fscod] : nil
+                // acmod, then the mix levels it implies, then lfeon (ATSC A/52 table 5.1).
+                var bits = UInt32(b[6]) << 8 | UInt32(b[7])
+                let acmod = Int(bits >> 13); bits <<= 3
+                if acmod & 1 != 0 && acmod != 1 { bits <<= 2 }
+                if acmod & 4 != 0 { bits <<= 2 }
+                if acmod == 2 { bits <<= 2 }
+                let lfe = (bits >> 15) & 1
+                a.channels = [2, 1, 2, 3, 3, 4, 4, 5][acmod] + Int(lfe)
+            } else {
+                let fscod2 = Int(b[4] >> 4) & 3
+                a.sampleRate = fscod < 3 ? [48000, 44100, 32000][fscod] : fscod2 < 3 ? [24000, 22050, 16000][fscod2] : nil
+                let acmod = Int(b[4] >> 1) & 7
+                a.channels = [2, 1, 2, 3, 3, 4, 4, 5][acmod] + Int(b[4] & 1)
+            }
+            f.audio = a
+        case .dts:
+            f.codec = "dts"
+        case .wavpack:
+            f.codec = "wavpack"
+        case .tta:
+            f.codec = "tta"
+            if let ch = ProbeBytes.le16(b, 6), let bits = ProbeBytes.le16(b, 8), let sr = ProbeBytes.le32(b, 10),
+               let frames = ProbeBytes.le32(b, 14), sr > 0 {
+                var a = ProbeAudioParameters(format: "tta", sampleRate: Double(sr), channels: Int(ch), bitsPerSample: Int(bits))
+                a.duration = Double(frames) / Double(sr)
+                f.audio = a
+            }
+        default:
+            break
+        }
+    }
+
+    /// Whether a WAV's sizes say "unknown" (0xFFFFFFFF or 0 with audio after the header, as a
+    /// program writing to a pipe leaves them): such a file is read to its end, not called cut off.
+    static func isStreamedWAV(_ r: ProbeReader) throws -> Bool {
+        let head = try r.read(at: 0, count: 12)
+        guard let riff = ProbeBytes.le32(head, 4) else { return false }
+        var off: UInt64 = 12
+        for _ in 0..<64 {
+            let h = try r.read(at: off, count: 8)
+            guard h.count == 8, let len = ProbeBytes.le32(h, 4) else { return false }
+            if ProbeBytes.matches(h, 0, "data") {
+                let audioAfter = r.size > off + 8
+                return audioAfter && (len == 0xFFFF_FFFF || len == 0 || riff == 0xFFFF_FFFF || riff == 0)
+            }
+            off += 8 + UInt64(len) + UInt64(len & 1)
+            if off >= r.size { return false }
+        }
+        return false
+    }
+
+    /// A frame of MPEG audio somewhere in the first 64 KiB with two more consistent frames right
+    /// behind it: an MP3 whose first frame follows junk (a broken tag, a partial download's
+    /// leftovers) that players skip. Nil when there is no such run of frames.
+    static func mpegAfterJunk(_ r: ProbeReader) throws -> UInt64? {
+        var from: UInt64 = 0
+        let end: UInt64 = min(r.size, 65536)
+        while from < end {
+            guard let f = try ProbeMPEGScan.findMPEG(r, from: from, window: Int(end - from), requireSecond: true) else { return nil }
+            let second = f.offset + UInt64(f.header.frameLength)
+            if let h2 = ProbeMPEGHeader(try r.read(at: second, count: 4), at: 0), f.header.isConsistent(with: h2),
+               let h3 = ProbeMPEGHeader(try r.read(at: second + UInt64(h2.frameLength), count: 4), at: 0), h2.isConsistent(with: h3) {
+                return f.offset
+            }
+            from = f.offset + 1
+        }
+        return nil
+    }
+}
