@@ -11,6 +11,7 @@ public final class LufsNormalize: RecordTool {
         options: [
             LoudnessPreset.option(help: "Target and ceiling from a documented preset: \(LoudnessPreset.names) (the same table as lufs-measure's gate)."),
             .number("target", "LUFS", in: -70 ... -1, help: "Integrated loudness to reach (overrides the preset's)."),
+            .choice("gate-on", "dialogue|programme", ["dialogue", "programme"], help: "What the target is for: dialogue-gated loudness, taken from the record's loudness.dialogue (measure with lufs-measure --dialogue), or programme loudness (default, except for dialogue-gated presets such as netflix).", completes: .text),
             .number("true-peak", "DBTP", in: -30...0, help: "True-peak ceiling (overrides the preset's; default -1)."),
             .choice("peak", "MODE", PeakMode.allCases.map(\.rawValue), default: PeakMode.limit.rawValue, help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output)."),
             .value("out-dir", "DIR", help: "Write outputs into DIR, keeping each file name (and the folders below a directory argument)."),
@@ -53,7 +54,7 @@ public final class LufsNormalize: RecordTool {
         ])
 
     /// Each file's normalisation, with the settings the options give.
-    let job: LoudnessNormalizeJob
+    var job: LoudnessNormalizeJob
     /// With --write-tags: the tag writer that handles every record instead.
     let tagger: GainTagging?
 
@@ -130,6 +131,7 @@ public final class LufsNormalize: RecordTool {
                                    sampleRate: sampleRate, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
                                    fadeCurve: fadeCurve, decodeEncodeOnly: decodeEncodeOnly, reportWriter: reportWriter,
                                    reportToleranceLU: reportToleranceLU, album: album, stream: stream, cores: cores, outputs: outputs)
+        job.dialogueGated = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
     }
 
     // MARK: processing
