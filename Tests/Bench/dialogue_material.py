@@ -11,7 +11,7 @@ and scenes of prompts back to back (0.3 s apart) over the music bed at `bed` dB 
 dialogue. Stereo has the speech in both channels; 5.1 has it in the centre only. The truth is the
 mix's BS.1770 gated loudness over the 400 ms blocks at least half inside a scene's speech.
 
-  python3 dialogue_material.py BIN DIR   prints one JSON line per case (the end-to-end test reads them)
+  python3 dialogue_material.py BIN DIR [LAYOUT:BED ...]   one JSON line per case (the end-to-end test reads them)
 """
 import glob, json, math, os, random, subprocess, sys
 
@@ -171,6 +171,8 @@ CASES = [(b, "stereo") for b in (-10, -5, 0, 5)] + [(-5, "5.1"), (0, "5.1")]
 if __name__ == "__main__":
     bin_dir, work = sys.argv[1], sys.argv[2]
     os.makedirs(work, exist_ok=True)
-    for bed_db, layout in CASES:
+    # Cases as LAYOUT:BED arguments (stereo:-5 5.1:0), all of CASES without any.
+    chosen = [(int(a.split(":")[1]), a.split(":")[0]) for a in sys.argv[3:]] or CASES
+    for bed_db, layout in chosen:
         mix, truth = build(bin_dir, work, bed_db, layout)
         print(json.dumps(dict(bed_db=bed_db, layout=layout, **score(bin_dir, mix, truth))), flush=True)
