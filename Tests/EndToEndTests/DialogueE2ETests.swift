@@ -41,7 +41,7 @@ import Testing
             #expect(d["detector"]?["name"] == .string(SpeechModelFile.detectorName))
             let spans = try #require(d["timeline"]?.arrayValue)
             // No span starts in the leading tone.
-            #expect(spans.allSatisfy { ($0[0]?.doubleValue ?? 0) > 3.5 }, "\(spans)")
+            #expect(spans.allSatisfy { ($0.arrayValue?.first?.doubleValue ?? 0) > 3.5 }, "\(spans)")
         }
         #expect(byName["stereo.wav"]?["channels"] == .array([.string("L"), .string("R")]))
         #expect(byName["five.wav"]?["channels"] == .array([.string("C")]))

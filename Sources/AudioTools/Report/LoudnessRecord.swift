@@ -70,5 +70,6 @@ extension GateLog {
         let l = record["loudness"]
         add(name: name, gatePassed: l?["gate"]?["pass"]?.boolValue, reasons: l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? [],
             integratedLUFS: l?["integrated_lufs"]?.doubleValue, truePeakDBTP: l?["true_peak_dbtp"]?.doubleValue)
+        if let d = l?["dialogue"]?["integrated_lufs"]?.doubleValue { rows[rows.count - 1].dialogueLUFS = d }
     }
 }

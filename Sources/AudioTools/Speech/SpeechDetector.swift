@@ -26,6 +26,8 @@ public final class SpeechDetector {
     public let listening: Listening
     private let network: SileroNetwork
     private let resampler: Resampler?
+    private let decimator: SpeechDecimator?
+    private var decimated: [Float] = []
     private var mono: AudioBlock
     private var pending: [Float] = []
     private var probabilities: [Float] = []
@@ -36,7 +38,9 @@ public final class SpeechDetector {
         self.network = network
         self.listening = listening
         network.reset()
-        resampler = sampleRate == SileroNetwork.sampleRate ? nil
+        let factor = sampleRate % SileroNetwork.sampleRate == 0 ? sampleRate / SileroNetwork.sampleRate : 0
+        decimator = factor > 1 ? SpeechDecimator(factor: factor) : nil
+        resampler = factor >= 1 ? nil
             : try Resampler(fromRate: sampleRate, toRate: SileroNetwork.sampleRate, channels: 1, quality: .fastest)
         mono = AudioBlock(channelCount: 1, capacity: 0)
         pending.reserveCapacity(4 * SileroNetwork.chunk)
@@ -48,17 +52,23 @@ public final class SpeechDetector {
         guard n > 0 else { return }
         if mono.channels[0].count < n { mono.channels[0] = [Float](repeating: 0, count: n) }
         mono.frames = n
-        switch listening {
-        case .channel(let c):
-            block.channels[c].withUnsafeBufferPointer { s in for i in 0..<n { mono.channels[0][i] = s[i] } }
-        case .downmix(let cs):
-            let scale = 1 / Float(cs.count)
-            for i in 0..<n { mono.channels[0][i] = 0 }
-            for c in cs {
-                block.channels[c].withUnsafeBufferPointer { s in for i in 0..<n { mono.channels[0][i] += s[i] * scale } }
+        mono.channels[0].withUnsafeMutableBufferPointer { m in
+            switch listening {
+            case .channel(let c):
+                block.channels[c].withUnsafeBufferPointer { s in for i in 0..<n { m[i] = s[i] } }
+            case .downmix(let cs):
+                let scale = 1 / Float(cs.count)
+                for i in 0..<n { m[i] = 0 }
+                for c in cs {
+                    block.channels[c].withUnsafeBufferPointer { s in for i in 0..<n { m[i] += s[i] * scale } }
+                }
             }
         }
-        if let r = resampler {
+        if let d = decimator {
+            decimated.removeAll(keepingCapacity: true)
+            mono.channels[0].withUnsafeBufferPointer { d.process(UnsafeBufferPointer(rebasing: $0[0..<n]), into: &decimated) }
+            feed(decimated, decimated.count)
+        } else if let r = resampler {
             let out = try r.process(mono, endOfInput: false)
             feed(out.channels[0], out.frames)
         } else {

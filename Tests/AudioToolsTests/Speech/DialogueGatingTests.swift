@@ -18,10 +18,11 @@ import Testing
     }
 
     @Test func hysteresisKeepsASpanOpenBetweenOffsetAndOnset() {
-        let p = Self.runs([(0.9, 1), (0.4, 2), (0.9, 1), (0, 1)])
+        let between = (DialogueSpans.onset + DialogueSpans.offset) / 2
+        let p = Self.runs([(0.9, 1), (between, 2), (0.9, 1), (0, 1)])
         #expect(DialogueSpans.spans(probabilities: p, chunkSeconds: Self.chunk, durationSeconds: 5).count == 1)
-        // 0.4 never opens a span.
-        #expect(DialogueSpans.spans(probabilities: Self.runs([(0.4, 3)]), chunkSeconds: Self.chunk, durationSeconds: 3).isEmpty)
+        // A value between the two never opens a span.
+        #expect(DialogueSpans.spans(probabilities: Self.runs([(between, 3)]), chunkSeconds: Self.chunk, durationSeconds: 3).isEmpty)
     }
 
     @Test func theHangoverBridgesASentencePauseButNotALongerGap() {
@@ -102,5 +103,40 @@ import Testing
         let p = try d.finish()
         #expect(p.count == 32)  // 16 000 samples in 512-sample chunks, the last padded
         #expect(p.allSatisfy { $0 == 0 })
+    }
+}
+
+@Suite struct DialogueSummaryTests {
+    @Test func theSummaryTableGetsADialogueColumnOnlyWhenThereIsDialogue() {
+        var log = GateLog(gated: false)
+        log.add(name: "a.wav", gatePassed: nil, reasons: [], integratedLUFS: -20, truePeakDBTP: -3)
+        #expect(!log.summaryTable.contains("DIALOG"))
+        log.rows[0].dialogueLUFS = -27
+        #expect(log.summaryTable.contains("LUFS    DIALOG  dBTP"))
+        #expect(log.summaryTable.contains("-20.0   -27.0   -3.0"))
+    }
+}
+
+@Suite struct SpeechDecimatorTests {
+    /// A tone in the passband keeps its level; one above 8 kHz is gone; the count is exact.
+    @Test func passesSpeechBandAndStopsAboveEightKilohertz() {
+        func level(_ freq: Double) -> (Double, Int) {
+            let d = SpeechDecimator(factor: 3)
+            let x = (0..<48_000).map { Float(sin(2 * .pi * freq * Double($0) / 48_000)) }
+            var out: [Float] = []
+            // In uneven pieces, as decoded blocks come.
+            var i = 0, piece = 1000
+            while i < x.count {
+                let n = min(piece, x.count - i)
+                x.withUnsafeBufferPointer { d.process(UnsafeBufferPointer(rebasing: $0[i..<(i + n)]), into: &out) }
+                i += n; piece = piece == 1000 ? 4097 : 1000
+            }
+            let tail = out[4000..<15_000]
+            return ((tail.map { Double($0 * $0) }.reduce(0, +) / Double(tail.count)).squareRoot() * 2.squareRoot(), out.count)
+        }
+        let pass = level(1000), stop = level(10_000)
+        #expect(abs(pass.0 - 1) < 0.01)
+        #expect(stop.0 < 0.01)
+        #expect(pass.1 >= 15_990 && pass.1 <= 16_000)
     }
 }

@@ -6,10 +6,10 @@ extension SpeechModelError: ToolErrorConvertible {
     public func toolError(path: String) -> ToolError {
         switch self {
         case .missing(let name, let searched):
-            return ToolError(.notFound, "\(ToolError.quoted(path)) can't be measured for dialogue: the speech detector's weights \(name) are not at \(searched.map(ToolError.quoted).joined(separator: ", ")).",
+            return ToolError(.notFound, "\(ToolError.quoted(path)) can't be measured for dialogue: the speech detector's weights \(name) are not at \(searched.map { "\u{201C}\($0)\u{201D}" }.joined(separator: ", ")).",
                              suggestion: "Run `make deps` in the source tree (it fetches silero-vad \(SpeechModelFile.detectorVersion) and takes \(name) out of it), install with `make install`, or point \(SpeechModelFile.environmentVariable) at the file.")
         case .damaged(let file, let reason):
-            return ToolError(.malformed, "\(ToolError.quoted(path)) can't be measured for dialogue: the speech detector's weights \(ToolError.quoted(file)) are damaged or not the pinned file (\(reason)).",
+            return ToolError(.malformed, "\(ToolError.quoted(path)) can't be measured for dialogue: the speech detector's weights \u{201C}\(file)\u{201D} are damaged or not the pinned file (\(reason)).",
                              suggestion: "Fetch them again with `make speech-model` after deleting the file (silero-vad \(SpeechModelFile.detectorVersion), checked by sha256), or point \(SpeechModelFile.environmentVariable) at a good copy.")
         }
     }
