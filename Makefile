@@ -47,10 +47,18 @@ BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loud
 # pkg-config module => Debian package, for the references the tests compile against (libebur128
 # checks album loudness).
 TEST_LIB_DEPS := libebur128:libebur128-dev
+# The speech detector's weights (lufs-measure --dialogue): Silero VAD's 16 kHz network (MIT
+# licence), the 16 kHz ONNX file inside a pinned silero-vad wheel from PyPI, checked by sha256.
+SPEECH_VERSION := 6.2.3
+SPEECH_WHEEL   := silero_vad-$(SPEECH_VERSION)-py3-none-any.whl
+SPEECH_SHA256  := 7b7f5436cfcb02fae583a05b512ea96467fd449fe54cb49a5e4f06c51a1e43b8
+SPEECH_MODEL   := .build/models/silero_vad_16k_op15.onnx
+# pip fetches the wheel (python3 unpacks it).
+MODEL_DEPS := python3:python3 pip3:python3-pip
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: all deps test-deps bench-deps build test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz clean help
+.PHONY: speech-model all deps test-deps bench-deps build test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz clean help
 
 all: build
 
@@ -89,6 +97,17 @@ endef
 
 deps:
 	$(call install_missing,$(LIB_DEPS),lib)
+	$(call install_missing,$(MODEL_DEPS),cmd)
+	@$(MAKE) --no-print-directory speech-model
+
+# The pinned wheel, checked, and the weights taken out of it into the build tree.
+speech-model: $(SPEECH_MODEL)
+$(SPEECH_MODEL):
+	@mkdir -p .build/models
+	test -f .build/models/$(SPEECH_WHEEL) || python3 -m pip download --quiet --no-deps --only-binary=:all: -d .build/models silero-vad==$(SPEECH_VERSION)
+	echo "$(SPEECH_SHA256)  .build/models/$(SPEECH_WHEEL)" | sha256sum --check --quiet
+	python3 -c 'import sys, zipfile; open(sys.argv[2] + ".tmp", "wb").write(zipfile.ZipFile(sys.argv[1]).read("silero_vad/data/silero_vad_16k_op15.onnx"))' .build/models/$(SPEECH_WHEEL) $@
+	mv $@.tmp $@
 
 test-deps: deps
 	$(call install_missing,$(TEST_DEPS),cmd)
@@ -157,6 +176,7 @@ define install_tree
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m 755 $(BIN)/$(MULTICALL) $(DESTDIR)$(BINDIR)/$(MULTICALL)
+	install -d $(DESTDIR)$(PREFIX)/share/audio-tools && install -m 644 $(SPEECH_MODEL) $(DESTDIR)$(PREFIX)/share/audio-tools/
 	set -e; for t in $(TOOLS); do \
 	  ln -sfn $(MULTICALL) $(DESTDIR)$(BINDIR)/$$t; \
 	  $(BIN)/$(MULTICALL) $$t --generate-man > $(DESTDIR)$(MANDIR)/man1/$$t.1; \
@@ -177,6 +197,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7 $(DESTDIR)$(BINDIR)/$(MULTICALL) $(DESTDIR)$(MANDIR)/man1/$(MULTICALL).1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
 	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
+	rm -rf $(DESTDIR)$(PREFIX)/share/audio-tools
 
 # The Debian package: the five tools with the Swift runtime linked in (no toolchain needed on
 # the target), linked against the system libraries of LIB_DEPS, with man pages and completions.

@@ -105,7 +105,7 @@ import Testing
 
     /// The capabilities are numbers in, numbers out: no record, JSON, error code, user sentence or
     /// command line in them.
-    @Test(arguments: ["Loudness", "Normalize", "Align", "BitstreamGain", "QC", "Platforms"])
+    @Test(arguments: ["Loudness", "Normalize", "Align", "BitstreamGain", "QC", "Platforms", "Speech"])
     func capabilitiesKnowNoRecords(folder: String) {
         let forbidden: Set<String> = ["Record", "JSON", "ErrorCode", "ToolError", "UsageError", "ParsedOptions",
                                       "OptionSpec", "Diagnostics", "ToolInfo", "XMLText"]

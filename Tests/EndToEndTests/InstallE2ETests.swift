@@ -44,6 +44,7 @@ import Testing
 
     static func expectedFiles(man: String, zsh: String, manSuffix: String = "") -> [String] {
         var files = ["\(man)/man7/audio-tools-records.7\(manSuffix)", "bin/audio-tools", "\(man)/man1/audio-tools.1\(manSuffix)"]
+        files.append("share/audio-tools/\(SpeechModelFile.fileName)")  // the speech detector's weights (--dialogue)
         for t in ToolCatalog.names {
             files += ["bin/\(t)", "\(man)/man1/\(t).1\(manSuffix)", "share/bash-completion/completions/\(t)",
                       "\(zsh)/_\(t)", "share/fish/vendor_completions.d/\(t).fish"]
@@ -242,6 +243,10 @@ import Testing
         #expect(installed.status == 0 && String(decoding: installed.stdout, as: UTF8.self).hasPrefix("lufs-measure ("))
         let probe = try E2E.program(prefix + "/bin/audio-probe", [Self.root.path + "/Fixtures/clips/voiceover.wav"])
         #expect(probe.status == 0 && String(decoding: probe.stdout, as: UTF8.self).contains("\"probe\":"), "\(probe.stderr)")
+        // The installed tools find the detector's weights beside them.
+        let dialogue = try E2E.program(prefix + "/bin/lufs-measure", ["--dialogue", Self.root.path + "/Fixtures/clips/voiceover.wav"],
+                                       environment: ProcessInfo.processInfo.environment.filter { $0.key != SpeechModelFile.environmentVariable })
+        #expect(String(decoding: dialogue.stdout, as: UTF8.self).contains("\"dialogue\":"), "\(dialogue.stderr)")
         let uninstall = try Self.sh("make", ["-s", "-C", Self.root.path, "uninstall", "PREFIX=\(prefix)"])
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         #expect(Self.files(under: prefix) == [])

@@ -12,15 +12,19 @@ public struct LoudnessPreset: Equatable, Sendable {
     public var maxShortTermLUFS: Double?
     /// The document the numbers come from.
     public var source: String
+    /// Whether the target is dialogue-gated loudness (measured with the speech detector, falling
+    /// back to programme loudness when dialogue is under 15% of the programme).
+    public var gatesOnDialogue = false
 
     public init(name: String, targetLUFS: Double, maxTruePeakDBTP: Double, toleranceLU: Double,
-                maxShortTermLUFS: Double? = nil, source: String) {
+                maxShortTermLUFS: Double? = nil, source: String, gatesOnDialogue: Bool = false) {
         self.name = name
         self.targetLUFS = targetLUFS
         self.maxTruePeakDBTP = maxTruePeakDBTP
         self.toleranceLU = toleranceLU
         self.maxShortTermLUFS = maxShortTermLUFS
         self.source = source
+        self.gatesOnDialogue = gatesOnDialogue
     }
 
     /// The built-in presets, in the order they are listed to users.
@@ -39,6 +43,9 @@ public struct LoudnessPreset: Equatable, Sendable {
                        source: "Spotify for Artists loudness normalization (−14 LUFS, true peak below −1 dBTP); YouTube normalises to about −14 LUFS"),
         LoudnessPreset(name: "podcast", targetLUFS: -16, maxTruePeakDBTP: -1, toleranceLU: 1,
                        source: "Apple Podcasts audio requirements (−16 LKFS ±1 dB, true peak not above −1 dBFS); AES TD1004.1.15-10 (−16 LUFS for stereo streaming)"),
+        LoudnessPreset(name: "netflix", targetLUFS: -27, maxTruePeakDBTP: -2, toleranceLU: 2,
+                       source: "Netflix Sound Mix Specifications & Best Practices: −27 LKFS ±2 LU dialogue-gated (ITU-R BS.1770-1 style dialogue anchor), true peak not above −2 dBTP; programme loudness when dialogue is under 15% of the programme",
+                       gatesOnDialogue: true),
     ]
 
     /// Every preset with what it checks, for help text: "ebu-r128 (-23 ±0.5 LU, true peak ≤ -1 dBTP), ...".
@@ -47,6 +54,7 @@ public struct LoudnessPreset: Equatable, Sendable {
         return all.map { p in
             var s = "\(p.name) (\(n(p.targetLUFS)) ±\(n(p.toleranceLU)) LU, true peak ≤ \(n(p.maxTruePeakDBTP)) dBTP"
             if let st = p.maxShortTermLUFS { s += ", short-term ≤ \(n(st)) LUFS" }
+            if p.gatesOnDialogue { s += ", dialogue-gated" }
             return s + ")"
         }.joined(separator: ", ")
     }

@@ -22,11 +22,13 @@ struct LoudnessMeasureJob {
     var follow: LoudnessFollow? = nil
     /// --qc and --platforms (LoudnessMeasureJob+QC.swift).
     var extras = LoudnessExtras()
+    /// `--dialogue`: the speech detector and `loudness.dialogue` (measured afresh, never cached).
+    var dialogue: DialogueMeasurement? = nil
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
-        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil || !extras.isEmpty
+        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil || !extras.isEmpty || dialogue != nil
             ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
@@ -67,7 +69,7 @@ struct LoudnessMeasureJob {
             albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
         }
         // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
-        if stream == nil, loudness["streams"] == nil, extras.isEmpty, let m = firstMeasurement {
+        if stream == nil, loudness["streams"] == nil, extras.isEmpty, dialogue == nil, let m = firstMeasurement {
             loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
         }
         return out
@@ -82,6 +84,7 @@ struct LoudnessMeasureJob {
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
         let qc = qcAnalyser(source.format, layout: layout)
+        let speech = try dialogue?.detector(layout: weighted, sampleRate: source.format.sampleRate)
         // A core no other file is using when the file starts: decoding (with the true peak of some
         // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
         if let f = follow {
@@ -93,9 +96,10 @@ struct LoudnessMeasureJob {
                 meter.addPeaks($0, channels: k..<n, timeline: false)
                 meter.addLoudness($0)
                 qc?.add($0)
+                try speech?.add($0)
             }
         } else {
-            try Decoder.forEachBlock(source) { meter.add($0); qc?.add($0) }
+            try Decoder.forEachBlock(source) { meter.add($0); qc?.add($0); try speech?.add($0) }
         }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
@@ -104,6 +108,9 @@ struct LoudnessMeasureJob {
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
         loudness = addingExtras(loudness, m, qc: qc, layout: layout, blocks: meter.blocks.momentary)
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
+        if let d = dialogue, let s = speech {
+            loudness = try d.apply(s, blocks: meter.blocks, measurement: m, layout: weighted, gate: gate.map { ($0, gateLabel) }, timeline: timeline, to: loudness)
+        }
         keep?(m, meter.blocks)
         return loudness
     }

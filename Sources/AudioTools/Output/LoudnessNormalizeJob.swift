@@ -34,6 +34,8 @@ struct LoudnessNormalizeJob {
     var fixedOutPath: String? = nil
     /// --lossless-gain: the gain changed in the bitstream instead (LosslessGainJob.swift).
     var lossless: LosslessGainJob? = nil
+    /// The target is dialogue-gated: the gain comes from the record's `loudness.dialogue`.
+    var dialogueGated = false
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -68,10 +70,12 @@ struct LoudnessNormalizeJob {
 
         if let lossless { return try lossless.process(record, path: path, outPath: outPath) }
         let opened = try Decoder.open(path)
+        let dialogue = dialogueGated ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity) : nil
         if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
             if depth != nil || sampleRate != nil {
                 throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
             }
+            if dialogue != nil { throw DialogueNormalization.Refusal.mediaContainer }
             return try processMedia(record, path, outPath, opened, f)!
         }
         let described: (SndfileDescription, AudioTags)
@@ -81,6 +85,7 @@ struct LoudnessNormalizeJob {
         } else {
             // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
             // container, unless an audio-only --format is asked for.
+            if formatName == nil, !decodeEncodeOnly, dialogue != nil { throw DialogueNormalization.Refusal.mediaContainer }
             if formatName == nil, !decodeEncodeOnly,
                let r = try processMedia(record, path, outPath, opened, nil) { return r }
             described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
@@ -122,7 +127,7 @@ struct LoudnessNormalizeJob {
         notes += source.notes
         passes += source.passes
         let measured = source.measured
-        let sourceLUFS = albumValues.map { $0.lufs } ?? measured.integrated
+        let sourceLUFS = albumValues.map { $0.lufs } ?? dialogue.map { $0.sourceLUFS } ?? measured.integrated
         // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
         // works per track, from the track's own peak.
         var sourcePeak = (albumValues != nil && peakMode == .reduce ? albumValues!.truePeak : measured.truePeak) ?? -200
@@ -155,7 +160,7 @@ struct LoudnessNormalizeJob {
                                  gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
                                  maxReductionDB: report.maxReductionDB), for: path)
         var r = record
-        r["normalized"] = result.json
+        r["normalized"] = dialogue?.annotate(result.json, gainDB: report.gainDB) ?? result.json
         return r
     }
 

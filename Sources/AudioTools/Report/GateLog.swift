@@ -13,9 +13,11 @@ public struct GateLog {
         public var isError: Bool
         /// The gain each platform applies (with --platforms), a column each.
         public var platforms: [PlatformCell] = []
+        /// Dialogue-gated loudness (lufs-measure --dialogue), shown in a column of its own.
+        public var dialogueLUFS: Double? = nil
     }
 
-    public private(set) var rows: [Row] = []
+    public internal(set) var rows: [Row] = []
     /// Whether any row failed the gate.
     public private(set) var anyFailed = false
     /// Whether there is a gate (else rows only summarise).
@@ -56,11 +58,13 @@ public struct GateLog {
     /// A readable table of what was measured: one row per file, failures with their reasons.
     public var summaryTable: String {
         func f(_ v: Double?) -> String { v.map { String(format: "%.1f", $0) } ?? "—" }
-        var s = "\n  " + (gated ? "RESULT  " : "") + "LUFS    dBTP   " + platformHeader + "FILE\n"
+        let dialogue = rows.contains { $0.dialogueLUFS != nil }
+        var s = "\n  " + (gated ? "RESULT  " : "") + "LUFS    " + (dialogue ? "DIALOG  " : "") + "dBTP   " + platformHeader + "FILE\n"
         for r in rows {
             s += "  "
             if gated { s += r.pass ? "pass    " : "FAIL    " }
             s += f(r.integratedLUFS).padding(toLength: 7, withPad: " ", startingAt: 0) + " "
+            if dialogue { s += f(r.dialogueLUFS).padding(toLength: 7, withPad: " ", startingAt: 0) + " " }
             s += f(r.truePeakDBTP).padding(toLength: 6, withPad: " ", startingAt: 0) + " " + platformCells(r)
             s += r.isError ? r.name : (r.name.split(separator: "/").last.map(String.init) ?? r.name)
             if !r.reasons.isEmpty { s += "  (" + r.reasons.joined(separator: "; ") + ")" }

@@ -71,6 +71,7 @@ extension GateLog {
         let (passed, qcReasons) = Self.qcVerdict(record, loudnessPassed: l?["gate"]?["pass"]?.boolValue)
         add(name: name, gatePassed: passed, reasons: (l?["gate"]?["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []) + qcReasons,
             integratedLUFS: l?["integrated_lufs"]?.doubleValue, truePeakDBTP: l?["true_peak_dbtp"]?.doubleValue)
+        if let d = l?["dialogue"]?["integrated_lufs"]?.doubleValue { rows[rows.count - 1].dialogueLUFS = d }
         addPlatforms(l?["platforms"])
     }
 }

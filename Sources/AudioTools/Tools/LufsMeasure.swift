@@ -26,6 +26,9 @@ public final class LufsMeasure: RecordTool {
             .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured.", rules: [.conflicts("decode-only", message: "--album measures loudness, so it can't be combined with --decode-only.")]),
             .choice("album-by", "tag|folder", AlbumKey.Grouping.allCases.map(\.rawValue), default: AlbumKey.Grouping.tag.rawValue, help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only).",
                     completes: .text, rules: [.needs("album")]),
+            .flag("dialogue", help: "Add loudness.dialogue: loudness gated over the 400 ms blocks that are at least half dialogue, found by a speech detector (Silero VAD, re-implemented) listening to the centre channel or the downmix; with its share, spans, LRA and the fallback rule (see docs/dialogue.md)."),
+            .choice("gate-on", "dialogue|programme", ["dialogue", "programme"], help: "What the gate's target judges: dialogue-gated loudness (implies --dialogue; programme loudness when dialogue is under --min-dialogue-share) or programme loudness (default, except for dialogue-gated presets such as netflix).", completes: .text),
+            .number("min-dialogue-share", "FRACTION", in: 0...1, help: "Under this share of dialogue (default 0.15) loudness.dialogue.fallback is true and a dialogue gate judges programme loudness."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the time decoding alone takes, to compare a measurement with.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
         ] + LufsMeasure.streamSpecs + CacheOptions.specs + LufsMeasureQC.specs,
         examples: [
@@ -43,7 +46,7 @@ public final class LufsMeasure: RecordTool {
         exitNotes: "the gate")
 
     /// Each file's measurement, with the settings the options give.
-    let job: LoudnessMeasureJob
+    var job: LoudnessMeasureJob
     var gate: LoudnessGate? { job.gate }
     var report: LoudnessReportWriter? { job.report }
     public var stage: RecordStage? { job.extras.platforms == nil ? job.albums : job.albums.map(PlatformAlbumStage.init) }
@@ -97,6 +100,13 @@ public final class LufsMeasure: RecordTool {
                                  report: report, albums: albums, stream: stream, cores: cores,
                                  loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) }, follow: follow)
             .adding(try LufsMeasureQC.extras(o))
+        let onDialogue = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
+        if o.flag("dialogue") || onDialogue {
+            job.dialogue = DialogueMeasurement(minimumShare: try o.double("min-dialogue-share") ?? DialogueLoudness.defaultMinimumShare, gateOnDialogue: onDialogue)
+        }
+        if follow != nil && job.dialogue != nil {
+            throw UsageError("--follow can't judge dialogue loudness yet (its live loop doesn't run the speech detector): measure the whole file with --preset \(preset?.name ?? "netflix"), or gate --follow on programme loudness (--gate-on programme).")
+        }
     }
 
     /// `--cache-prune` alone prunes the cache.

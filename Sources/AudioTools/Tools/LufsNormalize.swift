@@ -11,6 +11,7 @@ public final class LufsNormalize: RecordTool {
         options: [
             LoudnessPreset.option(help: "Target and ceiling from a documented preset: \(LoudnessPreset.names) (the same table as lufs-measure's gate)."),
             .number("target", "LUFS", in: -70 ... -1, help: "Integrated loudness to reach (overrides the preset's)."),
+            .choice("gate-on", "dialogue|programme", ["dialogue", "programme"], help: "What the target is for: dialogue-gated loudness, taken from the record's loudness.dialogue (measure with lufs-measure --dialogue), or programme loudness (default, except for dialogue-gated presets such as netflix).", completes: .text),
             .number("true-peak", "DBTP", in: -30...0, help: "True-peak ceiling (overrides the preset's; default -1)."),
             .choice("peak", "MODE", PeakMode.allCases.map(\.rawValue), default: PeakMode.limit.rawValue, help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output)."),
             LufsNormalize.outputSpec, RawPCM.spec,
@@ -58,7 +59,7 @@ public final class LufsNormalize: RecordTool {
         ])
 
     /// Each file's normalisation, with the settings the options give.
-    let job: LoudnessNormalizeJob
+    var job: LoudnessNormalizeJob
     /// With --write-tags: the tag writer that handles every record instead.
     let tagger: GainTagging?
 
@@ -139,6 +140,10 @@ public final class LufsNormalize: RecordTool {
                                    output: output,
                                    lossless: o.flag("lossless-gain") ? LosslessGainJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name,
                                                                                        replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
+        job.dialogueGated = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
+        if job.dialogueGated && job.lossless != nil {
+            throw UsageError("--lossless-gain takes its gain from programme loudness, so it can't aim at a dialogue-gated target (--gate-on dialogue or --preset \(preset?.name ?? "netflix")); use --gate-on programme, or normalise without --lossless-gain.")
+        }
     }
 
     // MARK: processing

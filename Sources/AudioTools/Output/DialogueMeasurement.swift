@@ -1,0 +1,66 @@
+import Foundation
+
+/// lufs-measure's `--dialogue`: a speech detector riding on the meter's decode, and
+/// `loudness.dialogue` from what it found (loudness gated over the dialogue blocks, share,
+/// spans, the fallback rule); with a dialogue-gated gate, `loudness.gate` judges dialogue loudness.
+struct DialogueMeasurement {
+    /// Under this share of dialogue, a gate judges programme loudness (`fallback`).
+    let minimumShare: Double
+    /// Whether the gate judges dialogue loudness (`--gate-on dialogue`, the netflix preset).
+    let gateOnDialogue: Bool
+
+    /// A detector for one stream of `layout` at `sampleRate`, listening to its centre or downmix.
+    func detector(layout: ChannelLayout, sampleRate: Int) throws -> SpeechDetector {
+        let weights = try SpeechModelFile.shared()
+        return try SpeechDetector(network: SileroNetwork(Self.prepared(weights)), sampleRate: sampleRate,
+                                  listening: SpeechDetector.listening(roles: layout.roles))
+    }
+
+    /// The weights arranged for the network once per process.
+    private static func prepared(_ w: SileroWeights) -> SileroNetwork.Prepared { shared ?? SileroNetwork.Prepared(w) }
+    private static let shared: SileroNetwork.Prepared? = (try? SpeechModelFile.shared()).map { SileroNetwork.Prepared($0) }
+
+    /// `loudness` with `dialogue` added (and `gate` judged on it when asked).
+    func apply(_ detector: SpeechDetector, blocks: LoudnessBlocks, measurement m: LoudnessMeasurement, layout: ChannelLayout,
+               gate: (LoudnessGate, JSON)?, timeline: Bool, to loudness: JSON) throws -> JSON {
+        guard case .object(var o) = loudness else { return loudness }
+        let p = try detector.finish()
+        let spans = DialogueSpans.spans(probabilities: p, chunkSeconds: SpeechDetector.chunkSeconds, durationSeconds: m.seconds)
+        let d = DialogueLoudness(blocks: blocks, spans: spans, durationSeconds: m.seconds, minimumShare: minimumShare)
+        o["dialogue"] = Self.json(d, listening: detector.listening, layout: layout, timeline: timeline)
+        if let (g, label) = gate, gateOnDialogue {
+            var judged = m
+            if !d.fallback { judged.integratedLUFS = d.integratedLUFS }
+            var gj = LoudnessRecord.gateJSON(g, label: label, judged).objectValue ?? [:]
+            gj["gate_on"] = .string(d.fallback ? "programme" : "dialogue")
+            if !d.fallback, d.integratedLUFS == nil, var reasons = gj["reasons"]?.arrayValue {
+                reasons = reasons.map { r in r.stringValue.map { .string($0.replacingOccurrences(of: "integrated loudness is undefined", with: "dialogue loudness is undefined")) } ?? r }
+                gj["reasons"] = .array(reasons)
+            }
+            o["gate"] = .object(gj)
+        }
+        return .object(o)
+    }
+
+    /// The `loudness.dialogue` object.
+    static func json(_ d: DialogueLoudness, listening: SpeechDetector.Listening, layout: ChannelLayout, timeline: Bool) -> JSON {
+        let channels: [Int]
+        switch listening {
+        case .channel(let c): channels = [c]
+        case .downmix(let cs): channels = cs
+        }
+        var o: [String: JSON] = [
+            "integrated_lufs": .optional(d.integratedLUFS, decimals: 2),
+            "loudness_range_lu": .optional(d.loudnessRangeLU, decimals: 2),
+            "share": .double(d.share, decimals: 4),
+            "spans": .int(d.spans.count),
+            "fallback": .bool(d.fallback),
+            "channels": .array(channels.map { .string($0 < layout.roles.count ? layout.roles[$0].label : "?") }),
+            "listened_to": .string(channels.count == 1 ? "channel" : "downmix"),
+            "detector": .object(["name": .string(SpeechModelFile.detectorName), "version": .string(SpeechModelFile.detectorVersion)]),
+            "notes": .array(d.notes.map { .string($0) }),
+        ]
+        if timeline { o["timeline"] = .array(d.spans.map { .array($0.map { .double($0, decimals: 3) }) }) }
+        return .object(o)
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// Stretches of dialogue from the detector's per-chunk probabilities, in seconds.
+///
+/// Hysteresis: a span opens when the probability reaches `onset` and stays open while it is above
+/// `offset`. A hangover bridges pauses: a span closes only after `hangoverSeconds` below
+/// `offset`, so the breath between two sentences of one speech stays inside it (and the span ends
+/// where the probability last fell, not after the hangover). Spans shorter than `minimumSeconds`
+/// are dropped (a cough, a single syllable of a song). The thresholds are lower than Silero's own
+/// defaults (0.5 and 0.35): on the programmes of Tests/Bench/dialogue_material.py they find 91%
+/// rather than 87% of the dialogue under a bed level with it, and still take no music-only or
+/// effects-only time for dialogue (docs/dialogue.md has the figures).
+public enum DialogueSpans {
+    public static let onset: Float = 0.35
+    public static let offset: Float = 0.2
+    public static let hangoverSeconds = 0.5
+    public static let minimumSeconds = 0.25
+
+    /// The spans as (from, to) seconds, in order, within `0...durationSeconds`.
+    public static func spans(probabilities p: [Float], chunkSeconds: Double, durationSeconds: Double) -> [(from: Double, to: Double)] {
+        var out: [(from: Double, to: Double)] = []
+        var open: Int?
+        var lastAbove = 0
+        let hangoverChunks = Int((hangoverSeconds / chunkSeconds).rounded())
+        func close(_ start: Int, _ end: Int) {
+            let from = Double(start) * chunkSeconds, to = min(Double(end) * chunkSeconds, durationSeconds)
+            if to - from >= minimumSeconds { out.append((from, to)) }
+        }
+        for (i, v) in p.enumerated() {
+            if let s = open {
+                if v > offset { lastAbove = i }
+                else if i - lastAbove > hangoverChunks { close(s, lastAbove + 1); open = nil }
+            } else if v >= onset {
+                open = i
+                lastAbove = i
+            }
+        }
+        if let s = open { close(s, lastAbove + 1) }
+        return out
+    }
+}
+
+/// Dialogue-gated loudness: BS.1770-4 gating over the 400 ms blocks that carry dialogue (a block
+/// counts when at least half of it is inside a span), the loudness range over the 3 s blocks
+/// that do, the share of the programme that is dialogue and whether it is under the fallback share.
+public struct DialogueLoudness: Equatable, Sendable {
+    public var integratedLUFS: Double?
+    public var loudnessRangeLU: Double?
+    /// Fraction of the programme's duration inside spans, 0–1.
+    public var share: Double
+    public var spans: [[Double]]
+    /// True when `share` is under the minimum share: a gate then judges programme loudness.
+    public var fallback: Bool
+    public var notes: [String]
+
+    /// A block counts as dialogue when at least this fraction of it is dialogue.
+    public static let blockDialogueFraction = 0.5
+    public static let defaultMinimumShare = 0.15
+
+    /// The blocks' start times are k · 0.1 s (the meter's 100 ms grid), 0.4 s and 3 s long.
+    public init(blocks: LoudnessBlocks, spans s: [(from: Double, to: Double)], durationSeconds: Double, minimumShare: Double) {
+        spans = s.map { [$0.from, $0.to] }
+        let inside = s.reduce(0) { $0 + ($1.to - $1.from) }
+        share = durationSeconds > 0 ? min(1, inside / durationSeconds) : 0
+        notes = []
+        func covered(_ from: Double, _ length: Double) -> Bool {
+            var sum = 0.0
+            for sp in s where sp.to > from && sp.from < from + length { sum += min(sp.to, from + length) - max(sp.from, from) }
+            return sum >= Self.blockDialogueFraction * length - 1e-9
+        }
+        let momentary = blocks.momentary.enumerated().filter { covered(Double($0.offset) * 0.1, 0.4) }.map(\.element)
+        let shortTerm = blocks.shortTerm.enumerated().filter { covered(Double($0.offset) * 0.1, 3) }.map(\.element)
+        if durationSeconds < 1 {
+            integratedLUFS = nil
+            notes.append("Dialogue loudness is undefined: the audio is shorter than one second.")
+        } else if s.isEmpty {
+            integratedLUFS = nil
+            notes.append("Dialogue loudness is undefined: no dialogue was found.")
+        } else if momentary.isEmpty {
+            integratedLUFS = nil
+            notes.append("Dialogue loudness is undefined: no 400 ms block is at least half dialogue.")
+        } else {
+            integratedLUFS = LoudnessMeter.gatedLoudness(momentary, relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
+            if integratedLUFS == nil { notes.append("Dialogue loudness is undefined: every dialogue block is below the −70 LUFS absolute gate.") }
+        }
+        loudnessRangeLU = shortTerm.isEmpty ? nil : LoudnessMeter.loudnessRange(shortTerm)
+        if loudnessRangeLU == nil, durationSeconds >= 1 {
+            notes.append("Dialogue loudness range is undefined: no 3 s block is at least half dialogue.")
+        }
+        fallback = share < minimumShare
+        if fallback {
+            notes.append(String(format: "Dialogue is %.1f%% of the programme, under the %.0f%% minimum: a gate judges programme loudness.",
+                                share * 100, minimumShare * 100))
+        }
+    }
+}
