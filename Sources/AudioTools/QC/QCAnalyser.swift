@@ -235,21 +235,65 @@ public final class QCAnalyser {
         do {
             let p = s.peaks
             if o.factor > 1 {
-                // Most groups a loud master sends here stay under full scale: the group's largest
-                // value first, and each frame's only when that is over.
-                guard o.kernel(base: base, count: count, framePeaks: nil) > 1 || Self.absMax(base - o.latency, count) > 1 else { return }
-                _ = o.kernel(base: base, count: count, framePeaks: p)
+                // The group's skip rule again, per 8 frames: frame n's values read x[n − history ... n],
+                // which lie in its own 8 frames and the 16 before, so only runs of 8 frames where one
+                // of those 24 samples times the bound passes full scale are interpolated (a loud
+                // master's group is mostly below it). Frames are counted in order: the same result.
+                let h = history, sub = Self.subGroup
+                assert(sub <= h && h <= 2 * sub && count <= Self.group, "a frame's window must lie in its 8 frames and the 16 before")
+                let bound = o.gainBound
+                /// Bit j + 2 set when a sample of frames 8j ..< 8j + 8 times the bound passes 1; bits 0
+                /// and 1 for the history (the first also covers frame −8, which changes nothing).
+                var hot: UInt64 = 0
+                @inline(__always) func passes(_ q: UnsafeMutablePointer<Float>) -> Bool {
+                    let v = unsafeBitCast(unsafeBitCast(UnsafeRawPointer(q).loadUnaligned(as: SIMD8<Float>.self), to: SIMD8<UInt32>.self)
+                                          & 0x7fff_ffff, to: SIMD8<Float>.self)
+                    return any(v * bound .> 1)
+                }
+                if passes(base - h) { hot |= 1 }
+                if passes(base - sub) { hot |= 2 }
+                var j = 0
+                while j + sub <= count {
+                    if passes(base + j) { hot |= 4 << UInt64(j / sub) }
+                    j += sub
+                }
+                if j < count && Self.absMax(base + j, count - j) * bound > 1 { hot |= 4 << UInt64(j / sub) }
+                var need = (hot | hot << 1 | hot << 2) >> 2
+                need &= (1 << UInt64((count + sub - 1) / sub)) - 1
+                while need != 0 {
+                    let first = need.trailingZeroBitCount
+                    let length = (~(need >> UInt64(first))).trailingZeroBitCount
+                    oversOfRun(s, base, from: first * sub, to: min(count, (first + length) * sub), start: start)
+                    need &= ~(((1 << UInt64(length)) - 1) << UInt64(first))
+                }
             } else {
                 for k in 0..<count { p[k] = abs(base[k]) }
+                countOvers(s, from: 0, to: count, start: start)
             }
-            for k in 0..<count where p[k] > 1 {
-                let f = start + k - o.latency
-                if f - s.lastOver > overHold {
-                    s.overs += 1
-                    if s.overTimes.count < Self.timesKept { s.overTimes.append(max(0, f)) }
-                }
-                s.lastOver = f
+        }
+    }
+
+    /// Frames per skip decision inside a group checked for overs (one vector of the kernel).
+    private static let subGroup = 8
+
+    /// Interpolates frames `from ..< to` of the group at `base` into `s.peaks` and counts their overs.
+    private func oversOfRun(_ s: ChannelState, _ base: UnsafeMutablePointer<Float>, from: Int, to: Int, start: Int) {
+        // The largest value over the run includes each frame's own sample, so a run under full
+        // scale has no over.
+        guard s.oversampler.kernel(base: base + from, count: to - from, framePeaks: s.peaks + from) > 1 else { return }
+        countOvers(s, from: from, to: to, start: start)
+    }
+
+    /// Counts the stretches of `s.peaks[from ..< to]` above full scale (frame `start` at index 0).
+    private func countOvers(_ s: ChannelState, from: Int, to: Int, start: Int) {
+        let p = s.peaks, latency = s.oversampler.latency
+        for k in from..<to where p[k] > 1 {
+            let f = start + k - latency
+            if f - s.lastOver > overHold {
+                s.overs += 1
+                if s.overTimes.count < Self.timesKept { s.overTimes.append(max(0, f)) }
             }
+            s.lastOver = f
         }
     }
 

@@ -76,6 +76,46 @@ import Testing
         #expect(r.overTimes.count == 2 && abs(r.overTimes[0] - 1) < 0.001 && abs(r.overTimes[1] - 3) < 0.001)
     }
 
+    /// Overs counted against every frame's inter-sample peak, none skipped: a loud noise with
+    /// spikes, float samples over full scale and short over bursts at scattered places, fed in several block sizes, one channel,
+    /// a stereo pair and three channels (the skip rules must never drop or add an over).
+    @Test func oversMatchAnUnskippedCount() {
+        var x = Self.noise(rate * 3, amplitude: 0.7, seed: 5)
+        var seed: UInt64 = 12345
+        func next(_ n: Int) -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int(seed >> 33) % n }
+        for _ in 0..<60 {
+            let at = 20 + next(x.count - 100)
+            switch next(4) {
+            case 0: x[at] = 0.999; x[at + 1] = -0.999                // a spike pair rings over full scale
+            case 1: for k in 0..<(1 + next(40)) { x[at + k] = Float(1.1 * sin(Double.pi / 2 * Double(k) + Double.pi / 4)) }
+            case 2: x[at] = 1.02                                      // a float sample over full scale
+            default: x[at] = 0.98; x[at + 1] = 0.98; x[at + 2] = -0.5  // near full scale, may or may not ring over
+            }
+        }
+        x[x.count - 2] = 0.999; x[x.count - 1] = -0.999             // rings over after the last sample
+        let o = TruePeakOversampler(sampleRate: rate)
+        let padded = x + [Float](repeating: 0, count: o.latency)
+        var peaks = [Float](repeating: 0, count: padded.count)
+        padded.withUnsafeBufferPointer { i in peaks.withUnsafeMutableBufferPointer { o.interSamplePeaks(i, into: $0) } }
+        let hold = Int((QCAnalyser.overHoldSeconds * Double(rate)).rounded())
+        var overs = 0, times: [Double] = [], last = Int.min / 2
+        for k in peaks.indices where peaks[k] > 1 {
+            let f = k - o.latency
+            if f - last > hold { overs += 1; if times.count < QCAnalyser.timesKept { times.append(Double(max(0, f)) / Double(rate)) } }
+            last = f
+        }
+        #expect(overs > 20)
+        let quiet = Self.noise(x.count, amplitude: 0.2, seed: 9)
+        for block in [4096, 333, 64, 7] {
+            let mono = Self.analyse([x], block: block)
+            #expect(mono.overs == overs && mono.overTimes == times)
+            let stereo = Self.analyse([x, quiet], block: block)
+            #expect(stereo.overs == overs && stereo.overTimes == times)
+            let three = Self.analyse([quiet, quiet, x], block: block, pair: nil)
+            #expect(three.overs == overs && three.overTimes == times)
+        }
+    }
+
     /// A quiet sine never comes near an over (the skip path).
     @Test func aQuietSineHasNoOvers() {
         let x = (0..<rate).map { Float(0.5 * sin(2 * Double.pi * 997 * Double($0) / Double(rate))) }
