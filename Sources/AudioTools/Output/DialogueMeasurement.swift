@@ -42,6 +42,14 @@ struct DialogueMeasurement {
         return .object(o)
     }
 
+    /// `loudness` without the dialogue spans (taken for the report only, or kept out of the cache).
+    static func withoutSpans(_ loudness: JSON) -> JSON {
+        guard case .object(var o) = loudness, case .object(var d)? = o["dialogue"], d["timeline"] != nil else { return loudness }
+        d["timeline"] = nil
+        o["dialogue"] = .object(d)
+        return .object(o)
+    }
+
     /// The `loudness.dialogue` object.
     static func json(_ d: DialogueLoudness, listening: SpeechDetector.Listening, layout: ChannelLayout, timeline: Bool) -> JSON {
         let channels: [Int]

@@ -60,8 +60,11 @@ struct LoudnessMeasureJob {
         var plain = loudness
         if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
         if let m = firstMeasurement {
-            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"]), for: path)
+            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"])
+                .addingDialogue(loudness["dialogue"]), for: path)
         }
+        if !timeline { loudness = DialogueMeasurement.withoutSpans(loudness) }  // drawn above, not recorded
+        plain = DialogueMeasurement.withoutSpans(plain)
         if !timeline { loudness = plain }
         out["loudness"] = loudness
         // --album: the file's one stream goes into its album (a file of several streams is not counted).
@@ -109,7 +112,7 @@ struct LoudnessMeasureJob {
         loudness = addingExtras(loudness, m, qc: qc, layout: layout, blocks: meter.blocks.momentary)
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         if let d = dialogue, let s = speech {
-            loudness = try d.apply(s, blocks: meter.blocks, measurement: m, layout: weighted, gate: gate.map { ($0, gateLabel) }, timeline: timeline, to: loudness)
+            loudness = try d.apply(s, blocks: meter.blocks, measurement: m, layout: weighted, gate: gate.map { ($0, gateLabel) }, timeline: timeline || (report != nil && keep != nil), to: loudness)
         }
         keep?(m, meter.blocks)
         return loudness
