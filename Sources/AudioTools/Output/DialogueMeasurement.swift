@@ -61,10 +61,14 @@ struct DialogueMeasurement {
     }
 
     /// `loudness` without the dialogue spans (taken for the report only, or kept out of the cache).
+    /// (The first of several streams carries them under `streams` too.)
     static func withoutSpans(_ loudness: JSON) -> JSON {
-        guard case .object(var o) = loudness, case .object(var d)? = o["dialogue"], d["timeline"] != nil else { return loudness }
-        d["timeline"] = nil
-        o["dialogue"] = .object(d)
+        guard case .object(var o) = loudness else { return loudness }
+        if case .array(let streams)? = o["streams"] { o["streams"] = .array(streams.map(withoutSpans)) }
+        if case .object(var d)? = o["dialogue"], d["timeline"] != nil {
+            d["timeline"] = nil
+            o["dialogue"] = .object(d)
+        }
         return .object(o)
     }
 
