@@ -16,11 +16,19 @@ public struct LoudnessCache {
         settings = "layout=\(layout?.description ?? "file");dual-mono=\(dualMono ? 1 : 0);\(DecoderSignature.current)"
     }
 
+    init(cache: ResultCache, settings: String) { self.cache = cache; self.settings = settings }
+
+    /// This cache for measurements with `loudness.dialogue`, kept apart under `key` (the
+    /// detector, its version and the dialogue settings): another detector version misses.
+    public func keyed(dialogue key: String) -> LoudnessCache { LoudnessCache(cache: cache, settings: settings + ";" + key) }
+
     /// A kept measurement: the `loudness` object without its gate, kept as text (written out as
     /// stored, not parsed again), and the values a gate reads when they were asked for.
     public struct Entry {
         public var loudness: JSON
         public var measurement: LoudnessMeasurement?
+        /// With `--dialogue`: dialogue loudness unrounded and the fallback, which a dialogue gate judges.
+        public var dialogue: (integratedLUFS: Double?, fallback: Bool)? = nil
 
         /// The `loudness` object of a record: as stored, or with `gate` (made from the
         /// measurement) among its members.
@@ -41,11 +49,17 @@ public struct LoudnessCache {
     }
 
     /// Keeps a fresh measurement of the file `stamp` describes, when the file is still that file.
-    public func store(path: String, stamp: FileStamp?, identity: FileIdentity, loudness: JSON, measurement m: LoudnessMeasurement) {
+    public func store(path: String, stamp: FileStamp?, identity: FileIdentity, loudness: JSON, measurement m: LoudnessMeasurement,
+                      dialogue: (integratedLUFS: Double?, fallback: Bool)? = nil) {
         guard let stamp, stamp.identity == identity, FileStamp.of(path) == stamp, var l = loudness.objectValue else { return }
         l["gate"] = nil
+        var measurement = Self.encode(m).objectValue ?? [:]
+        if let d = dialogue {
+            measurement["dialogue_integrated"] = d.integratedLUFS.map { $0.isFinite ? .number(String(describing: $0)) : .null } ?? .null
+            measurement["dialogue_fallback"] = .bool(d.fallback)
+        }
         cache.store(kind: Self.kind, settings: settings, path: path, stamp: stamp, libraryID: nil,
-                    value: JSON.object(["loudness": .object(l), "measurement": Self.encode(m)]).serialized())
+                    value: JSON.object(["loudness": .object(l), "measurement": .object(measurement)]).serialized())
     }
 
     /// Every value at full precision: Swift writes the shortest text that reads back to the same double.
@@ -72,9 +86,11 @@ public struct LoudnessCache {
         }
         guard let sp = list("sample_peaks"), let tp = list("true_peaks"), let frames = m["frames"]?.intValue,
               let rate = m["sample_rate"]?.intValue, let notes = m["notes"]?.arrayValue?.compactMap(\.stringValue) else { return nil }
-        return Entry(loudness: l, measurement: LoudnessMeasurement(
+        var entry = Entry(loudness: l, measurement: LoudnessMeasurement(
             integratedLUFS: d("integrated"), loudnessRangeLU: d("range"), momentaryMaxLUFS: d("momentary_max"),
             shortTermMaxLUFS: d("short_term_max"), samplePeaks: sp, truePeaks: tp, frames: frames,
             sampleRate: rate, notes: notes))
+        if let fallback = m["dialogue_fallback"]?.boolValue { entry.dialogue = (d("dialogue_integrated"), fallback) }
+        return entry
     }
 }

@@ -21,23 +21,53 @@ struct DialogueMeasurement {
     private static let shared: SileroNetwork.Prepared? = (try? SpeechModelFile.shared()).map { SileroNetwork.Prepared($0) }
 
     /// `loudness` with `dialogue` added (and `gate` judged on it when asked).
+    /// `found` is handed the dialogue measurement itself (the cache keeps its loudness unrounded).
     func apply(_ detector: SpeechDetector, blocks: LoudnessBlocks, measurement m: LoudnessMeasurement, layout: ChannelLayout,
-               gate: (LoudnessGate, JSON)?, timeline: Bool, to loudness: JSON) throws -> JSON {
+               gate: (LoudnessGate, JSON)?, timeline: Bool, to loudness: JSON,
+               found: ((DialogueLoudness) -> Void)? = nil) throws -> JSON {
         guard case .object(var o) = loudness else { return loudness }
         let p = try detector.finish()
         let spans = DialogueSpans.spans(probabilities: p, chunkSeconds: SpeechDetector.chunkSeconds, durationSeconds: m.seconds)
         let d = DialogueLoudness(blocks: blocks, spans: spans, durationSeconds: m.seconds, minimumShare: minimumShare)
+        found?(d)
         o["dialogue"] = Self.json(d, listening: detector.listening, layout: layout, timeline: timeline)
         if let (g, label) = gate, gateOnDialogue {
-            var judged = m
-            if !d.fallback { judged.integratedLUFS = d.integratedLUFS }
-            var gj = LoudnessRecord.gateJSON(g, label: label, judged).objectValue ?? [:]
-            gj["gate_on"] = .string(d.fallback ? "programme" : "dialogue")
-            if !d.fallback, d.integratedLUFS == nil, var reasons = gj["reasons"]?.arrayValue {
-                reasons = reasons.map { r in r.stringValue.map { .string($0.replacingOccurrences(of: "integrated loudness is undefined", with: "dialogue loudness is undefined")) } ?? r }
-                gj["reasons"] = .array(reasons)
-            }
-            o["gate"] = .object(gj)
+            o["gate"] = Self.gateJSON(g, label: label, m, dialogueLUFS: d.integratedLUFS, fallback: d.fallback)
+        }
+        return .object(o)
+    }
+
+    /// `loudness.gate` judging dialogue loudness (programme loudness under the fallback rule):
+    /// on a fresh measurement and on a cache hit alike.
+    static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement, dialogueLUFS: Double?, fallback: Bool) -> JSON {
+        var judged = m
+        if !fallback { judged.integratedLUFS = dialogueLUFS }
+        var gj = LoudnessRecord.gateJSON(g, label: label, judged).objectValue ?? [:]
+        gj["gate_on"] = .string(fallback ? "programme" : "dialogue")
+        if !fallback, dialogueLUFS == nil, var reasons = gj["reasons"]?.arrayValue {
+            reasons = reasons.map { r in r.stringValue.map { .string($0.replacingOccurrences(of: "integrated loudness is undefined", with: "dialogue loudness is undefined")) } ?? r }
+            gj["reasons"] = .array(reasons)
+        }
+        return .object(gj)
+    }
+
+    /// What a cached measurement with `loudness.dialogue` is kept under: the detector (its weights'
+    /// name and version) and the share under which the fallback rule applies.
+    var cacheKey: String {
+        Self.cacheKey(detector: SpeechModelFile.detectorName, version: SpeechModelFile.detectorVersion, minimumShare: minimumShare)
+    }
+    static func cacheKey(detector: String, version: String, minimumShare: Double) -> String {
+        "dialogue=\(detector)@\(version);min-dialogue-share=\(String(describing: minimumShare))"
+    }
+
+    /// `loudness` without the dialogue spans (taken for the report only, or kept out of the cache).
+    /// (The first of several streams carries them under `streams` too.)
+    static func withoutSpans(_ loudness: JSON) -> JSON {
+        guard case .object(var o) = loudness else { return loudness }
+        if case .array(let streams)? = o["streams"] { o["streams"] = .array(streams.map(withoutSpans)) }
+        if case .object(var d)? = o["dialogue"], d["timeline"] != nil {
+            d["timeline"] = nil
+            o["dialogue"] = .object(d)
         }
         return .object(o)
     }

@@ -22,18 +22,25 @@ struct LoudnessMeasureJob {
     var follow: LoudnessFollow? = nil
     /// --qc and --platforms (LoudnessMeasureJob+QC.swift).
     var extras = LoudnessExtras()
-    /// `--dialogue`: the speech detector and `loudness.dialogue` (measured afresh, never cached).
+    /// `--dialogue`: the speech detector and `loudness.dialogue` (cached under the detector's version).
     var dialogue: DialogueMeasurement? = nil
 
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
-        let cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil || !extras.isEmpty || dialogue != nil
+        let loudnessCache = dialogue.map { self.loudnessCache?.keyed(dialogue: $0.cacheKey) } ?? self.loudnessCache
+        var cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil || !extras.isEmpty
             ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
+        if dialogue?.gateOnDialogue == true, gate != nil, cached.entry?.dialogue == nil { cached.entry = nil }
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
             var out = record
-            out["loudness"] = hit.loudness(gate: gate.map { g in { LoudnessRecord.gateJSON(g, label: self.gateLabel, $0) } })
+            out["loudness"] = hit.loudness(gate: gate.map { g in { m in
+                if let d = hit.dialogue, self.dialogue?.gateOnDialogue == true {
+                    return DialogueMeasurement.gateJSON(g, label: self.gateLabel, m, dialogueLUFS: d.integratedLUFS, fallback: d.fallback)
+                }
+                return LoudnessRecord.gateJSON(g, label: self.gateLabel, m)
+            } })
             return out
         }
         let opened = try follow?.open(path) ?? Decoder.open(path)
@@ -49,9 +56,10 @@ struct LoudnessMeasureJob {
         var out = record
         var firstMeasurement: LoudnessMeasurement?
         var firstBlocks: LoudnessBlocks?
+        var firstDialogue: DialogueLoudness?
         var loudness = try measureStreams(path: path, opened: opened, firstLayout: chosen.layout,
                                           firstNote: chosen.note, firstSource: chosen.source.rawValue,
-                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 })
+                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 }, keepDialogue: { firstDialogue = $0 })
         if let q = takeQC(&loudness) { out["qc"] = q }
         loudness = DecodeNotes.adding(opened.decodeNotes, to: loudness)
         // The series ride in the JSON from the stream measurement; the report draws them, and
@@ -60,8 +68,11 @@ struct LoudnessMeasureJob {
         var plain = loudness
         if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
         if let m = firstMeasurement {
-            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"]), for: path)
+            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"])
+                .addingDialogue(loudness["dialogue"]), for: path)
         }
+        if !timeline { loudness = DialogueMeasurement.withoutSpans(loudness) }  // drawn above, not recorded
+        plain = DialogueMeasurement.withoutSpans(plain)
         if !timeline { loudness = plain }
         out["loudness"] = loudness
         // --album: the file's one stream goes into its album (a file of several streams is not counted).
@@ -69,8 +80,9 @@ struct LoudnessMeasureJob {
             albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
         }
         // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
-        if stream == nil, loudness["streams"] == nil, extras.isEmpty, dialogue == nil, let m = firstMeasurement {
-            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m)
+        if stream == nil, loudness["streams"] == nil, extras.isEmpty, dialogue == nil || firstDialogue != nil, let m = firstMeasurement {
+            loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m,
+                                 dialogue: firstDialogue.map { ($0.integratedLUFS, $0.fallback) })
         }
         return out
     }
@@ -79,7 +91,8 @@ struct LoudnessMeasureJob {
     /// `keep` is handed the measurement itself (the cache keeps it, to evaluate gates on a hit).
     func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
                  note layoutNote: String?, layoutSource: String,
-                 keep: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
+                 keep: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil,
+                 keepDialogue: ((DialogueLoudness) -> Void)? = nil) throws -> JSON {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
@@ -109,7 +122,7 @@ struct LoudnessMeasureJob {
         loudness = addingExtras(loudness, m, qc: qc, layout: layout, blocks: meter.blocks.momentary)
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
         if let d = dialogue, let s = speech {
-            loudness = try d.apply(s, blocks: meter.blocks, measurement: m, layout: weighted, gate: gate.map { ($0, gateLabel) }, timeline: timeline, to: loudness)
+            loudness = try d.apply(s, blocks: meter.blocks, measurement: m, layout: weighted, gate: gate.map { ($0, gateLabel) }, timeline: timeline || (report != nil && keep != nil), to: loudness, found: keepDialogue)
         }
         keep?(m, meter.blocks)
         return loudness
@@ -119,10 +132,11 @@ struct LoudnessMeasureJob {
     /// with every audio stream under `streams` when it has more than one.
     func measureStreams(path: String, opened: Decoder.Opened, firstLayout: ChannelLayout,
                         firstNote: String?, firstSource: String,
-                        keepFirst: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil) throws -> JSON {
+                        keepFirst: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil,
+                        keepDialogue: ((DialogueLoudness) -> Void)? = nil) throws -> JSON {
         func first(_ source: AudioSource) throws -> JSON {
             try measure(source, layout: firstLayout, identity: opened.identity, note: firstNote, layoutSource: firstSource,
-                        keep: keepFirst)
+                        keep: keepFirst, keepDialogue: keepDialogue)
         }
         guard let streams = try MediaAudioStreams.list(path, opened: opened, needed: stream != nil) else {
             if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }

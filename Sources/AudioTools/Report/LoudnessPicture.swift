@@ -117,6 +117,7 @@ public enum LoudnessPicture {
             s.line(plotLeft, ly(target), plotRight, ly(target), stroke: Color.target, width: 1.5, dash: "6 4", id: "target")
         }
         s.raw("</g>\n")
+        dialogueSpans(&s, item, x, top: lane.top, bottom: lane.bottom)
 
         // Overs: a red band through both lanes, at least 2 px wide so a single one always shows.
         let overs = item.overs
@@ -204,6 +205,10 @@ public enum LoudnessPicture {
         if let i = item.integratedLUFS, i >= ly.bottom, i <= ly.top {
             labels.append((ly(i), "I " + ReportText.dB(i), Color.integrated, true))
         }
+        if let d = item.dialogue?.integratedLUFS, d >= ly.bottom, d <= ly.top {
+            s.line(plotLeft, ly(d), plotRight, ly(d), stroke: dialogueColor, width: 1.4, dash: "4 3", id: "dialogue-integrated")
+            labels.append((ly(d), "D " + ReportText.dB(d), dialogueColor, true))
+        }
         if let target = item.targetLUFS, target >= ly.bottom, target <= ly.top {
             let tol = item.toleranceLU ?? 0
             labels.append((ly(target), "target " + ReportText.dB(target).replacingOccurrences(of: ".0", with: "") +
@@ -262,6 +267,7 @@ public enum LoudnessPicture {
             if let c = item.caption { parts.append(c) }
         } else {
             parts.append("Integrated " + value(item.integratedLUFS, "LUFS"))
+            if let d = item.dialogue { parts.append(d.figure) }
             parts.append("Range " + value(item.loudnessRangeLU, "LU"))
             parts.append("True peak " + value(item.truePeakDBTP, "dBTP"))
             parts.append("Max momentary " + value(item.momentaryMaxLUFS, "LUFS"))
@@ -309,6 +315,7 @@ public enum LoudnessPicture {
         if item.integratedLUFS != nil { key(Color.integrated, "integrated", width: 1.4) }
         if item.targetLUFS != nil { key(Color.target, "target", width: 1.5, dash: "6 4") }
         if item.timeline?.rangeLowLUFS != nil { key(Color.range, "loudness range", band: 0.3) }
+        if item.dialogue.map({ !$0.spans.isEmpty }) == true { key(dialogueColor, "dialogue", band: 0.3) }
         if !item.overs.isEmpty { key(Color.over, "over the ceiling", band: 0.35) }
         if !item.loudnessLimits.isEmpty { key(Color.over, "loudness limit", width: 1.2, dash: "2 3") }
     }

@@ -64,7 +64,11 @@ public enum LoudnessReportIndex {
             }
             let normalised = it.source != nil
             h += "<tr class=\"\(it.verdict.cssClass)\"><td class=\"n\">\(n + 1)</td><td class=\"file\">\(name)</td><td>\(verdict)</td>"
-            h += num(it.integratedLUFS, before: it.sourceIntegratedLUFS, hasBefore: normalised)
+            var integrated = num(it.integratedLUFS, before: it.sourceIntegratedLUFS, hasBefore: normalised)
+            if let d = it.dialogue {  // --dialogue: dialogue loudness under the programme's
+                integrated = String(integrated.dropLast(5)) + "<div class=\"dialogue\">dialogue \(ReportText.plain(d.integratedLUFS))</div></td>"
+            }
+            h += integrated
             h += num(it.loudnessRangeLU)
             var peak = num(it.truePeakDBTP, before: it.sourceTruePeakDBTP, hasBefore: normalised)
             let overs = it.overs.count
@@ -110,6 +114,7 @@ public enum LoudnessReportIndex {
     td { font-variant-numeric: tabular-nums; }
     td.undefined { color: #9aa1aa; }
     .before { color: #8a929c; font-size: 12px; }
+    .dialogue { color: #2a7d72; font-size: 12px; margin-top: 3px; }
     .badge { display: inline-block; padding: 1px 8px; border-radius: 4px; color: #fff; font-weight: bold; font-size: 12px; }
     .badge.pass { background: #1f8a45; } .badge.fail, .badge.error { background: #d62839; } .badge.measured { background: #5c6570; }
     tr.fail td, tr.error td { background: #fff5f5; }

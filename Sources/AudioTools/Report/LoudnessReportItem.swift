@@ -65,6 +65,8 @@ public struct LoudnessReportItem: Equatable, Sendable {
     public var maxMomentaryLUFS: Double?
     /// Failed QC gates at their times (lufs-measure --qc with a QC gate).
     public var marks: [LoudnessReportMark] = []
+    /// `--dialogue`: dialogue loudness and its spans (LoudnessReportDialogue.swift).
+    public var dialogue: LoudnessReportDialogue? = nil
 
     public init(name: String, verdict: Verdict, integratedLUFS: Double? = nil, loudnessRangeLU: Double? = nil,
                 truePeakDBTP: Double? = nil, momentaryMaxLUFS: Double? = nil, shortTermMaxLUFS: Double? = nil,

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// The report with `--dialogue`: the spans shaded where they are, dialogue loudness printed.
+@Suite struct LoudnessReportDialogueTests {
+    /// The `rect class="dialogue"` elements' (x, width, from, to).
+    static func bands(_ svg: String) -> [(x: Double, width: Double, from: String, to: String)] {
+        svg.components(separatedBy: "\n").filter { $0.contains("class=\"dialogue\"") }.map { line in
+            func attr(_ n: String) -> String {
+                let r = line.range(of: " \(n)=\"")!
+                return String(line[r.upperBound...].prefix { $0 != "\"" })
+            }
+            return (Double(attr("x"))!, Double(attr("width"))!, attr("data-from-seconds"), attr("data-to-seconds"))
+        }
+    }
+
+    @Test func spansAreShadedAtTheirTimesAndDialogueLoudnessIsPrinted() throws {
+        let x = LoudnessTestSignals.tones([.init(seconds: 10, dBFS: -20)], rate: 48000)
+        var item = LoudnessReportTests.item([x])
+        let record: JSON = .object(["integrated_lufs": .double(-26.5, decimals: 2), "share": .double(0.4, decimals: 4),
+                                    "timeline": .array([.array([.double(1, decimals: 3), .double(3, decimals: 3)]),
+                                                        .array([.double(6, decimals: 3), .double(8, decimals: 3)])])])
+        item = item.addingDialogue(record)
+        let svg = LoudnessPicture.svg(item)
+        let p = try #require(SVGProbe.parse(svg), "the SVG is well-formed XML")
+        let lane = try #require(p.byID["loudness-lane"])
+        let left = Double(lane["x"]!)!, width = Double(lane["width"]!)!
+        let b = Self.bands(svg)
+        #expect(b.count == 2)
+        for (band, (from, to)) in zip(b, [(1.0, 3.0), (6.0, 8.0)]) {
+            #expect(abs(band.x - (left + width * from / 10)) < 0.6 && abs(band.width - width * (to - from) / 10) < 0.6, "\(band)")
+            #expect(band.from == String(format: "%.3f", from) && band.to == String(format: "%.3f", to))
+        }
+        // Under the curves: drawn before them.
+        #expect(svg.range(of: "class=\"dialogue\"")!.lowerBound < svg.range(of: "id=\"momentary\"")!.lowerBound)
+        #expect(p.texts.contains { $0.contains("Dialogue \u{2212}26.5 LUFS (40%)") }, "the figure beside programme loudness")
+        #expect(p.texts.contains("D \u{2212}26.5") && p.byID["dialogue-integrated"] != nil)
+        #expect(p.texts.contains("dialogue"), "a legend entry")
+        let html = LoudnessReportIndex.html(title: "lufs-measure", gate: nil, rows: [.init(item: item, picture: "a.svg")])
+        #expect(html.contains("<div class=\"dialogue\">dialogue -26.5</div></td>"))
+
+        // Without --dialogue, none of it.
+        let plainSVG = LoudnessPicture.svg(LoudnessReportTests.item([x]))
+        #expect(Self.bands(plainSVG).isEmpty && !plainSVG.contains("Dialogue") && !plainSVG.contains("dialogue"))
+        // No dialogue found: the figure says undefined, nothing is shaded.
+        let none = LoudnessReportTests.item([x]).addingDialogue(.object(["integrated_lufs": .null, "share": .double(0, decimals: 4)]))
+        let noneSVG = LoudnessPicture.svg(none)
+        #expect(Self.bands(noneSVG).isEmpty && noneSVG.contains("Dialogue undefined (0%)"))
+    }
+}
