@@ -116,27 +116,11 @@ enum DocExamples {
         env["HOME"] = folder + "/home"
         env["FIXTURES"] = root.appendingPathComponent("Fixtures").path
         for (k, v) in extra { env[k] = v }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // Signals back to their defaults: a test runner may ignore some (SIGTERM, SIGINT), and a
         // child would inherit that, where a user's shell has them (records.md kills a tool).
-        p.arguments = ["--default-signal", "timeout", "-k", "5", String(limit), "bash", path]
-        p.currentDirectoryURL = URL(fileURLWithPath: folder)
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        final class Box: @unchecked Sendable { var data = Data() }
-        let errBox = Box()
-        let errReader = Thread { errBox.data = err.fileHandleForReading.readDataToEndOfFile() }
-        errReader.start()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        while !errReader.isFinished { usleep(1000) }
-        return Output(status: p.terminationStatus, stdout: String(decoding: data, as: UTF8.self),
-                      stderr: String(decoding: errBox.data, as: UTF8.self))
+        let r = try E2E.program("/usr/bin/env", ["--default-signal", "timeout", "-k", "5", String(limit), "bash", path],
+                                environment: env, directory: folder)
+        return Output(status: r.status, stdout: String(decoding: r.stdout, as: UTF8.self), stderr: r.stderr)
     }
 
     /// Every file below `folder` with its size and modification time: what a second `make` must leave alone.

@@ -60,11 +60,13 @@ enum E2E {
     /// Runs any program (ffmpeg, ffprobe, a shell line) with stdin closed; stderr is drained on
     /// its own thread, so a chatty program can't block on either pipe. Foundation's Process, not
     /// ChildProcess, so tests that check this process's own children are not disturbed.
-    static func program(_ executable: String, _ args: [String], environment: [String: String]? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
+    static func program(_ executable: String, _ args: [String], environment: [String: String]? = nil,
+                        directory: String? = nil) throws -> (status: Int32, stdout: Data, stderr: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
         if let environment { p.environment = environment }
+        if let directory { p.currentDirectoryURL = URL(fileURLWithPath: directory) }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err

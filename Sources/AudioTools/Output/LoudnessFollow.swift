@@ -42,18 +42,11 @@ struct LoudnessFollow {
     /// integrated loudness, range, peaks and maxima so far, the gate so far}}`.
     static func line(path: String, meter: LoudnessMeter, gate: (LoudnessGate, JSON)?) -> String {
         let m = meter.soFar()
-        var o: [String: JSON] = [
-            "seconds": .double(m.seconds, decimals: 6),
-            "frames": .int(m.frames),
-            "momentary_lufs": .optional(meter.momentaryLUFS, decimals: 2),
-            "short_term_lufs": .optional(meter.shortTermLUFS, decimals: 2),
-            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
-            "loudness_range_lu": .optional(m.loudnessRangeLU, decimals: 2),
-            "momentary_max_lufs": .optional(m.momentaryMaxLUFS, decimals: 2),
-            "short_term_max_lufs": .optional(m.shortTermMaxLUFS, decimals: 2),
-            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
-            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
-        ]
+        var o = LoudnessRecord.figures(m)
+        o["seconds"] = .double(m.seconds, decimals: 6)
+        o["frames"] = .int(m.frames)
+        o["momentary_lufs"] = .optional(meter.momentaryLUFS, decimals: 2)
+        o["short_term_lufs"] = .optional(meter.shortTermLUFS, decimals: 2)
         if let (g, label) = gate { o["gate"] = LoudnessRecord.gateJSON(g, label: label, m) }
         return JSON.object(["path": .string(path), "follow": .object(o)]).serialized()
     }

@@ -7,13 +7,8 @@ public enum LoudnessRecord {
     /// well inside that), undefined values null with the reason in `notes`.
     static func json(_ m: LoudnessMeasurement, layout: ChannelLayout, dualMono: Bool, identity: FileIdentity,
                      gate: (LoudnessGate, JSON)?) -> JSON {
-        var o: [String: JSON] = [
-            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
-            "loudness_range_lu": .optional(m.loudnessRangeLU, decimals: 2),
-            "momentary_max_lufs": .optional(m.momentaryMaxLUFS, decimals: 2),
-            "short_term_max_lufs": .optional(m.shortTermMaxLUFS, decimals: 2),
-            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
-            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
+        var o = figures(m)
+        o.merge([
             "sample_rate": .int(m.sampleRate),
             "frames": .int(m.frames),
             "duration_seconds": .double(Double(m.frames) / Double(m.sampleRate), decimals: 6),
@@ -21,7 +16,7 @@ public enum LoudnessRecord {
             "dual_mono": .bool(dualMono),
             "file": identity.json,
             "notes": .array(m.notes.map { .string($0) }),
-        ]
+        ]) { _, new in new }
         o["channels"] = .array((0..<m.samplePeaks.count).map { c in
             .object([
                 "name": .string(c < layout.roles.count ? layout.roles[c].label : "?"),
@@ -34,6 +29,18 @@ public enum LoudnessRecord {
         })
         if let (g, label) = gate { o["gate"] = gateJSON(g, label: label, m) }
         return .object(o)
+    }
+
+    /// The six figures a measurement gives, as every record and every `--follow` line writes them.
+    static func figures(_ m: LoudnessMeasurement) -> [String: JSON] {
+        [
+            "integrated_lufs": .optional(m.integratedLUFS, decimals: 2),
+            "loudness_range_lu": .optional(m.loudnessRangeLU, decimals: 2),
+            "momentary_max_lufs": .optional(m.momentaryMaxLUFS, decimals: 2),
+            "short_term_max_lufs": .optional(m.shortTermMaxLUFS, decimals: 2),
+            "true_peak_dbtp": .optional(m.truePeakDBTP, decimals: 2),
+            "sample_peak_dbfs": .optional(m.samplePeakDBFS, decimals: 2),
+        ]
     }
 
     /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
