@@ -26,6 +26,26 @@ import FoundationXML
         ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted()
     }
 
+    /// The report draws each stream's series, but without --timeline the record carries none of
+    /// them: a file of two audio streams gives the same record with and without --report.
+    @Test(.enabled(if: E2E.has("ffmpeg"), "needs ffmpeg to make a file of two audio streams"))
+    func aReportLeavesNoSeriesInTheRecordOfSeveralStreams() throws {
+        let dir = E2E.tempDir("report-streams")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let rate = 48000
+        try E2E.write(dir + "/a.wav", rate: rate, channels: [E2E.sine(1000, dBFS: -20, seconds: 3, rate: rate)])
+        try E2E.write(dir + "/b.wav", rate: rate, channels: [E2E.sine(500, dBFS: -26, seconds: 3, rate: rate)])
+        let made = try E2E.program("/usr/bin/env", ["ffmpeg", "-nostdin", "-v", "error", "-i", dir + "/a.wav", "-i", dir + "/b.wav",
+                                                    "-map", "0:a", "-map", "1:a", "-c:a", "flac", dir + "/two.mka"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let plain = try E2E.run("lufs-measure", ["--no-progress", dir + "/two.mka"])
+        let drawn = try E2E.run("lufs-measure", ["--no-progress", "--report", dir + "/report", dir + "/two.mka"])
+        #expect(plain.status == 0 && drawn.status == 0, "\(plain.stderr) \(drawn.stderr)")
+        #expect(plain.stdout.contains("\"streams\""), "two streams are measured")
+        #expect(!drawn.stdout.contains("\"timeline\""), "no series in the record without --timeline")
+        #expect(drawn.stdout == plain.stdout)
+    }
+
     @Test func measureWritesAPictureAndARowPerFileAndKeepsOtherFiles() throws {
         let dir = E2E.tempDir("report")
         defer { try? FileManager.default.removeItem(atPath: dir) }

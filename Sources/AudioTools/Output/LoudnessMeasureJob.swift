@@ -25,6 +25,21 @@ struct LoudnessMeasureJob {
     /// `--dialogue`: the speech detector and `loudness.dialogue` (cached under the detector's version).
     var dialogue: DialogueMeasurement? = nil
 
+    /// The loudness object without its series: `timeline` off it and off each of its `streams`
+    /// (a file of several streams carries one per stream), as a record without --timeline has it.
+    static func withoutSeries(_ loudness: JSON) -> JSON {
+        guard case .object(var o) = loudness else { return loudness }
+        o["timeline"] = nil
+        if case .array(let streams)? = o["streams"] {
+            o["streams"] = .array(streams.map { s in
+                guard case .object(var so) = s else { return s }
+                so["timeline"] = nil
+                return .object(so)
+            })
+        }
+        return .object(o)
+    }
+
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
@@ -65,8 +80,7 @@ struct LoudnessMeasureJob {
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
         loudness = StreamedInputRecord.mark(loudness, opened: opened)  // `-` or --follow: the pipe, its notes
-        var plain = loudness
-        if case .object(var o) = plain { o["timeline"] = nil; plain = .object(o) }
+        var plain = Self.withoutSeries(loudness)
         if let m = firstMeasurement {
             report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"])
                 .addingDialogue(loudness["dialogue"]), for: path)
