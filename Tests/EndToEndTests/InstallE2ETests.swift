@@ -20,8 +20,8 @@ import Testing
         if let dir { p.currentDirectoryURL = dir }
         let tmp = E2E.tempDir("sh")
         defer { try? FileManager.default.removeItem(atPath: tmp) }
-        FileManager.default.createFile(atPath: tmp + "/out", contents: nil)
-        FileManager.default.createFile(atPath: tmp + "/err", contents: nil)
+        _ = FileManager.default.createFile(atPath: tmp + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: tmp + "/err", contents: nil)
         p.standardOutput = FileHandle(forWritingAtPath: tmp + "/out")
         p.standardError = FileHandle(forWritingAtPath: tmp + "/err")
         p.standardInput = FileHandle.nullDevice
@@ -127,7 +127,7 @@ import Testing
         let dir = E2E.tempDir("bash")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try FileManager.default.createDirectory(atPath: dir + "/takes", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: dir + "/tone.wav", contents: Data())
+        _ = FileManager.default.createFile(atPath: dir + "/tone.wav", contents: Data())
         for t in ToolCatalog.names {
             let gen = try E2E.run(t, ["--generate-completion", "bash"])
             try gen.stdout.write(toFile: dir + "/\(t).bash", atomically: true, encoding: .utf8)

@@ -31,12 +31,12 @@ import Testing
         try F.write(Data("shopping list\n".utf8), dir + "/notes.mp3")
         let full = F.taggedWAV(rate: 8000, channels: 1, seconds: 2, freq: 200, tags: [:])
         try full.prefix(full.count / 2).write(to: URL(fileURLWithPath: dir + "/cut.wav"))
-        fm.createFile(atPath: dir + "/Song.m4a", contents: Data())
-        fm.createFile(atPath: dir + "/.Cloud Song.m4a.icloud", contents: Data("bplist00".utf8))
-        fm.createFile(atPath: dir + "/Miles/Kind of Blue/cover.jpg", contents: Data([0xFF, 0xD8, 0xFF, 0xE0]))
-        fm.createFile(atPath: dir + "/mix.m3u", contents: Data("#EXTM3U\n".utf8))
-        fm.createFile(atPath: dir + "/Debussy/album.cue", contents: Data("FILE x.wav WAVE\n".utf8))
-        fm.createFile(atPath: dir + "/readme.txt", contents: Data("hi\n".utf8))
+        _ = fm.createFile(atPath: dir + "/Song.m4a", contents: Data())
+        _ = fm.createFile(atPath: dir + "/.Cloud Song.m4a.icloud", contents: Data("bplist00".utf8))
+        _ = fm.createFile(atPath: dir + "/Miles/Kind of Blue/cover.jpg", contents: Data([0xFF, 0xD8, 0xFF, 0xE0]))
+        _ = fm.createFile(atPath: dir + "/mix.m3u", contents: Data("#EXTM3U\n".utf8))
+        _ = fm.createFile(atPath: dir + "/Debussy/album.cue", contents: Data("FILE x.wav WAVE\n".utf8))
+        _ = fm.createFile(atPath: dir + "/readme.txt", contents: Data("hi\n".utf8))
         return dir
     }
 

@@ -62,8 +62,8 @@ import Testing
         let dir = E2E.tempDir("bad")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let fm = FileManager.default
-        fm.createFile(atPath: dir + "/empty.wav", contents: Data())
-        fm.createFile(atPath: dir + "/notes.mp3", contents: Data("these are my notes, not audio\n".utf8))
+        _ = fm.createFile(atPath: dir + "/empty.wav", contents: Data())
+        _ = fm.createFile(atPath: dir + "/notes.mp3", contents: Data("these are my notes, not audio\n".utf8))
         let s = E2E.sine(440, dBFS: -20, seconds: 3, rate: 48000)
         try E2E.write(dir + "/full.wav", rate: 48000, channels: [s, s])
         let full = try Data(contentsOf: URL(fileURLWithPath: dir + "/full.wav"))
@@ -78,7 +78,7 @@ import Testing
         try Self.wavHeader(channels: 60000, rate: 48000).write(to: URL(fileURLWithPath: dir + "/wide.wav"))
         try Self.wavHeader(channels: 2, rate: 0).write(to: URL(fileURLWithPath: dir + "/zero.wav"))
         try fm.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: true)
-        fm.createFile(atPath: dir + "/locked.wav", contents: full)
+        _ = fm.createFile(atPath: dir + "/locked.wav", contents: full)
         chmod(dir + "/locked.wav", 0)
         let lines = [
             dir + "/missing.wav", dir + "/empty.wav", dir + "/notes.mp3", dir + "/cut.wav", dir + "/nan.wav",
@@ -149,7 +149,7 @@ import Testing
             let s = E2E.sine(200 + 150 * Double(i), dBFS: -10 - Double(i) * 3, seconds: 1 + Double(i % 3), rate: 44100)
             try E2E.write(dir + "/f\(i).wav", rate: 44100, channels: [s, s.map { $0 * 0.5 }], codec: "pcm_s16")
         }
-        FileManager.default.createFile(atPath: dir + "/f3-broken.wav", contents: Data("RIFF".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/f3-broken.wav", contents: Data("RIFF".utf8))
         let one = try E2E.run("lufs-measure", ["-j", "1", dir])
         let four = try E2E.run("lufs-measure", ["--jobs=4", dir])
         #expect(one.stdout == four.stdout)

@@ -22,7 +22,7 @@ import Testing
         let dir = E2E.tempDir("empty")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for name in ["song.mp3", "take.wav", ".later.m4a.icloud"] {
-            FileManager.default.createFile(atPath: dir + "/" + name, contents: Data())
+            _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: Data())
         }
         let probe = try E2E.run("audio-probe", [dir + "/song.mp3", dir + "/take.wav", dir + "/.later.m4a.icloud"])
         let codes = probe.records.map { $0["error"]?["code"]?.stringValue }

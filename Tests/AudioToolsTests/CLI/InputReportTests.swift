@@ -9,8 +9,8 @@ import Testing
         let fm = FileManager.default
         try fm.createDirectory(atPath: root + "/empty/nested", withIntermediateDirectories: true)
         try fm.createDirectory(atPath: root + "/full", withIntermediateDirectories: true)
-        fm.createFile(atPath: root + "/full/a.wav", contents: Data("x".utf8))
-        fm.createFile(atPath: root + "/empty/.hidden.wav", contents: Data("x".utf8))
+        _ = fm.createFile(atPath: root + "/full/a.wav", contents: Data("x".utf8))
+        _ = fm.createFile(atPath: root + "/empty/.hidden.wav", contents: Data("x".utf8))
         let report = InputReport()
         var input = InputRecords(paths: [root + "/empty/", root + "/full", root + "/full/a.wav"], tool: "t",
                                  includeHidden: { _ in false }, report: report)

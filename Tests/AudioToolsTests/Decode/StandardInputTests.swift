@@ -83,11 +83,11 @@ import Testing
     @Test func garbageAndEmptyAreRefused() throws {
         let path = tempPath("g")
         defer { unlink(path) }
-        FileManager.default.createFile(atPath: path, contents: Data([0x00, 0x01, 0x02, 0x03] + Array(repeating: 0x55, count: 100)))
+        _ = FileManager.default.createFile(atPath: path, contents: Data([0x00, 0x01, 0x02, 0x03] + Array(repeating: 0x55, count: 100)))
         #expect(throws: DecodeError("-", .unrecognisedFormat)) {
             try StandardInput.open(reader: PipeReader(fd: open(path, O_RDONLY), closesDescriptor: true), path: "-", isPipe: true, raw: nil)
         }
-        FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
         #expect(throws: DecodeError("-", .empty)) {
             try StandardInput.open(reader: PipeReader(fd: open(path, O_RDONLY), closesDescriptor: true), path: "-", isPipe: true, raw: nil)
         }

@@ -9,7 +9,7 @@ import Testing
         for p in ["b/z.wav", "a.wav", "b/.hidden.wav", ".Song.mp3.icloud", "c/d/e.flac"] {
             let full = root + "/" + p
             try FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: full, contents: Data())
+            _ = FileManager.default.createFile(atPath: full, contents: Data())
         }
         let all = Array(DirectoryWalker(root: root)).map { String($0.dropFirst(root.count + 1)) }
         #expect(all == ["a.wav", "b/z.wav", "c/d/e.flac"])
@@ -25,7 +25,7 @@ import Testing
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("walk-skip-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-        for p in ["a.wav", "cover.jpg", "b.flac"] { FileManager.default.createFile(atPath: root + "/" + p, contents: Data()) }
+        for p in ["a.wav", "cover.jpg", "b.flac"] { _ = FileManager.default.createFile(atPath: root + "/" + p, contents: Data()) }
         let bare = Array(DirectoryWalker(root: root, skipFile: { $0.hasSuffix(".flac") }, leftOut: { _ in }))
         #expect(bare.map { String($0.dropFirst(root.count + 1)) } == ["a.wav", "cover.jpg"])
         let tally = WalkTally()

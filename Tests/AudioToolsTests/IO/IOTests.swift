@@ -48,7 +48,7 @@ import Testing
 
     @Test func identityRoundTripsThroughJSON() throws {
         let path = tempPath("id.txt")
-        FileManager.default.createFile(atPath: path, contents: Data("abc".utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data("abc".utf8))
         defer { unlink(path) }
         let id = try FileIdentity.of(path)
         #expect(id.sizeBytes == 3)

@@ -11,7 +11,7 @@ struct TruePeakAVX2Tests {
     /// range (so sums overflow to ±inf and inf − inf makes NaN), with steady tones and runs of zeros.
     static func signal(count: Int, seed: UInt64) -> [Float] {
         var rng = SplitMix64(seed: seed)
-        let levels: [Float] = [1, 0.5, 1e-3, 1e-39, 3e38, 1]
+        let levels: [Float] = [1, 0.5, 1e-3, Float(bitPattern: 0x000A_E398), 3e38, 1]  // 1e-39, a subnormal
         let level = levels[Int(seed % UInt64(levels.count))]
         return (0..<(15 + count)).map { i in
             switch (i / 37 + Int(seed)) % 4 {

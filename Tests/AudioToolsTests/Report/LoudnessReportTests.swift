@@ -337,7 +337,7 @@ final class SVGProbe: NSObject, XMLParserDelegate {
 
     @Test func aFileIsNotAReportFolder() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("report-file-\(getpid())").path
-        FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
         defer { try? FileManager.default.removeItem(atPath: file) }
         #expect(throws: ReportFolderError.notAFolder(file)) {
             _ = try LoudnessReportWriter(directory: file, title: "t", gate: nil, warn: { _ in })
