@@ -41,8 +41,11 @@ TEST_DEPS  += chromium:chromium
 TEST_DEPS  += jq:jq
 # mp3gain: --lossless-gain's tests check that mp3gain -u undoes it and mp3gain -g gives the same frames.
 TEST_DEPS  += mp3gain:mp3gain
-# mpg123: --lossless-gain's tests decode the changed MP3s with a second decoder, which must not warn.
-TEST_DEPS  += mpg123:mpg123
+# (mpg123, above, is also --lossless-gain's second decoder: the changed MP3s must decode without a warning.)
+# python3-venv: the speech detector's test runs the reference model with onnxruntime in a scratch venv.
+TEST_DEPS  += python3-venv:python3-venv
+# zsh and fish: the completion scripts are loaded by the shells they are for.
+TEST_DEPS  += zsh:zsh fish:fish
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
 # pkg-config module => Debian package, for the references the tests compile against (libebur128
 # checks album loudness).
