@@ -19,18 +19,12 @@ public struct OggPage: Equatable, Sendable {
     /// The page at `offset` of `bytes`; throws when it is not a whole page with a right checksum
     /// (`index` is its number, for the error).
     public static func read(_ bytes: [UInt8], at offset: Int, index: Int) throws(BitstreamGainError) -> OggPage {
-        guard offset + 27 <= bytes.count, bytes[offset] == 0x4F, bytes[offset + 1] == 0x67, bytes[offset + 2] == 0x67,
-              bytes[offset + 3] == 0x53, bytes[offset + 4] == 0 else { throw .malformed(what: "Ogg page", offset: offset) }
-        let n = Int(bytes[offset + 26])
-        guard offset + 27 + n <= bytes.count else { throw .malformed(what: "Ogg page", offset: offset) }
-        let segments = Array(bytes[(offset + 27)..<(offset + 27 + n)])
-        let bodyLength = segments.reduce(0) { $0 + Int($1) }
-        let body = offset + 27 + n
+        guard let h = OggPageHeader(bytes, at: offset), bytes[offset + 4] == 0 else { throw .malformed(what: "Ogg page", offset: offset) }
+        let body = offset + h.headerLength, bodyLength = h.bodyLength
         guard body + bodyLength <= bytes.count else { throw .malformed(what: "Ogg page", offset: offset) }
-        let page = OggPage(offset: offset, flags: bytes[offset + 5], granule: readLE(bytes, offset + 6, 8),
-                           serial: UInt32(readLE(bytes, offset + 14, 4)), sequence: UInt32(readLE(bytes, offset + 18, 4)),
-                           segments: segments, bodyOffset: body, bodyLength: bodyLength)
-        let stored = UInt32(readLE(bytes, offset + 22, 4))
+        let page = OggPage(offset: offset, flags: h.flags, granule: h.granule, serial: h.serial, sequence: h.sequence,
+                           segments: h.segments, bodyOffset: body, bodyLength: bodyLength)
+        let stored = h.checksum
         if OggCRC.checksum(bytes, offset..<(body + bodyLength), zeroing: offset + 22) != stored { throw .badChecksum(page: index) }
         return page
     }

@@ -27,18 +27,14 @@ public struct OggChain: Equatable, Sendable {
         let size = src.size
         while off < size {
             let h = try src.read(at: off, count: 27 + 255)
-            guard h.count >= 27, h[0] == 0x4F, h[1] == 0x67, h[2] == 0x67, h[3] == 0x53 else {
-                if h.count < 27 && h.starts(with: Array("OggS".utf8).prefix(h.count)) {
-                    cut = "the file ends inside an Ogg page header at byte \(off)"
-                }
+            guard let page = OggPageHeader(h) else {
+                let startsAPage = h.count >= 27 ? Array(h.prefix(4)) == Array("OggS".utf8) : h.starts(with: Array("OggS".utf8).prefix(h.count))
+                if startsAPage { cut = "the file ends inside an Ogg page header at byte \(off)" }
                 break
             }
-            let n = Int(h[26])
-            guard h.count >= 27 + n else { cut = "the file ends inside an Ogg page header at byte \(off)"; break }
-            let body = h[27..<(27 + n)].reduce(0) { $0 + UInt64($1) }
-            let next = off + 27 + UInt64(n) + body
-            let flags = h[5]
-            let serial = UInt32(h[14]) | UInt32(h[15]) << 8 | UInt32(h[16]) << 16 | UInt32(h[17]) << 24
+            let next = off + UInt64(page.headerLength + page.bodyLength)
+            let flags = page.flags
+            let serial = page.serial
             if flags & 0x02 != 0 && !lastWasBOS {
                 if var last = links.popLast() { last.end = off; links.append(last) }
                 links.append(Link(serial: serial, start: off, end: size))

@@ -105,12 +105,11 @@ enum ProbeOggReader {
         while packets.count < 2 && pages < maxPages {
             pages += 1
             let h = try r.read(at: off, count: 27 + 255)
-            guard h.count >= 27, ProbeBytes.matches(h, 0, "OggS"), let n = ProbeBytes.u8(h, 26),
-                  h.count >= 27 + Int(n) else { break }
-            let pageSerial = ProbeBytes.le32(h, 14)
-            let lacing = Array(h[27..<(27 + Int(n))])
-            let bodyLen = lacing.reduce(0) { $0 + Int($1) }
-            let bodyStart = off + 27 + UInt64(n)
+            guard let page = OggPageHeader(h) else { break }
+            let pageSerial: UInt32? = page.serial
+            let lacing = page.segments
+            let bodyLen = page.bodyLength
+            let bodyStart = off + UInt64(page.headerLength)
             if serial == nil { serial = pageSerial }
             if pageSerial == serial {
                 let body = try r.read(at: bodyStart, count: bodyLen)
