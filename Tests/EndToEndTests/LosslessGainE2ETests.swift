@@ -53,6 +53,22 @@ import Testing
          ["-metadata", "title=Lossless", "-metadata", "artist=Gain"]),
     ]
 
+    /// A path with no measurement is measured here, weighted as lufs-measure weights it: a 5.1
+    /// Opus file is in Vorbis order (L, C, R, Ls, Rs, LFE), so the gain is the target minus what
+    /// lufs-measure says, to the header gain's step.
+    @Test(.enabled(if: ready, "needs ffmpeg (make test-deps installs it)"))
+    func aSurroundOpusWithoutARecordIsMeasuredAsLufsMeasureMeasuresIt() throws {
+        let dir = E2E.tempDir("lossless-51")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/s51.opus"
+        try Self.make(path, ["-c:a", "libopus", "-b:a", "256k"], channels: 6)
+        let measured = try E2E.run("lufs-measure", [path])
+        let lufs = try #require((measured.records.first ?? .null)["loudness"]?["integrated_lufs"]?.doubleValue)
+        let r = try E2E.run("lufs-normalize", ["--lossless-gain", "--dry-run", "--target", "-20", "--out-dir", dir + "/out", path])
+        let gain = try #require((r.records.first ?? .null)["normalized"]?["lossless_gain"]?["gain_db"]?.doubleValue)
+        #expect(abs(gain - (-20 - lufs)) <= 0.01, "gain \(gain) dB for a file lufs-measure finds at \(lufs) LUFS")
+    }
+
     @Test(.enabled(if: ready, "needs ffmpeg (make test-deps installs it)"), arguments: 0..<5)
     func mp3GainIsExactAndTheRestKept(kind: Int) throws {
         let (name, codec, channels, extra) = Self.mp3Kinds[kind]

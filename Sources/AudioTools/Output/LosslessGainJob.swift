@@ -62,8 +62,11 @@ struct LosslessGainJob {
             measured = m
         } else {
             let opened = try Decoder.open(path)
-            let meter = LoudnessMeter(sampleRate: opened.source.format.sampleRate,
-                                      weights: ChannelLayout.standard(channelCount: opened.source.format.channelCount).weights)
+            // Weighted by the speakers the file names, as lufs-measure weights them (Opus and
+            // Vorbis surround are in Vorbis order, not the standard one).
+            let layout = try ChannelLayout.choose(override: nil, speakerNames: opened.speakerNames,
+                                                  channelCount: opened.source.format.channelCount).layout
+            let meter = LoudnessMeter(sampleRate: opened.source.format.sampleRate, weights: layout.weights)
             try Decoder.forEachBlock(opened.source) { meter.add($0) }
             let m = meter.finish()
             measured = (m.integratedLUFS, m.truePeakDBTP)
