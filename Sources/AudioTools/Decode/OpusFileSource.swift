@@ -16,6 +16,8 @@ public final class OpusFileSource: AudioSource {
     /// How many links (logical streams one after another) the file chains.
     public let linkCount: Int
     private var handle: OpaquePointer?
+    /// The decode callback's state (nil when libopusfile decodes every packet itself).
+    let direct: OpusDirectDecode?
     private var interleaved: [Float] = []
     private var framesRead = 0
 
@@ -23,7 +25,8 @@ public final class OpusFileSource: AudioSource {
     public static let rate = 48000
 
     /// Opens `path` through a duplicate of `file`'s descriptor (or by name without one).
-    init(path: String, file: FileByteSource?) throws {
+    /// `directDecode` false leaves every packet to libopusfile's own call (tests compare the two).
+    init(path: String, file: FileByteSource?, directDecode: Bool = true) throws {
         self.path = path
         var cb = OpusFileCallbacks()
         var stream: UnsafeMutableRawPointer?
@@ -45,6 +48,7 @@ public final class OpusFileSource: AudioSource {
         handle = h
         let links = Int(op_link_count(h))
         linkCount = links
+        direct = directDecode ? OpusDirectDecode(handle: h, linkCount: links) : nil
         let first = op_head(h, 0)!.pointee
         mappingFamily = Int(first.mapping_family)
         outputGainDB = Double(first.output_gain) / 256

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// The Opus decode callback: a mono or stereo link is decoded by its stream's own decoder, and
+/// the samples are bit for bit libopusfile's own (straight through, after seeks, across chained
+/// links); surround links are left to libopusfile.
+@Suite struct OpusDirectDecodeTests {
+    static let opusenc = SpeechTestSupport.which("opusenc")
+
+    func tempPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("opusdirect-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)").path
+    }
+
+    /// A `seconds`-long Opus file of `channels` channels (a tone and noise that differ per
+    /// channel), encoded by opusenc with `extra` options.
+    func makeOpus(_ name: String, channels: Int, seconds: Double, extra: [String] = []) throws -> String {
+        let wav = tempPath(name + ".wav"), out = tempPath(name)
+        defer { unlink(wav) }
+        var rng = UInt32(12345)
+        let n = Int(seconds * 48000)
+        let chans: [[Float]] = (0..<channels).map { c in
+            (0..<n).map { i in
+                rng = rng &* 1_664_525 &+ 1_013_904_223
+                return Float(sin(Double(i) * 0.02 * Double(c + 1))) * 0.3 + (Float(rng >> 8) / Float(1 << 24) - 0.5) * 0.1
+            }
+        }
+        let sink = try SndfileSink(path: wav, formatCode: SndfileSink.formatCode(container: "wav", codec: "pcm_s16")!,
+                                   sampleRate: 48000, channelCount: channels, overwrite: true)
+        try sink.write(AudioBlock(channels: chans, frames: n))
+        try sink.commit()
+        let r = SpeechTestSupport.run(Self.opusenc!, ["--quiet"] + extra + [wav, out])
+        #expect(r.status == 0, "\(r.out)")
+        return out
+    }
+
+    /// Every sample of `path` read through an `OpusFileSource`, after a seek to `from` when given.
+    func samples(_ path: String, direct: Bool, from: Int? = nil) throws -> (out: [[Float]], source: OpusFileSource) {
+        let s = try OpusFileSource(path: path, file: nil, directDecode: direct)
+        if let from { try s.seek(toFrame: from) }
+        var out = Array(repeating: [Float](), count: s.format.channelCount)
+        try Decoder.forEachBlock(s) { b in for c in 0..<b.channelCount { out[c] += b.channels[c][0..<b.frames] } }
+        return (out, s)
+    }
+
+    @Test(.enabled(if: opusenc != nil, "needs opusenc (opus-tools)"), arguments: [1, 2])
+    func monoAndStereoAreDecodedDirectlyBitForBit(channels: Int) throws {
+        let path = try makeOpus("plain.opus", channels: channels, seconds: 3)
+        defer { unlink(path) }
+        let (fast, s) = try samples(path, direct: true)
+        let (slow, _) = try samples(path, direct: false)
+        #expect(fast[0].count == 3 * 48000)
+        #expect(fast == slow)
+        #expect(s.direct!.directPackets > 100 && s.direct!.defaultPackets == 0)
+        // A seek resets libopusfile's decoder, and so the stream's: the same samples after it.
+        let (fastSeek, _) = try samples(path, direct: true, from: 70_000)
+        let (slowSeek, _) = try samples(path, direct: false, from: 70_000)
+        #expect(fastSeek[0].count == 3 * 48000 - 70_000)
+        #expect(fastSeek == slowSeek)
+    }
+
+    /// The header's output gain is applied by the stream's decoder as by libopusfile's.
+    @Test(.enabled(if: opusenc != nil, "needs opusenc (opus-tools)"))
+    func theOutputGainIsAppliedTheSame() throws {
+        let path = try makeOpus("plain.opus", channels: 2, seconds: 1)
+        defer { unlink(path) }
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        let gained = try OpusHeaderGain.apply(bytes, gainQ78: -6 * 256)
+        try Data(gained.bytes).write(to: URL(fileURLWithPath: path))
+        let (fast, s) = try samples(path, direct: true)
+        let (slow, _) = try samples(path, direct: false)
+        #expect(s.outputGainDB == -6)
+        #expect(fast == slow && s.direct!.directPackets > 0)
+    }
+
+    @Test(.enabled(if: opusenc != nil, "needs opusenc (opus-tools)"))
+    func chainedLinksAreDecodedDirectlyBitForBit() throws {
+        let a = try makeOpus("a.opus", channels: 2, seconds: 1.5)
+        let b = try makeOpus("b.opus", channels: 2, seconds: 2, extra: ["--bitrate", "48"])
+        let joined = tempPath("ab.opus")
+        defer { unlink(a); unlink(b); unlink(joined) }
+        try Data(try Data(contentsOf: URL(fileURLWithPath: a)) + Data(contentsOf: URL(fileURLWithPath: b)))
+            .write(to: URL(fileURLWithPath: joined))
+        let (fast, s) = try samples(joined, direct: true)
+        let (slow, _) = try samples(joined, direct: false)
+        #expect(s.linkCount == 2 && fast[0].count == 168_000)
+        #expect(fast == slow && s.direct!.defaultPackets == 0)
+    }
+
+    /// 5.1 is several streams (mapping family 1): libopusfile decodes it, as before.
+    @Test(.enabled(if: opusenc != nil, "needs opusenc (opus-tools)"))
+    func surroundIsLeftToLibopusfile() throws {
+        let path = try makeOpus("51.opus", channels: 6, seconds: 1)
+        defer { unlink(path) }
+        let (fast, s) = try samples(path, direct: true)
+        let (slow, _) = try samples(path, direct: false)
+        #expect(s.mappingFamily == 1 && fast.count == 6)
+        #expect(fast == slow)
+        #expect(s.direct!.directPackets == 0 && s.direct!.defaultPackets > 0)
+    }
+}
