@@ -20,7 +20,17 @@ enum OpusLibraries {
 
     /// The paths of the files mapped into this process (shared libraries among them), in order.
     static func loadedObjects() -> [String] {
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return [] }
+        // Read to the end by hand: the file states a size of 0, which whole-file readers trust.
+        let fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes: [UInt8] = [], chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            bytes += chunk[0..<n]
+        }
+        let maps = String(decoding: bytes, as: UTF8.self)
         var seen = Set<String>(), out: [String] = []
         for line in maps.split(separator: "\n") {
             guard let slash = line.firstIndex(of: "/") else { continue }

@@ -98,4 +98,15 @@ import Testing
         #expect(fast == slow)
         #expect(s.direct!.directPackets == 0 && s.direct!.defaultPackets > 0)
     }
+
+    /// The decoder signature (part of cache keys) names libopus's version and the libopus and
+    /// libopusfile files this process loaded.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/maps"), "needs /proc"))
+    func theDecoderSignatureNamesTheOpusLibraries() {
+        let t = DecoderSignature.text
+        #expect(t.contains(";libopus=libopus "), "\(t)")
+        let opusfile = t.components(separatedBy: ";libopusfile=").last ?? ""
+        #expect(opusfile.hasPrefix("/") && opusfile.contains("/libopusfile.so"), "\(t)")
+        #expect(!t.contains("unknown"), "\(t)")
+    }
 }
