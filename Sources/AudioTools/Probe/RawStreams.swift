@@ -37,31 +37,18 @@ enum ProbeRawStreams {
         f.hasAudio = kind == .mpegts ? nil : true
         switch kind {
         case .ac3, .eac3:
-            guard b.count >= 8 else { return }
-            f.codec = kind == .ac3 ? "ac3" : "eac3"
-            var a = ProbeAudioParameters(format: f.codec)
-            let fscod = Int(b[4] >> 6)
-            if kind == .ac3 {
-                a.sampleRate = fscod < 3 ? [48000, 44100, 32000][fscod] : nil
-                // acmod, then the mix levels it implies, then lfeon (ATSC A/52 table 5.1).
-                var bits = UInt32(b[6]) << 8 | UInt32(b[7])
-                let acmod = Int(bits >> 13); bits <<= 3
-                if acmod & 1 != 0 && acmod != 1 { bits <<= 2 }
-                if acmod & 4 != 0 { bits <<= 2 }
-                if acmod == 2 { bits <<= 2 }
-                let lfe = (bits >> 15) & 1
-                a.channels = [2, 1, 2, 3, 3, 4, 4, 5][acmod] + Int(lfe)
-            } else {
-                let fscod2 = Int(b[4] >> 4) & 3
-                a.sampleRate = fscod < 3 ? [48000, 44100, 32000][fscod] : fscod2 < 3 ? [24000, 22050, 16000][fscod2] : nil
-                let acmod = Int(b[4] >> 1) & 7
-                a.channels = [2, 1, 2, 3, 3, 4, 4, 5][acmod] + Int(b[4] & 1)
-            }
-            f.audio = a
+            readAC3(b, eac3: kind == .eac3, into: &f)
         case .dts:
             f.codec = "dts"
+            f.audio = ProbeRawStreamHeaders.dts(b)
         case .wavpack:
             f.codec = "wavpack"
+            f.audio = try ProbeRawStreamHeaders.wavpack(r)
+        case .mpegts:
+            if let ts = try ProbeRawStreamHeaders.mpegts(r) {
+                f.codec = ts.codec
+                f.audio = ts.audio
+            }
         case .tta:
             f.codec = "tta"
             if let ch = ProbeBytes.le16(b, 6), let bits = ProbeBytes.le16(b, 8), let sr = ProbeBytes.le32(b, 10),
@@ -73,6 +60,31 @@ enum ProbeRawStreams {
         default:
             break
         }
+    }
+
+    /// An AC-3 or E-AC-3 frame header at the start of `b`: codec, rate and channels.
+    static func readAC3(_ b: [UInt8], eac3: Bool, into f: inout ContainerFacts) {
+        guard b.count >= 8 else { return }
+        f.codec = eac3 ? "eac3" : "ac3"
+        var a = ProbeAudioParameters(format: f.codec)
+        let fscod = Int(b[4] >> 6)
+        if !eac3 {
+            a.sampleRate = fscod < 3 ? [48000, 44100, 32000][fscod] : nil
+            // acmod, then the mix levels it implies, then lfeon (ATSC A/52 table 5.1).
+            var bits = UInt32(b[6]) << 8 | UInt32(b[7])
+            let acmod = Int(bits >> 13); bits <<= 3
+            if acmod & 1 != 0 && acmod != 1 { bits <<= 2 }
+            if acmod & 4 != 0 { bits <<= 2 }
+            if acmod == 2 { bits <<= 2 }
+            let lfe = (bits >> 15) & 1
+            a.channels = [2, 1, 2, 3, 3, 4, 4, 5][acmod] + Int(lfe)
+        } else {
+            let fscod2 = Int(b[4] >> 4) & 3
+            a.sampleRate = fscod < 3 ? [48000, 44100, 32000][fscod] : fscod2 < 3 ? [24000, 22050, 16000][fscod2] : nil
+            let acmod = Int(b[4] >> 1) & 7
+            a.channels = [2, 1, 2, 3, 3, 4, 4, 5][acmod] + Int(b[4] & 1)
+        }
+        f.audio = a
     }
 
     /// Whether a WAV's sizes say "unknown" (0xFFFFFFFF or 0 with audio after the header, as a
