@@ -193,7 +193,10 @@ final class VoAlignAudioFile {
     init(_ original: String) throws {
         self.original = original
         let opened = try Decoder.open(original)
-        if opened.decoder == .libsndfile {
+        // libsndfile alone reads only the first link of a chained Ogg file: that one is decoded
+        // link after link into the temporary copy, and written back in its own format.
+        let chained = opened.source is ChainedOggSource
+        if opened.decoder == .libsndfile && !chained {
             path = original
             temporary = nil
             decodedByFFmpeg = false
@@ -216,8 +219,8 @@ final class VoAlignAudioFile {
             }
             path = tmp
             temporary = tmp
-            decodedByFFmpeg = true
-            formatCode = SndfileSink.formatCode(container: "wav", codec: "pcm_s24")!
+            decodedByFFmpeg = !chained
+            formatCode = (chained ? opened.sndfile?.formatCode : nil) ?? SndfileSink.formatCode(container: "wav", codec: "pcm_s24")!
         }
         let s = try SndfileSource(path: path)
         rate = s.format.sampleRate
