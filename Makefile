@@ -29,6 +29,8 @@ LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-floa
 LIB_DEPS   += sqlite3:libsqlite3-dev
 # libopusfile decodes Opus (the reference decoder: pre-skip, end trimming, chained links, output gain).
 LIB_DEPS   += opusfile:libopusfile-dev
+# libopus itself: mono and stereo Opus packets go straight to the stream's decoder (Decode/OpusDirectDecode).
+LIB_DEPS   += opus:libopus-dev
 # command => Debian package, for what the tests use to make and decode material.
 TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db cc:gcc
 # GNU parallel: the test that shards audio-probe with --pipe --keep-order.
