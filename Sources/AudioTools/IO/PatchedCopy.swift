@@ -27,6 +27,9 @@ public struct PatchedCopy: Equatable, Sendable {
 
     public init() {}
 
+    /// An output that is exactly `bytes` (a format rewritten in memory, where nothing is copied).
+    public init(bytes: [UInt8]) { insert(bytes) }
+
     /// Bytes the output will have.
     public var outputSize: Int {
         pieces.reduce(0) { n, p in

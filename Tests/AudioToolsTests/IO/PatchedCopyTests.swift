@@ -26,6 +26,7 @@ import Testing
         #expect(c.pieces == [.copy(0..<10), .insert([200, 201, 202]), .copy(17..<20)])
         #expect(c.outputSize == 16)
         #expect(c.applied(to: input) == [0, 101, 102, 3, 4, 5, 6, 7, 8, 109, 200, 201, 202, 17, 18, 19])
+        #expect(PatchedCopy(bytes: [9, 8]).applied(to: input) == [9, 8])
     }
 
     /// A megabyte and a bit: dense patches (every 627 bytes, like MP3 frames) in the first
