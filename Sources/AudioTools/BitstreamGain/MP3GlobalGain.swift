@@ -20,6 +20,17 @@ public enum MP3GlobalGain {
         public var undo: (left: Int, right: Int)
     }
 
+    /// The change as a patched copy of the file (a few bytes of each frame's side information,
+    /// the tag at the end replaced), with the same facts as `Result`.
+    public struct Plan: Sendable {
+        public var copy: PatchedCopy
+        public var frames: Int
+        public var minGain: Int
+        public var maxGain: Int
+        public var previousUndo: (left: Int, right: Int)?
+        public var undo: (left: Int, right: Int)
+    }
+
     /// The layout of a file: where the frames are and the tag at the end.
     struct Layout {
         var audioStart: Int
@@ -30,87 +41,182 @@ public enum MP3GlobalGain {
 
     /// `bytes` (a whole MP3 file) with every global_gain moved by `steps`; throws before changing
     /// anything when one would leave 0…255 or a frame is not where the previous one says.
-    public static func apply(_ bytes: consuming [UInt8], steps: Int) throws(BitstreamGainError) -> Result {
-        let layout = try locate(bytes)
-        var out = consume bytes
-        var frames = 0, minGain = 255, maxGain = 0
-        var failure: BitstreamGainError?
-        out.withUnsafeMutableBufferPointer { b in
-            var at = layout.audioStart
-            var first = true
-            while at < layout.audioEnd {
-                guard let h = FrameHeader(UnsafeBufferPointer(b), at) else {
-                    // Zero padding up to the tags is fine; anything else is a frame we can't trust.
-                    if !b[at..<layout.audioEnd].allSatisfy({ $0 == 0 }) { failure = .malformed(what: "MPEG audio frame", offset: at) }
-                    return
-                }
-                // A cut-off last frame is changed when its side information is whole.
-                if at + h.length > layout.audioEnd, at + h.sideEnd > layout.audioEnd { return }
-                let isInfo = first && h.isInfoFrame(UnsafeBufferPointer(b), at)
-                first = false
-                if !isInfo {
-                    let side = at + h.sideStart
-                    for k in 0..<h.gainCount {
-                        let bit = h.globalGainBit(k)
-                        let new = read8(b, side, bit) + steps
-                        guard new >= 0, new <= 255 else { failure = .globalGainOutOfRange(frame: frames, value: new); return }
-                        write8(b, side, bit, new)
-                        minGain = min(minGain, new)
-                        maxGain = max(maxGain, new)
-                    }
-                    if h.protected {
-                        var crc = crc16(0xFFFF, b[(at + 2)..<(at + 4)])
-                        crc = crc16(crc, b[side..<(at + h.sideEnd)])
-                        b[at + 4] = UInt8(crc >> 8)
-                        b[at + 5] = UInt8(crc & 0xFF)
-                    }
-                    frames += 1
-                }
-                at += h.length
+    public static func apply(_ bytes: [UInt8], steps: Int) throws(BitstreamGainError) -> Result {
+        let p: Plan
+        do {
+            p = try plan(size: bytes.count, steps: steps) { offset, into in
+                for i in 0..<into.count { into[i] = bytes[offset + i] }
             }
+        } catch let e as BitstreamGainError {
+            throw e
+        } catch {
+            preconditionFailure("reading an array does not fail")
         }
-        if let failure { throw failure }
-        if frames == 0 { throw .unsupportedFormat("MP3 without Layer III frames") }
+        return Result(bytes: p.copy.applied(to: bytes), frames: p.frames, minGain: p.minGain, maxGain: p.maxGain,
+                      previousUndo: p.previousUndo, undo: p.undo)
+    }
+
+    /// Bytes read and scanned at a time.
+    static let window = 256 << 10
+
+    /// The change for a file of `size` bytes that `read(offset, buffer)` fills buffers from
+    /// (exactly, or throwing): every global_gain moved by `steps`, mp3gain's items written in the
+    /// APEv2 tag. Reads the file once, a window at a time; throws a BitstreamGainError (or the
+    /// reader's error) before anything is written.
+    public static func plan(size: Int, steps: Int,
+                            read: (Int, UnsafeMutableBufferPointer<UInt8>) throws -> Void) throws -> Plan {
+        func bytes(_ r: Range<Int>) throws -> [UInt8] {
+            var b = [UInt8](repeating: 0, count: r.count)
+            try b.withUnsafeMutableBufferPointer { try read(r.lowerBound, $0) }
+            return b
+        }
+        let layout = try locate(size: size, bytes)
+        var scan = FrameScan(steps: steps, audioEnd: layout.audioEnd)
+        // Each window reaches a little past the frames it scans, so a frame starting in it is whole
+        // in it (header, side information, Info tag), as in a read of the whole file.
+        let span = min(Self.window, max(0, layout.audioEnd - layout.audioStart))
+        var window = [UInt8](repeating: 0, count: span + FrameScan.margin)
+        var at = layout.audioStart
+        while at < layout.audioEnd {
+            let end = min(at + span, layout.audioEnd)
+            let n = min(size, end + FrameScan.margin) - at
+            let from = at
+            let next = try window.withUnsafeMutableBufferPointer { w throws -> Int? in
+                let part = UnsafeMutableBufferPointer(rebasing: w[0..<n])
+                try read(from, part)
+                return try scan.scan(UnsafeBufferPointer(part), at: from, end: end)
+            }
+            guard let next else { break }
+            at = next
+        }
+        if scan.frames == 0 { throw BitstreamGainError.unsupportedFormat("MP3 without Layer III frames") }
 
         // The tag: other items kept in order, then MP3GAIN_MINMAX and MP3GAIN_UNDO as mp3gain writes them.
-        let old = try layout.ape.map { r throws(BitstreamGainError) in try APEv2Tag(Array(out[r]), offset: r.lowerBound) }
+        let old = try layout.ape.map { r throws in try APEv2Tag(try bytes(r), offset: r.lowerBound) }
         var tag = old ?? APEv2Tag()
         let previous = tag.mp3gainUndo
         let undo = (left: (previous?.left ?? 0) - steps, right: (previous?.right ?? 0) - steps)
-        tag.mp3gainMinMax = (minGain, maxGain)
+        tag.mp3gainMinMax = (scan.minGain, scan.maxGain)
         tag.mp3gainUndo = (undo.left, undo.right, previous?.wrap ?? false)
         let tagAt = layout.ape?.lowerBound ?? layout.audioEnd
         let tagEnd = layout.ape?.upperBound ?? layout.audioEnd
-        out.replaceSubrange(tagAt..<tagEnd, with: tag.bytes())
-        return Result(bytes: out, frames: frames, minGain: minGain, maxGain: maxGain,
-                      previousUndo: previous.map { ($0.left, $0.right) }, undo: undo)
+        var copy = scan.copy
+        copy.copy(0..<tagAt)
+        copy.insert(tag.bytes())
+        copy.copy(tagEnd..<size)
+        return Plan(copy: copy, frames: scan.frames, minGain: scan.minGain, maxGain: scan.maxGain,
+                    previousUndo: previous.map { ($0.left, $0.right) }, undo: undo)
     }
 
-    /// The ID3v2 tag at the start, and ID3v1, Lyrics3 v2 and APEv2 at the end in any order.
-    static func locate(_ b: [UInt8]) throws(BitstreamGainError) -> Layout {
+    /// The frame walk, a window at a time: each frame's new global_gains (and CRC) as a patch.
+    struct FrameScan {
+        let steps: Int
+        let audioEnd: Int
+        var copy = PatchedCopy()
+        var frames = 0, minGain = 255, maxGain = 0
+        var first = true
+        /// Where bytes that are not a frame began; from there to the end must be zero padding.
+        var paddingFrom: Int?
+        /// The bytes a frame's patch covers, reused for every frame.
+        var scratch = [UInt8](repeating: 0, count: 64)
+
+        /// Bytes past a frame's start its header, side information and Info tag check need.
+        static let margin = 64
+
+        /// Scans the frames starting in `b[0..<(end - base)]` (`b` holds the file's bytes from
+        /// `base`, a few past `end` when the file has them). Returns where the next window should
+        /// start, nil when the walk is done.
+        mutating func scan(_ b: UnsafeBufferPointer<UInt8>, at base: Int, end: Int) throws(BitstreamGainError) -> Int? {
+            if let p = paddingFrom {
+                // Zero padding up to the tags is fine; anything else is a frame we can't trust.
+                if !b[0..<(end - base)].allSatisfy({ $0 == 0 }) { throw .malformed(what: "MPEG audio frame", offset: p) }
+                return end < audioEnd ? end : nil
+            }
+            var at = base
+            while at < end {
+                guard let h = FrameHeader(b, at - base) else {
+                    paddingFrom = at
+                    if !b[(at - base)..<(end - base)].allSatisfy({ $0 == 0 }) { throw .malformed(what: "MPEG audio frame", offset: at) }
+                    return end < audioEnd ? end : nil
+                }
+                // A cut-off last frame is changed when its side information is whole.
+                if at + h.length > audioEnd, at + h.sideEnd > audioEnd { return nil }
+                let isInfo = first && h.isInfoFrame(b, at - base)
+                first = false
+                if !isInfo { try change(b, at - base, base, h) }
+                at += h.length
+            }
+            return at < audioEnd ? at : nil
+        }
+
+        /// The frame at `b[i...]` (file offset `base + i`): its gains moved, as one patch from
+        /// its first changed byte (the CRC when it has one) to its last.
+        mutating func change(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ base: Int, _ h: FrameHeader) throws(BitstreamGainError) {
+            // scratch[0...] holds the frame's bytes from its third (the CRC covers the header's last two).
+            let count = h.sideEnd - 2
+            for k in 0..<count { scratch[k] = b[i + 2 + k] }
+            let side = h.sideStart - 2
+            for k in 0..<h.gainCount {
+                let bit = h.globalGainBit(k)
+                let new = read8(scratch, side, bit) + steps
+                guard new >= 0, new <= 255 else { throw .globalGainOutOfRange(frame: frames, value: new) }
+                write8(&scratch, side, bit, new)
+                minGain = min(minGain, new)
+                maxGain = max(maxGain, new)
+            }
+            let lastByte = side + (h.globalGainBit(h.gainCount - 1) >> 3) + 1
+            var from = side + (h.globalGainBit(0) >> 3)
+            if h.protected {
+                var crc = crc16(0xFFFF, scratch[0..<2])
+                crc = crc16(crc, scratch[side..<count])
+                scratch[2] = UInt8(crc >> 8)
+                scratch[3] = UInt8(crc & 0xFF)
+                from = 2
+            }
+            copy.patch(at: base + i + 2 + from, scratch[from...lastByte])
+            frames += 1
+        }
+    }
+
+    /// The ID3v2 tag at the start, and ID3v1, Lyrics3 v2 and APEv2 at the end in any order, in a
+    /// file of `size` bytes read through `read`.
+    static func locate(size: Int, _ read: (Range<Int>) throws -> [UInt8]) throws -> Layout {
         var start = 0
-        while start + 10 <= b.count, b[start] == 0x49, b[start + 1] == 0x44, b[start + 2] == 0x33 {
-            let size = (Int(b[start + 6] & 0x7F) << 21) | (Int(b[start + 7] & 0x7F) << 14) | (Int(b[start + 8] & 0x7F) << 7) | Int(b[start + 9] & 0x7F)
-            start += 10 + size + (b[start + 5] & 0x10 != 0 ? 10 : 0)
+        while start + 10 <= size {
+            let b = try read(start..<(start + 10))
+            guard b[0] == 0x49, b[1] == 0x44, b[2] == 0x33 else { break }
+            let tagSize = (Int(b[6] & 0x7F) << 21) | (Int(b[7] & 0x7F) << 14) | (Int(b[8] & 0x7F) << 7) | Int(b[9] & 0x7F)
+            start += 10 + tagSize + (b[5] & 0x10 != 0 ? 10 : 0)
         }
         // Padding some taggers leave after ID3v2.
-        while start < b.count, b[start] == 0 { start += 1 }
-        var end = b.count
+        padding: while start < size {
+            let b = try read(start..<min(size, start + 4096))
+            for byte in b {
+                if byte != 0 { break padding }
+                start += 1
+            }
+        }
+        var end = size
         var ape: Range<Int>?
         while true {
             let before = end
-            if end - 128 >= start, b[end - 128] == 0x54, b[end - 127] == 0x41, b[end - 126] == 0x47 { end -= 128 }
-            if end - 15 >= start, Array(b[(end - 9)..<end]) == Array("LYRICS200".utf8),
-               let n = Int(String(decoding: b[(end - 15)..<(end - 9)], as: UTF8.self)), end - 15 - n >= start {
-                end -= 15 + n
+            if end - 128 >= start, try read((end - 128)..<(end - 125)) == Array("TAG".utf8) { end -= 128 }
+            if end - 15 >= start {
+                let b = try read((end - 15)..<end)
+                if Array(b[6...]) == Array("LYRICS200".utf8), let n = Int(String(decoding: b[0..<6], as: UTF8.self)), end - 15 - n >= start {
+                    end -= 15 + n
+                }
             }
-            if ape == nil, end - 32 >= start, Array(b[(end - 32)..<(end - 24)]) == Array("APETAGEX".utf8) {
-                let length = Int(OggPage.readLE(b, end - 20, 4))
-                let flags = UInt32(OggPage.readLE(b, end - 12, 4))
-                let from = end - length - (flags & 0x8000_0000 != 0 ? 32 : 0)
-                guard length >= 32, from >= start else { throw .malformed(what: "APEv2 tag", offset: end - 32) }
-                ape = from..<end
-                end = from
+            if ape == nil, end - 32 >= start {
+                let b = try read((end - 32)..<end)
+                if Array(b[0..<8]) == Array("APETAGEX".utf8) {
+                    let length = Int(OggPage.readLE(b, 12, 4))
+                    let flags = UInt32(OggPage.readLE(b, 20, 4))
+                    let from = end - length - (flags & 0x8000_0000 != 0 ? 32 : 0)
+                    guard length >= 32, from >= start else { throw BitstreamGainError.malformed(what: "APEv2 tag", offset: end - 32) }
+                    ape = from..<end
+                    end = from
+                }
             }
             if end == before { break }
         }

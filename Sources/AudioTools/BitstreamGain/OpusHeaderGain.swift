@@ -15,8 +15,24 @@ public struct OpusHeaderGain: Sendable {
     /// One Q7.8 step, dB.
     public static let stepDB = 1.0 / 256
 
+    /// The change as a patched copy of the file: the ID header page's gain and checksum, and
+    /// the OpusTags pages when R128 tags change (with the pages after them renumbered when
+    /// their count changes).
+    public struct Plan: Sendable {
+        public var copy: PatchedCopy
+        public var oldGainQ78: Int
+        public var newGainQ78: Int
+        public var tags: [(name: String, old: Int, new: Int)]
+    }
+
     /// `bytes` (a whole .opus file) with `gainQ78` added to the output gain.
     public static func apply(_ bytes: [UInt8], gainQ78: Int) throws(BitstreamGainError) -> Result {
+        let p = try plan(bytes, gainQ78: gainQ78)
+        return Result(bytes: p.copy.applied(to: bytes), oldGainQ78: p.oldGainQ78, newGainQ78: p.newGainQ78, tags: p.tags)
+    }
+
+    /// What `apply` changes, as a patched copy of `bytes` (a whole .opus file).
+    public static func plan(_ bytes: [UInt8], gainQ78: Int) throws(BitstreamGainError) -> Plan {
         let pages = try OggPage.all(bytes)
         let serials = Set(pages.map(\.serial))
         if serials.count > 1 { throw .severalStreams(serials.count) }
@@ -45,34 +61,35 @@ public struct OpusHeaderGain: Sendable {
         }
         let (newTags, changed) = try rewriteR128(tagsBody, by: gainQ78, offset: pages[1].offset)
 
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count + 512)
-        out += bytes[0..<head.bodyOffset]
-        out += bytes[head.bodyOffset..<(head.bodyOffset + head.bodyLength)]
+        // The ID header page with the new gain and its checksum.
+        var page = Array(bytes[head.offset..<(head.offset + head.length)])
         let g = UInt16(bitPattern: Int16(new))
-        out[at] = UInt8(g & 0xFF)
-        out[at + 1] = UInt8(g >> 8)
-        let crc = OggCRC.checksum(out, 0..<out.count, zeroing: 22)
-        for i in 0..<4 { out[22 + i] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(i))) }
+        page[at - head.offset] = UInt8(g & 0xFF)
+        page[at - head.offset + 1] = UInt8(g >> 8)
+        let crc = OggCRC.checksum(page, 0..<page.count, zeroing: 22)
+        var copy = PatchedCopy()
+        copy.patch(at: head.offset + 22, (0..<4).map { UInt8(truncatingIfNeeded: crc >> (8 * UInt32($0))) })
+        copy.patch(at: at, page[(at - head.offset)...(at - head.offset + 1)])
+        copy.copy(0..<pages[1].offset)
 
         let rest = pages[last].offset + pages[last].length
         if changed.isEmpty {
-            out += bytes[pages[1].offset..<bytes.count]
-            return Result(bytes: out, oldGainQ78: old, newGainQ78: new, tags: [])
+            copy.copy(pages[1].offset..<bytes.count)
+            return Plan(copy: copy, oldGainQ78: old, newGainQ78: new, tags: [])
         }
         let tagPages = paginate(newTags, serial: head.serial, firstSequence: pages[1].sequence)
-        for p in tagPages { out += p }
+        for p in tagPages { copy.insert(p) }
         let shift = Int64(tagPages.count) - Int64(last)
         if shift == 0 {
-            out += bytes[rest..<bytes.count]
+            copy.copy(rest..<bytes.count)
         } else {
             for p in pages[(last + 1)...] {
                 let seq = UInt32(truncatingIfNeeded: Int64(p.sequence) + shift)
-                out += OggPage.build(flags: p.flags, granule: p.granule, serial: p.serial, sequence: seq,
-                                     segments: p.segments, body: bytes[p.bodyOffset..<(p.bodyOffset + p.bodyLength)])
+                copy.insert(OggPage.build(flags: p.flags, granule: p.granule, serial: p.serial, sequence: seq,
+                                          segments: p.segments, body: bytes[p.bodyOffset..<(p.bodyOffset + p.bodyLength)]))
             }
         }
-        return Result(bytes: out, oldGainQ78: old, newGainQ78: new, tags: changed)
+        return Plan(copy: copy, oldGainQ78: old, newGainQ78: new, tags: changed)
     }
 
     /// One packet laid out on pages of at most 255 segments: the first page starts it, each

@@ -80,6 +80,16 @@ public final class AtomicOutput {
         }
     }
 
+    /// Writes all of `bytes` at the current offset (a buffer that is reused, with no array to make).
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var off = 0
+        while off < bytes.count {
+            let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
+            if n < 0 { if errno == EINTR { continue }; throw WriteError(path, .failed(.writing, errno: errno)) }
+            off += n
+        }
+    }
+
     /// Puts the complete file in place (closing the descriptor). Throws `exists` when not
     /// overwriting and the destination exists, `write-failed` otherwise; either way nothing is
     /// left behind.

@@ -49,9 +49,10 @@ struct LosslessGainJob {
 
     func process(_ record: Record, path: String, outPath: String) throws -> Record {
         let source = try FileByteSource.input(path)
-        let bytes = try source.read(at: 0, count: Int(source.size))
+        // Read a window at a time, never whole: the output is the input copied with patches.
+        let input = try InputReader(source)
         let identity = try FileIdentity.of(path)
-        let codec = try Self.codec(bytes)
+        let codec = try Self.codec(try source.read(at: 0, count: 64))
 
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
@@ -75,12 +76,12 @@ struct LosslessGainJob {
         let plan = try LosslessGainPlan(measuredLUFS: measured.integrated, truePeakDBTP: measured.truePeak,
                                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, stepDB: step)
 
-        let written: [UInt8]
+        let output: PatchedCopy
         var facts: [String: JSON] = [:]
         switch codec {
         case .mp3:
-            let r = try MP3GlobalGain.apply(consume bytes, steps: plan.steps)
-            written = r.bytes
+            let r = try MP3GlobalGain.plan(size: Int(source.size), steps: plan.steps) { try input.read(at: $0, into: $1) }
+            output = r.copy
             facts["mp3gain"] = .object([
                 "frames": .int(r.frames),
                 "min_global_gain": .int(r.minGain), "max_global_gain": .int(r.maxGain),
@@ -91,8 +92,8 @@ struct LosslessGainJob {
                 notes.append("The file already carried mp3gain's undo record (\(APEv2Tag.signed(p.left)) steps); this change was added to it, so `mp3gain -u` restores the file as it was before either.")
             }
         case .opus:
-            let r = try OpusHeaderGain.apply(bytes, gainQ78: plan.steps)
-            written = r.bytes
+            let r = try OpusHeaderGain.plan(try source.read(at: 0, count: Int(source.size)), gainQ78: plan.steps)
+            output = r.copy
             facts["opus"] = .object([
                 "header_gain_q78": .int(r.newGainQ78), "previous_header_gain_q78": .int(r.oldGainQ78),
                 "r128_tags": .object(Dictionary(uniqueKeysWithValues: r.tags.map { ($0.name, JSON.int($0.new)) })),
@@ -101,7 +102,9 @@ struct LosslessGainJob {
         if !dryRun {
             let out = try AtomicOutput(path: outPath, overwrite: replaces)
             do {
-                try out.write(written)
+                try output.write(from: input, to: out)
+                // Read in two passes (the plan, then the copy): both must be of the same file.
+                try input.checkUnchanged()
                 try out.commit()
             } catch { out.abandon(); throw error }
         }
