@@ -30,9 +30,11 @@ struct LosslessGainJob {
     /// Whether a lossy `path` could reach the target this way (for the `lossy` refusal's
     /// suggestion): its codec is one this changes and the plan reaches the target.
     static func couldReach(path: String, lufs: Double?, truePeak: Double?, targetLUFS: Double, ceilingDBTP: Double) -> Bool {
-        guard let src = try? FileByteSource.input(path), let head = try? src.read(at: 0, count: 64),
-              let c = try? codec(head) else { return false }
-        let step = c == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
+        guard let src = try? FileByteSource.input(path), let head = try? src.read(at: 0, count: 64) else { return false }
+        let aac = aacContainer(src).map { aacIsChangeable(src, $0) }
+        if aac == false { return false }
+        guard let c = aac == true ? .mp3 : try? codec(head) else { return false }
+        let step = aac == true ? AACGlobalGain.stepDB : c == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
         return (try? LosslessGainPlan(measuredLUFS: lufs, truePeakDBTP: truePeak, targetLUFS: targetLUFS,
                                       ceilingDBTP: ceilingDBTP, stepDB: step)) != nil
     }
@@ -49,6 +51,7 @@ struct LosslessGainJob {
 
     func process(_ record: Record, path: String, outPath: String) throws -> Record {
         let source = try FileByteSource.input(path)
+        if let aac = Self.aacContainer(source) { return try processAAC(record, path: path, outPath: outPath, source: source, container: aac) }
         let bytes = try source.read(at: 0, count: Int(source.size))
         let identity = try FileIdentity.of(path)
         let codec = try Self.codec(bytes)
