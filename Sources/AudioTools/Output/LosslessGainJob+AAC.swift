@@ -20,18 +20,24 @@ extension LosslessGainJob {
         return .adts
     }
 
-    /// Whether the AAC is a profile this changes, by its first ADTS header or the MP4 track's
-    /// AudioSpecificConfig (for the `lossy` refusal's suggestion; the frames are not walked).
-    static func aacIsChangeable(_ src: ByteSource, _ container: AACContainer) -> Bool {
+    /// Refuses, before anything is measured, AAC of a profile this doesn't change: by the first
+    /// ADTS header (SBR signalled only in the frames is found by the walk) or the MP4 track's
+    /// AudioSpecificConfig.
+    static func checkAACProfile(_ src: ByteSource, _ container: AACContainer) throws(BitstreamGainError) {
         switch container {
         case .mp4:
-            guard let track = try? AACMP4Samples.firstAudioTrack(src) else { return false }
-            return (try? AACGlobalGain.audioSpecificConfig(track.asc)) != nil
+            _ = try AACGlobalGain.audioSpecificConfig(try AACMP4Samples.firstAudioTrack(src).asc)
         case .adts:
-            guard let b = try? src.read(at: 0, count: 1 << 16), let layout = try? MP3GlobalGain.locate(b),
-                  layout.audioStart + 7 <= b.count else { return false }
-            return b[layout.audioStart + 2] >> 6 == 1
+            guard let b = try? src.read(at: 0, count: 1 << 16) else { throw .malformed(what: "ADTS frame header", offset: 0) }
+            let layout = try MP3GlobalGain.locate(b)
+            guard layout.audioStart + 7 <= b.count else { throw .malformed(what: "ADTS frame header", offset: layout.audioStart) }
+            try AACGlobalGain.checkObjectType(Int(b[layout.audioStart + 2] >> 6) + 1)
         }
+    }
+
+    /// Whether the AAC is a profile this changes (for the `lossy` refusal's suggestion).
+    static func aacIsChangeable(_ src: ByteSource, _ container: AACContainer) -> Bool {
+        (try? checkAACProfile(src, container)) != nil
     }
 
     /// The measurement of the audio changed: the record's when it is of this file as it is now
@@ -52,6 +58,7 @@ extension LosslessGainJob {
     }
 
     func processAAC(_ record: Record, path: String, outPath: String, source: FileByteSource, container: AACContainer) throws -> Record {
+        try Self.checkAACProfile(source, container)
         let identity = try FileIdentity.of(path)
         let measured = try measureAAC(record, path: path, identity: identity, container: container)
         var notes = measured.notes
