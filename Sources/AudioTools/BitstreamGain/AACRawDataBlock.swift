@@ -244,9 +244,14 @@ struct AACBitReader {
 
     @inline(__always) func peekPadded(_ n: Int) -> Int {
         let i = bit >> 3
-        var v = 0
-        for k in 0..<4 { v = v << 8 | (i + k < b.count ? Int(b[i + k]) : 0) }
-        return (v >> (32 - n - bit & 7)) & ((1 << n) - 1)
+        var v: UInt32
+        if i + 4 <= b.count {
+            v = UInt32(bigEndian: UnsafeRawPointer(b.baseAddress! + i).loadUnaligned(as: UInt32.self))
+        } else {
+            v = 0
+            for k in 0..<4 { v = v << 8 | (i + k < b.count ? UInt32(b[i + k]) : 0) }
+        }
+        return Int(v >> UInt32(32 - n - bit & 7)) & ((1 << n) - 1)
     }
 
     @inline(__always) mutating func read(_ n: Int) throws(AACRawDataBlock.Failure) -> Int {

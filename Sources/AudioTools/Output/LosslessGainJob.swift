@@ -24,7 +24,7 @@ struct LosslessGainJob {
         if b.count >= 2, b[0] == 0xFF, b[1] & 0xF6 == 0xF0 { throw .unsupportedFormat("AAC in ADTS (not supported yet)") }
         if b.count >= 3, b[0] == 0x49, b[1] == 0x44, b[2] == 0x33 { return .mp3 }
         if MP3GlobalGain.FrameHeader(b, 0) != nil { return .mp3 }
-        throw .unsupportedFormat("not MP3 or Opus")
+        throw .unsupportedFormat("not MP3, AAC or Opus")
     }
 
     /// Whether a lossy `path` could reach the target this way (for the `lossy` refusal's
