@@ -118,13 +118,11 @@ public enum AACGlobalGain {
                         throw .malformed(what: "ADTS frame header", offset: at)
                     }
                     if b[at + 1] & 1 == 0 { throw .unsupportedFormat("AAC in ADTS with CRC protection (the checksums would need rewriting)") }
-                    let walker = AACRawDataBlock(samplingIndex: index)
-                    var bit = (at + 7) * 8
-                    for _ in 0..<blocks {
-                        bit = try patchBlock(b, start: bit, limit: (at + length) * 8, walker: walker, steps: steps,
-                                             fileOffset: 0, into: &result)
-                        bit = (bit + 7) & ~7
-                    }
+                    // Several blocks a frame come with their positions and CRCs; no common encoder
+                    // writes them and ffmpeg doesn't decode them.
+                    if blocks > 1 { throw .unsupportedFormat("AAC in ADTS with \(blocks) raw data blocks a frame") }
+                    _ = try patchBlock(b, start: (at + 7) * 8, limit: (at + length) * 8, walker: AACRawDataBlock(samplingIndex: index),
+                                       steps: steps, fileOffset: 0, into: &result)
                     at += length
                 }
             } catch { failure = error }

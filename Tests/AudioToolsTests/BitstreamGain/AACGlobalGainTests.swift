@@ -75,6 +75,12 @@ import Testing
         return h.bytes + payload
     }
 
+    @Test func refusesSeveralBlocksAFrame() {
+        var frame = Self.adts(Self.pairBlock(gains: (100, 100)) + Self.pairBlock(gains: (100, 100)))
+        frame[6] |= 1  // number_of_raw_data_blocks_in_frame: 2
+        #expect(throws: BitstreamGainError.unsupportedFormat("AAC in ADTS with 2 raw data blocks a frame")) { try AACGlobalGain.applyADTS(frame, steps: 1) }
+    }
+
     static func pairBlock(gains: (Int, Int), difference: Int = 0) -> [UInt8] {
         var b = Bits()
         b.put(1, 3); b.put(0, 4); b.put(0, 1)  // CPE, tag 0, no common window
