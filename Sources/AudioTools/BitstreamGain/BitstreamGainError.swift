@@ -16,6 +16,9 @@ public enum BitstreamGainError: Error, Equatable, Sendable {
     /// A granule's (or channel stream's) `global_gain` would leave 0…255: `frame` counted from 0,
     /// `value` what it would become.
     case globalGainOutOfRange(frame: Int, value: Int)
+    /// An AAC scale factor (0…255) or noise energy (−100…155), coded relative to global_gain, would
+    /// leave its range: `frame` (raw_data_block, counted from 0), `value` what it would become.
+    case scaleFactorOutOfRange(frame: Int, value: Int)
     /// The integrated loudness is undefined (silence), so there is no gain to reach a target.
     case undefinedLoudness
     /// The nearest reachable gain misses the target by more than half a step: `neededDB` asked,

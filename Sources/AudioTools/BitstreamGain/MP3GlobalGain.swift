@@ -178,6 +178,13 @@ public enum MP3GlobalGain {
         }
     }
 
+    /// The same layout of a file held in memory (an ADTS stream is walked whole).
+    static func locate(_ b: [UInt8]) throws(BitstreamGainError) -> Layout {
+        do { return try locate(size: b.count) { Array(b[$0]) } }
+        catch let e as BitstreamGainError { throw e }
+        catch { throw .malformed(what: "tag layout", offset: 0) }
+    }
+
     /// The ID3v2 tag at the start, and ID3v1, Lyrics3 v2 and APEv2 at the end in any order, in a
     /// file of `size` bytes read through `read`.
     static func locate(size: Int, _ read: (Range<Int>) throws -> [UInt8]) throws -> Layout {

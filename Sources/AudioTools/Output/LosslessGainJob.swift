@@ -20,19 +20,19 @@ struct LosslessGainJob {
             if b.count >= 36, Array(b[28..<36]) == Array("OpusHead".utf8) { return .opus }
             throw .unsupportedFormat("Ogg without an Opus stream (Vorbis, FLAC or Speex)")
         }
-        if b.count >= 8, Array(b[4..<8]) == Array("ftyp".utf8) { throw .unsupportedFormat("MP4/M4A/MOV (AAC in MP4 is not supported yet)") }
-        if b.count >= 2, b[0] == 0xFF, b[1] & 0xF6 == 0xF0 { throw .unsupportedFormat("AAC in ADTS (not supported yet)") }
         if b.count >= 3, b[0] == 0x49, b[1] == 0x44, b[2] == 0x33 { return .mp3 }
         if MP3GlobalGain.FrameHeader(b, 0) != nil { return .mp3 }
-        throw .unsupportedFormat("not MP3 or Opus")
+        throw .unsupportedFormat("not MP3, AAC or Opus")
     }
 
     /// Whether a lossy `path` could reach the target this way (for the `lossy` refusal's
     /// suggestion): its codec is one this changes and the plan reaches the target.
     static func couldReach(path: String, lufs: Double?, truePeak: Double?, targetLUFS: Double, ceilingDBTP: Double) -> Bool {
-        guard let src = try? FileByteSource.input(path), let head = try? src.read(at: 0, count: 64),
-              let c = try? codec(head) else { return false }
-        let step = c == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
+        guard let src = try? FileByteSource.input(path), let head = try? src.read(at: 0, count: 64) else { return false }
+        let aac = aacContainer(src).map { aacIsChangeable(src, $0) }
+        if aac == false { return false }
+        guard let c = aac == true ? .mp3 : try? codec(head) else { return false }
+        let step = aac == true ? AACGlobalGain.stepDB : c == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
         return (try? LosslessGainPlan(measuredLUFS: lufs, truePeakDBTP: truePeak, targetLUFS: targetLUFS,
                                       ceilingDBTP: ceilingDBTP, stepDB: step)) != nil
     }
@@ -47,31 +47,35 @@ struct LosslessGainJob {
         return " Or pass --lossless-gain: this file's gain can reach the target in its bitstream, with no re-encoding."
     }
 
+    /// The measurement the gain comes from: `loudness` (a record's) when it is of this file as it
+    /// is now, else measured here as lufs-measure measures, weighted by the speakers the file
+    /// names (Opus and Vorbis surround are in Vorbis order, not the standard one).
+    func measure(_ loudness: JSON?, path: String, identity: FileIdentity)
+        throws -> (integrated: Double?, truePeak: Double?, here: Bool, notes: [String]) {
+        let recorded = try RecordedLoudness.check(loudness, identity: identity)
+        let notes = recorded.note.map { [$0] } ?? []
+        if let m = recorded.measured { return (m.integrated, m.truePeak, false, notes) }
+        let opened = try Decoder.open(path)
+        let layout = try ChannelLayout.choose(override: nil, speakerNames: opened.speakerNames,
+                                              channelCount: opened.source.format.channelCount).layout
+        let meter = LoudnessMeter(sampleRate: opened.source.format.sampleRate, weights: layout.weights)
+        try Decoder.forEachBlock(opened.source) { meter.add($0) }
+        let m = meter.finish()
+        return (m.integratedLUFS, m.truePeakDBTP, true, notes)
+    }
+
     func process(_ record: Record, path: String, outPath: String) throws -> Record {
         let source = try FileByteSource.input(path)
+        if let aac = Self.aacContainer(source) { return try processAAC(record, path: path, outPath: outPath, source: source, container: aac) }
         // Read a window at a time, never whole: the output is the input copied with patches.
         let input = try InputReader(source)
         let identity = try FileIdentity.of(path)
         let codec = try Self.codec(try source.read(at: 0, count: 64))
 
         // The measurement: the record's, if it is of this file as it is now; else measured here.
-        var notes: [String] = []
-        let recorded = try RecordedLoudness.check(record["loudness"], identity: identity)
-        if let note = recorded.note { notes.append(note) }
-        let measured: (integrated: Double?, truePeak: Double?)
-        if let m = recorded.measured {
-            measured = m
-        } else {
-            let opened = try Decoder.open(path)
-            // Weighted by the speakers the file names, as lufs-measure weights them (Opus and
-            // Vorbis surround are in Vorbis order, not the standard one).
-            let layout = try ChannelLayout.choose(override: nil, speakerNames: opened.speakerNames,
-                                                  channelCount: opened.source.format.channelCount).layout
-            let meter = LoudnessMeter(sampleRate: opened.source.format.sampleRate, weights: layout.weights)
-            try Decoder.forEachBlock(opened.source) { meter.add($0) }
-            let m = meter.finish()
-            measured = (m.integratedLUFS, m.truePeakDBTP)
-        }
+        let m = try measure(record["loudness"], path: path, identity: identity)
+        var notes = m.notes
+        let measured = (integrated: m.integrated, truePeak: m.truePeak)
         let step = codec == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
         let plan = try LosslessGainPlan(measuredLUFS: measured.integrated, truePeakDBTP: measured.truePeak,
                                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, stepDB: step)
@@ -111,7 +115,7 @@ struct LosslessGainJob {
         let result = LosslessGainRecord(outPath: outPath, dryRun: dryRun, codec: codec.rawValue, plan: plan,
                                         sourceLUFS: measured.integrated!, sourceTruePeakDBTP: measured.truePeak,
                                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName,
-                                        measuredHere: recorded.measured == nil, notes: notes, bitstream: facts)
+                                        measuredHere: m.here, notes: notes, bitstream: facts)
         var r = record
         r["normalized"] = result.json
         return r

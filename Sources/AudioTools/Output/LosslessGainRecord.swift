@@ -3,7 +3,7 @@
 struct LosslessGainRecord {
     var outPath: String
     var dryRun: Bool
-    /// "mp3" or "opus".
+    /// "mp3", "aac" or "opus".
     var codec: String
     var plan: LosslessGainPlan
     var sourceLUFS: Double

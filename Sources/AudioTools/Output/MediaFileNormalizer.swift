@@ -54,7 +54,8 @@ struct MediaFileNormalizer {
             let codecs = Set(chosen.compactMap { encodings[$0]!.isLossy ? encodings[$0]!.displayName : nil }).sorted().joined(separator: " and ")
             let what = m4a != nil ? "Writing \(name) as \(m4a!) would lose information" : "Normalising \(name) means re-encoding its \(codecs) audio, a generation loss"
             throw ToolError(.lossy, "\(what) (\(losses.joined(separator: "; "))); nothing was written.",
-                            suggestion: "Pass --allow-loss to go ahead (the loss is then listed in normalized.losses), or --format flac or wav for a lossless audio-only file.")
+                            suggestion: "Pass --allow-loss to go ahead (the loss is then listed in normalized.losses), or --format flac or wav for a lossless audio-only file."
+                                + LosslessGainJob.hint(record, path: path, targetLUFS: settings.targetLUFS, ceilingDBTP: settings.ceilingDBTP))
         }
 
         // Each stream's measurement: the record's when it is of this file as it is now.

@@ -8,7 +8,7 @@ extension BitstreamGainError: ToolErrorConvertible {
         func db(_ v: Double) -> String { String(format: "%+.2f dB", v) }
         switch self {
         case .unsupportedFormat(let what):
-            return ToolError(.unsupportedCodec, "\(name) is \(what), whose gain --lossless-gain can't change in the bitstream (it changes MP3 and Opus); nothing was written.",
+            return ToolError(.unsupportedCodec, "\(name) is \(what), whose gain --lossless-gain can't change in the bitstream (it changes MP3, AAC-LC and Opus); nothing was written.",
                              suggestion: "Leave out --lossless-gain: a lossless file is normalised with no loss anyway, and a lossy one is re-encoded with --allow-loss (a generation loss), or tagged with --write-tags (ReplayGain).")
         case .malformed(let what, let offset):
             return ToolError(.malformed, "\(name) has no valid \(what) at byte \(offset), so its gain was not changed; nothing was written.",
@@ -27,6 +27,9 @@ extension BitstreamGainError: ToolErrorConvertible {
                              suggestion: "Remove the R128 tags first, or re-encode (--allow-loss without --lossless-gain).")
         case .globalGainOutOfRange(let frame, let value):
             return ToolError(.lossy, "\(name) can't take the gain in its bitstream: frame \(frame)'s global_gain would become \(value), outside 0–255; nothing was written.",
+                             suggestion: "Choose a target nearer the file's loudness, or " + reencode.prefix(1).lowercased() + reencode.dropFirst())
+        case .scaleFactorOutOfRange(let frame, let value):
+            return ToolError(.lossy, "\(name) can't take the gain in its bitstream: a scale factor of AAC block \(frame), coded relative to global_gain, would become \(value), outside its range; nothing was written.",
                              suggestion: "Choose a target nearer the file's loudness, or " + reencode.prefix(1).lowercased() + reencode.dropFirst())
         case .undefinedLoudness:
             return ToolError(.noAudio, "\(name) has no measurable loudness (silent or below the −70 LUFS gate), so no gain reaches a target.",

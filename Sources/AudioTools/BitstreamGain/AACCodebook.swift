@@ -1,0 +1,73 @@
+/// One AAC Huffman codebook made ready for skipping codewords: the codes of AACHuffmanTables in a
+/// table indexed by the next `maxLength` bits, each entry giving the code's length and index, and
+/// for a spectral book the sign bits and escapes that follow it.
+struct AACCodebook: Sendable {
+    /// Entries' lengths and codewords, by index, as the standard lists them.
+    let lengths: [Int]
+    let codes: [UInt32]
+    /// Values per codeword (4 for books 1–4, 2 for 5–11; 1 for scale factors).
+    let dimension: Int
+    /// Whether the values are unsigned (sign bits follow for each non-zero value).
+    let unsigned: Bool
+    /// The largest absolute value (16 in book 11 means an escape follows).
+    let largest: Int
+    let maxLength: Int
+    /// By the next `maxLength` bits: length | index << 5 | sign bits << 14 | escapes << 17.
+    let lookup: [UInt32]
+
+    init(_ text: String, dimension: Int, unsigned: Bool, largest: Int) {
+        var lengths: [Int] = [], codes: [UInt32] = []
+        for token in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let parts = token.split(separator: ":")
+            lengths.append(Int(parts[0])!)
+            codes.append(UInt32(parts[1], radix: 16)!)
+        }
+        self.lengths = lengths
+        self.codes = codes
+        self.dimension = dimension
+        self.unsigned = unsigned
+        self.largest = largest
+        let maxLength = lengths.max()!
+        self.maxLength = maxLength
+        var lookup = [UInt32](repeating: 0, count: 1 << maxLength)
+        let modulus = unsigned ? largest + 1 : 2 * largest + 1
+        for (index, length) in lengths.enumerated() {
+            var signs = 0, escapes = 0
+            if dimension > 1 {
+                var rest = index
+                for k in 0..<dimension {
+                    let digit = rest % modulus
+                    rest /= modulus
+                    if unsigned, digit != 0 { signs += 1 }
+                    // Bit 0: the first value is 16 (an escape follows); bit 1: the second.
+                    if unsigned, largest == 16, digit == 16 { escapes |= 1 << (dimension - 1 - k) }
+                }
+            }
+            let entry = UInt32(length) | UInt32(index) << 5 | UInt32(signs) << 14 | UInt32(escapes) << 17
+            let first = Int(codes[index]) << (maxLength - length)
+            for i in first..<(first + (1 << (maxLength - length))) { lookup[i] = entry }
+        }
+        self.lookup = lookup
+    }
+
+    /// The sum of 2^-length over the entries, in units of 2^-maxLength (1 << maxLength for a
+    /// complete prefix code).
+    var kraftSum: Int { lengths.reduce(0) { $0 + 1 << (maxLength - $1) } }
+
+    /// Whether no codeword is a prefix of another.
+    var isPrefixFree: Bool {
+        // Each code owns a range of the lookup; overlapping ranges mean one is a prefix of another.
+        let ranges = lengths.indices.map { (Int(codes[$0]) << (maxLength - lengths[$0]), 1 << (maxLength - lengths[$0])) }.sorted { $0.0 < $1.0 }
+        for (a, b) in zip(ranges, ranges.dropFirst()) where a.0 + a.1 > b.0 { return false }
+        return true
+    }
+
+    static let scaleFactor = AACCodebook(AACHuffmanTables.scaleFactor, dimension: 1, unsigned: false, largest: 60)
+    /// Spectral codebooks 1–11 (index = number − 1): dimension, signedness and largest value as
+    /// ISO/IEC 14496-3 Table 4.A.2 gives them.
+    static let spectral: [AACCodebook] = {
+        let shape: [(Int, Bool, Int)] = [(4, false, 1), (4, false, 1), (4, true, 2), (4, true, 2), (2, false, 4), (2, false, 4),
+                                         (2, true, 7), (2, true, 7), (2, true, 12), (2, true, 12), (2, true, 16)]
+        return shape.indices.map { AACCodebook(AACHuffmanTables.spectral[$0], dimension: shape[$0].0, unsigned: shape[$0].1, largest: shape[$0].2) }
+    }()
+}
