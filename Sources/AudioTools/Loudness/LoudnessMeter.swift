@@ -173,6 +173,16 @@ public final class LoudnessMeter {
         subRemaining = subBlockLength(0)
     }
 
+    /// Hands channel c's overs (stretches over 0 dBTP) to `counters[c]`, counted from the values
+    /// its true-peak oversampler interpolates anyway, so a QC pass need not interpolate them
+    /// again. Before the first block; false, and nothing handed, when the meter does not
+    /// oversample (no true peak measured, or 192 kHz and up).
+    public func countOvers(into counters: [TruePeakOverCounter]) -> Bool {
+        guard counters.count == peakMeters.count, peakMeters.allSatisfy({ $0.factor > 1 }) else { return false }
+        for (m, c) in zip(peakMeters, counters) { m.overCounter = c }
+        return true
+    }
+
     /// Samples in sub-block `k` of a hop: boundaries fall at ⌊k·hop/100⌋.
     private func subBlockLength(_ k: Int) -> Int {
         (k + 1) * hop / Self.subBlocksPerHop - k * hop / Self.subBlocksPerHop

@@ -112,7 +112,7 @@ struct LoudnessMeasureJob {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
-        let qc = qcAnalyser(source.format, layout: layout)
+        let qc = qcAnalyser(source.format, layout: layout, meter: meter)
         let speech = try dialogue?.detector(layout: weighted, sampleRate: source.format.sampleRate)
         // A core no other file is using when the file starts: decoding (with the true peak of some
         // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
