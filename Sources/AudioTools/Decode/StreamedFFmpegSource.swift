@@ -70,8 +70,14 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
     /// Why the child gave no WAV header: its first line of errors.
     private func failure(_ c: ChildProcess) -> DecodeError {
         let err = finish(c).stderr
-        let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg could not read the input"
+        let first = err.split(separator: "\n").first.map(Self.withoutPipeName) ?? "ffmpeg could not read the input"
         return DecodeError(path, .undecodable(ffmpeg: first))
+    }
+
+    /// A line of ffmpeg's errors without the name it gives its input ("pipe:0: "): the sentence
+    /// already names the input as the person gave it (`-`, or the followed file).
+    static func withoutPipeName(_ line: Substring) -> String {
+        line.hasPrefix("pipe:0: ") ? String(line.dropFirst(8)) : String(line)
     }
 
     /// Waits for the child, whose output has ended: its input is closed here if the pump hasn't
@@ -102,7 +108,7 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
         if n == 0, let c = child {
             let t = finish(c)
             if t.status != 0 || !t.stderr.isEmpty, !stoppedBySignal {
-                let first = t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)"
+                let first = t.stderr.split(separator: "\n").first.map(Self.withoutPipeName) ?? "ffmpeg stopped with status \(t.status)"
                 guard framesRead > 0 else { throw DecodeError(path, .undecodable(ffmpeg: first)) }
                 extraNotes.append("ffmpeg stopped decoding the input with an error after \(framesRead) frames (“\(first)”); what was decoded is measured.")
             }

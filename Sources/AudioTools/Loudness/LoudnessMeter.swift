@@ -173,6 +173,16 @@ public final class LoudnessMeter {
         subRemaining = subBlockLength(0)
     }
 
+    /// Hands channel c's overs (stretches over 0 dBTP) to `counters[c]`, counted from the values
+    /// its true-peak oversampler interpolates anyway, so a QC pass need not interpolate them
+    /// again. Before the first block; false, and nothing handed, when the meter does not
+    /// oversample (no true peak measured, or 192 kHz and up).
+    public func countOvers(into counters: [TruePeakOverCounter]) -> Bool {
+        guard counters.count == peakMeters.count, peakMeters.allSatisfy({ $0.factor > 1 }) else { return false }
+        for (m, c) in zip(peakMeters, counters) { m.overCounter = c }
+        return true
+    }
+
     /// Samples in sub-block `k` of a hop: boundaries fall at ⌊k·hop/100⌋.
     private func subBlockLength(_ k: Int) -> Int {
         (k + 1) * hop / Self.subBlocksPerHop - k * hop / Self.subBlocksPerHop
@@ -444,14 +454,29 @@ public final class LoudnessMeter {
 
     /// What `finish` would give if the audio ended after the frames added so far, the meter
     /// left running: a live meter's values "so far", each equal to measuring that prefix.
+    /// The gating figures are kept up to date from the blocks added since the last call
+    /// (RunningGating), so a reading costs about the same however long the audio has run.
     public func soFar() -> LoudnessMeasurement {
         if let r = result { return r }
         let peaks = peakMeters.map { $0.peaksIfEnded(sampleRate: sampleRate) }
-        return measurement(samplePeaks: peaks.map { Double($0.sample) }, truePeaks: peaks.map { Double($0.truePeak) })
+        if running == nil {
+            running = (RunningGating(relativeGateLU: Self.integratedRelativeGateLU), RunningGating(relativeGateLU: Self.rangeRelativeGateLU), 0, 0)
+        }
+        for z in momentaryBlocks[running!.momentaryFed...] { running!.integrated.add(z) }
+        for z in shortTermBlocks[running!.shortTermFed...] { running!.range.add(z) }
+        running!.momentaryFed = momentaryBlocks.count
+        running!.shortTermFed = shortTermBlocks.count
+        let gated = (running!.integrated.gatedLoudness(), running!.range.loudnessRange())
+        return measurement(samplePeaks: peaks.map { Double($0.sample) }, truePeaks: peaks.map { Double($0.truePeak) }, gated: gated)
     }
 
-    /// The measurement of the frames so far, given each channel's peaks at their end.
-    private func measurement(samplePeaks: [Double], truePeaks endPeaks: [Double]) -> LoudnessMeasurement {
+    /// `soFar`'s running gating and how many blocks of each kind it has been handed.
+    private var running: (integrated: RunningGating, range: RunningGating, momentaryFed: Int, shortTermFed: Int)?
+
+    /// The measurement of the frames so far, given each channel's peaks at their end (and the
+    /// integrated loudness and range, when a running gating has them).
+    private func measurement(samplePeaks: [Double], truePeaks endPeaks: [Double],
+                             gated: (integrated: Double?, range: Double?)? = nil) -> LoudnessMeasurement {
         var notes: [String] = []
         let seconds = Double(framesSeen) / Double(sampleRate)
         let durationText = String(format: "%.3f s", seconds)
@@ -459,7 +484,7 @@ public final class LoudnessMeter {
         var integrated: Double?
         if momentaryBlocks.isEmpty {
             notes.append("Integrated loudness is undefined: the audio (\(durationText)) is shorter than one 400 ms gating block.")
-        } else if let l = Self.gatedLoudness(momentaryBlocks, relativeGateLU: Self.integratedRelativeGateLU) {
+        } else if let l = gated.map({ $0.integrated }) ?? Self.gatedLoudness(momentaryBlocks, relativeGateLU: Self.integratedRelativeGateLU) {
             integrated = l
         } else {
             notes.append("Integrated loudness is undefined: every 400 ms block is below the −70 LUFS absolute gate (silence).")
@@ -469,7 +494,7 @@ public final class LoudnessMeter {
         if shortTermBlocks.isEmpty {
             range = nil
             notes.append("Loudness range is undefined: the audio (\(durationText)) is shorter than one 3 s short-term block.")
-        } else if let r = Self.loudnessRange(shortTermBlocks) {
+        } else if let r = gated.map({ $0.range }) ?? Self.loudnessRange(shortTermBlocks) {
             range = r
         } else {
             range = nil
@@ -511,17 +536,18 @@ public final class LoudnessMeter {
     }
 
     /// BS.1770-4 gating: blocks above −70 LUFS, then above (their mean − 10 LU); loudness of the
-    /// mean of what remains. Nil when nothing passes the absolute gate.
+    /// mean of what remains. Nil when nothing passes the absolute gate. The sums are exact (then
+    /// rounded once), so a running measurement (RunningGating) gives the same bits.
     static func gatedLoudness(_ blocks: [Double], relativeGateLU: Double) -> Double? {
         let absolute = energy(ofLUFS: absoluteGateLUFS)
-        var sum = 0.0, count = 0
-        for z in blocks where z > absolute { sum += z; count += 1 }
+        var sum = ExactSum(), count = 0
+        for z in blocks where z > absolute { sum.add(z); count += 1 }
         guard count > 0 else { return nil }
-        let relative = sum / Double(count) * pow(10, relativeGateLU / 10)
-        var kept = 0.0, keptCount = 0
-        for z in blocks where z > absolute && z > relative { kept += z; keptCount += 1 }
+        let relative = sum.value / Double(count) * pow(10, relativeGateLU / 10)
+        var kept = ExactSum(), keptCount = 0
+        for z in blocks where z > absolute && z > relative { kept.add(z); keptCount += 1 }
         guard keptCount > 0 else { return nil }
-        return lufs(kept / Double(keptCount))
+        return lufs(kept.value / Double(keptCount))
     }
 
     /// EBU Tech 3342 loudness range: short-term blocks above −70 LUFS, then above (their energy
@@ -530,10 +556,10 @@ public final class LoudnessMeter {
     /// as in Tech 3342's reference implementation. Nil when nothing passes the absolute gate.
     static func loudnessRange(_ blocks: [Double]) -> Double? {
         let absolute = energy(ofLUFS: absoluteGateLUFS)
-        var sum = 0.0, count = 0
-        for z in blocks where z > absolute { sum += z; count += 1 }
+        var sum = ExactSum(), count = 0
+        for z in blocks where z > absolute { sum.add(z); count += 1 }
         guard count > 0 else { return nil }
-        let relative = sum / Double(count) * pow(10, rangeRelativeGateLU / 10)
+        let relative = sum.value / Double(count) * pow(10, rangeRelativeGateLU / 10)
         let kept = blocks.filter { $0 > absolute && $0 > relative }.sorted()
         guard !kept.isEmpty else { return nil }
         func percentile(_ p: Double) -> Double {

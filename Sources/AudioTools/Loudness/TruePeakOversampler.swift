@@ -45,6 +45,17 @@ public final class TruePeakOversampler {
     private var finished = false
     /// Past input for `interSamplePeaks` mode.
     private var frameWork: [Float]
+    /// `add` mode, with a counter of overs (QC's, sharing this oversampler's work): every stretch
+    /// whose values could pass full scale is interpolated too, and its per-frame peaks handed to
+    /// the counter in frame order. Set before the first `add`; nil when nothing is shared.
+    public var overCounter: TruePeakOverCounter? {
+        didSet { precondition(framesAdded == 0 && (overCounter == nil || factor > 1), "an over counter needs oversampling, before any add") }
+    }
+    /// Frames handed to `add` before the current call, and the first frame of the chunk gathered in `work`.
+    private var framesAdded = 0
+    private var gatheredStart = 0
+    /// Per-frame peaks of a stretch interpolated for the over counter.
+    private var framePeakScratch: [Float] = []
 
     /// The largest |sample| seen by `add`.
     public private(set) var samplePeak: Float = 0
@@ -142,15 +153,16 @@ public final class TruePeakOversampler {
                         if needsInterpolation(src + i, count: c) {
                             if run < 0 { run = i }
                         } else if run >= 0 {
-                            interpolate(src + run, count: i - run); run = -1
+                            interpolate(src + run, count: i - run, firstFrame: framesAdded + run); run = -1
                         }
                         i += c
                     }
-                    if run >= 0 { interpolate(src + run, count: i - run) }
+                    if run >= 0 { interpolate(src + run, count: i - run, firstFrame: framesAdded + run) }
                     w.update(from: src + i - h, count: h)
                     continue
                 }
                 // Otherwise gathered in `work`, behind the history kept there.
+                if filled == 0 { gatheredStart = framesAdded + i }
                 let n = min(c - filled, count - i)
                 (w + h + filled).update(from: src + i, count: n)
                 filled += n
@@ -158,6 +170,7 @@ public final class TruePeakOversampler {
                 if filled == c { processGathered(w) }
             }
         }
+        framesAdded += count
     }
 
     /// Convenience for arrays: feeds the first `count` samples.
@@ -173,6 +186,7 @@ public final class TruePeakOversampler {
         work.withUnsafeMutableBufferPointer { wb in
             let w = wb.baseAddress!
             guard factor > 1 else { processChunk(w, count: filled); filled = 0; return }
+            if filled == 0 { gatheredStart = framesAdded }
             // Silence after the end, only as far as the branch windows still reach the last sample.
             var zerosNeeded = latency
             while zerosNeeded > 0 {
@@ -189,15 +203,16 @@ public final class TruePeakOversampler {
     /// samples as the next history.
     private func processGathered(_ w: UnsafeMutablePointer<Float>) {
         let h = tapsPerPhase - 1
-        processChunk(w + h, count: filled)
+        processChunk(w + h, count: filled, firstFrame: gatheredStart)
         w.update(from: w + Self.chunk, count: h)
+        gatheredStart += filled
         filled = 0
     }
 
     /// Handles the `count` samples at `chunk` (all of a chunk except at the end of the stream;
     /// `chunk[-history ..< 0]` are the samples before them).
-    private func processChunk(_ chunk: UnsafePointer<Float>, count: Int) {
-        if needsInterpolation(chunk, count: count) { interpolate(chunk, count: count) }
+    private func processChunk(_ chunk: UnsafePointer<Float>, count: Int, firstFrame: Int = 0) {
+        if needsInterpolation(chunk, count: count) { interpolate(chunk, count: count, firstFrame: firstFrame) }
     }
 
     /// Takes the sample peak of the `count` samples at `chunk`, and says whether their
@@ -209,20 +224,36 @@ public final class TruePeakOversampler {
     /// is widened past Float rounding). When that is at most the maximum found so far, nothing
     /// here can raise it, and the result is exactly what evaluating every value gives. The
     /// maximum may lag (chunks of a run are interpolated together after their decisions): a lower
-    /// maximum only makes the rule skip less, never wrongly.
+    /// maximum only makes the rule skip less, never wrongly. With an over counter, a chunk whose
+    /// values could pass full scale is interpolated as well (the bound is then 1 if lower), so a
+    /// chunk left out has no over; the extra chunks can't raise the maximum, so it is the same.
     private func needsInterpolation(_ chunk: UnsafePointer<Float>, count: Int) -> Bool {
         let chunkMax = Self.absMax(chunk, count: count)
         if chunkMax > samplePeak { samplePeak = chunkMax }
         guard factor > 1 else { return false }
         let windowMax = max(previousChunkMax, chunkMax)
         previousChunkMax = chunkMax
-        return windowMax * gainBound > max(interpolatedMax, samplePeak)
+        let reached = max(interpolatedMax, samplePeak)
+        return windowMax * gainBound > (overCounter == nil ? reached : min(reached, 1))
     }
 
-    /// Interpolates `count` positions at `base` (with their history before it) into the maximum.
-    private func interpolate(_ base: UnsafePointer<Float>, count: Int) {
-        let m = kernel(base: base, count: count, framePeaks: nil)
-        if m > interpolatedMax { interpolatedMax = m }
+    /// Interpolates `count` positions at `base` (with their history before it) into the maximum;
+    /// with an over counter, hands it their per-frame peaks (`firstFrame`: base[0]'s input frame).
+    /// Those peaks also hold the samples themselves, which are never above `samplePeak`, so the
+    /// maximum's rule and `truePeak` come out the same.
+    private func interpolate(_ base: UnsafePointer<Float>, count: Int, firstFrame: Int) {
+        guard let counter = overCounter else {
+            let m = kernel(base: base, count: count, framePeaks: nil)
+            if m > interpolatedMax { interpolatedMax = m }
+            return
+        }
+        if framePeakScratch.count < count { framePeakScratch = [Float](repeating: 0, count: count) }
+        framePeakScratch.withUnsafeMutableBufferPointer { pb in
+            let p = pb.baseAddress!
+            let m = kernel(base: base, count: count, framePeaks: p)
+            if m > interpolatedMax { interpolatedMax = m }
+            if m > 1 { counter.add(p, from: 0, to: count, start: firstFrame, latency: latency) }
+        }
     }
 
     /// Per-frame inter-sample peaks (limiter mode): for each input frame n, writes the largest

@@ -20,8 +20,9 @@ extension LoudnessMeasureJob {
         return j
     }
 
-    /// A QC analyser for a stream of `format` under `layout`, or nil without --qc.
-    func qcAnalyser(_ format: AudioFormat, layout: ChannelLayout) -> QCAnalyser? {
+    /// A QC analyser for a stream of `format` under `layout`, or nil without --qc; its overs are
+    /// counted by `meter`'s true-peak oversamplers, which interpolate the same values anyway.
+    func qcAnalyser(_ format: AudioFormat, layout: ChannelLayout, meter: LoudnessMeter) -> QCAnalyser? {
         guard extras.qc else { return nil }
         let n = format.channelCount
         let labels = layout.roles.map(\.label)
@@ -29,7 +30,9 @@ extension LoudnessMeasureJob {
         if n >= 2 {
             if let l = labels.firstIndex(of: "L"), let r = labels.firstIndex(of: "R"), l < n, r < n { pair = (l, r) } else { pair = (0, 1) }
         }
-        return QCAnalyser(sampleRate: format.sampleRate, channelCount: n, frontPair: pair, separateFrontLoudness: n > 2)
+        let qc = QCAnalyser(sampleRate: format.sampleRate, channelCount: n, frontPair: pair, separateFrontLoudness: n > 2)
+        _ = qc.sharesOversampling(with: meter)
+        return qc
     }
 
     /// `loudness` with `platforms` and (stashed for `takeQC`) `qc` added; `blocks` are the meter's

@@ -72,18 +72,20 @@ struct LoudnessMeasureJob {
         var firstMeasurement: LoudnessMeasurement?
         var firstBlocks: LoudnessBlocks?
         var firstDialogue: DialogueLoudness?
+        var each: [Int: LoudnessMeasurement] = [:]  // every stream's, by ordinal, for the report
         var loudness = try measureStreams(path: path, opened: opened, firstLayout: chosen.layout,
                                           firstNote: chosen.note, firstSource: chosen.source.rawValue,
-                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 }, keepDialogue: { firstDialogue = $0 })
+                                          keepFirst: { firstMeasurement = $0; firstBlocks = $1 }, keepDialogue: { firstDialogue = $0 },
+                                          keepEach: { each[$0] = $1 })
         if let q = takeQC(&loudness) { out["qc"] = q }
         loudness = DecodeNotes.adding(opened.decodeNotes, to: loudness)
         // The series ride in the JSON from the stream measurement; the report draws them, and
         // they stay in the record only with --timeline (never in the cache).
         loudness = StreamedInputRecord.mark(loudness, opened: opened)  // `-` or --follow: the pipe, its notes
         var plain = Self.withoutSeries(loudness)
-        if let m = firstMeasurement {
+        if let m = firstMeasurement ?? stream.flatMap({ each[$0] }) {
             report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"])
-                .addingDialogue(loudness["dialogue"]), for: path)
+                .addingDialogue(loudness["dialogue"]).addingStreams(loudness, measurements: each, gate: gate), for: path)
         }
         if !timeline { loudness = DialogueMeasurement.withoutSpans(loudness) }  // drawn above, not recorded
         plain = DialogueMeasurement.withoutSpans(plain)
@@ -110,7 +112,7 @@ struct LoudnessMeasureJob {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
-        let qc = qcAnalyser(source.format, layout: layout)
+        let qc = qcAnalyser(source.format, layout: layout, meter: meter)
         let speech = try dialogue?.detector(layout: weighted, sampleRate: source.format.sampleRate)
         // A core no other file is using when the file starts: decoding (with the true peak of some
         // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
@@ -147,10 +149,11 @@ struct LoudnessMeasureJob {
     func measureStreams(path: String, opened: Decoder.Opened, firstLayout: ChannelLayout,
                         firstNote: String?, firstSource: String,
                         keepFirst: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil,
-                        keepDialogue: ((DialogueLoudness) -> Void)? = nil) throws -> JSON {
+                        keepDialogue: ((DialogueLoudness) -> Void)? = nil,
+                        keepEach: ((Int, LoudnessMeasurement) -> Void)? = nil) throws -> JSON {
         func first(_ source: AudioSource) throws -> JSON {
             try measure(source, layout: firstLayout, identity: opened.identity, note: firstNote, layoutSource: firstSource,
-                        keep: keepFirst, keepDialogue: keepDialogue)
+                        keep: { keepFirst?($0, $1); keepEach?(0, $0) }, keepDialogue: keepDialogue)
         }
         guard let streams = try MediaAudioStreams.list(path, opened: opened, needed: stream != nil) else {
             if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }
@@ -161,7 +164,8 @@ struct LoudnessMeasureJob {
             if k == 0 {
                 o = try first(source).objectValue ?? [:]
             } else if let l = layoutOverride, l.roles.count == source.format.channelCount {
-                o = try measure(source, layout: l, identity: opened.identity, note: nil, layoutSource: "option").objectValue ?? [:]
+                o = try measure(source, layout: l, identity: opened.identity, note: nil, layoutSource: "option",
+                                keep: { m, _ in keepEach?(k, m) }).objectValue ?? [:]
             } else {
                 // Weighted by the positions ffmpeg decoded for this stream, as the first one is.
                 let names = (source as? FFmpegSource)?.channelMask.flatMap {
@@ -169,7 +173,7 @@ struct LoudnessMeasureJob {
                 }
                 let r = ChannelLayout.resolve(speakerNames: names, channelCount: source.format.channelCount)
                 o = try measure(source, layout: r.layout, identity: opened.identity, note: r.guessed ? r.layout.guessNote : nil,
-                                layoutSource: r.fromFile ? "file" : "channel-count").objectValue ?? [:]
+                                layoutSource: r.fromFile ? "file" : "channel-count", keep: { m, _ in keepEach?(k, m) }).objectValue ?? [:]
             }
             for (key, v) in MediaAudioStreams.json(streams[k], ordinal: k) { o[key] = v }
             return o

@@ -22,7 +22,13 @@ extension LoudnessNormalizeJob {
             r["path"] = .string(spool!)
         }
         defer { if toStdout, let t = job.fixedOutPath { unlink(t) } }
-        var done = try job.normalize(r)
+        var done: Record
+        do { done = try job.normalize(r) } catch let e as ToolErrorConvertible {
+            // What names the spooled copy names standard input, as the record's path does.
+            guard let spool else { throw e }
+            throw StreamedFiles.renamed(e.toolError(path: spool), from: spool)
+        }
+        if let spool { for (k, v) in done.fields { done[k] = StreamedFiles.namingStandardInput(v, spool: spool) } }
         done["path"] = record["path"]
         if toStdout, let t = job.fixedOutPath {
             try StreamedFiles.copy(t, toDescriptor: StreamedFiles.audioOutput)

@@ -94,18 +94,30 @@ extension StreamedFiles {
             o["file"] = .object(["pipe": .bool(true), "size_bytes": size])
             out[key] = .object(o)
         }
-        if case .object(var e)? = out["error"] {
-            for k in ["message", "suggestion"] {
-                if let s = e[k]?.stringValue { e[k] = .string(s.replacingOccurrences(of: ToolError.quoted(spool), with: ToolError.quoted(StandardInput.path))) }
-            }
-            out["error"] = .object(e)
-        }
+        if let e = out["error"] { out["error"] = namingStandardInput(e, spool: spool) }
         return out
     }
 
+    /// The error naming `-` where it named the spooled copy of standard input at `spool`.
     static func renamed(_ e: ToolError, from spool: String) -> ToolError {
-        ToolError(e.code, e.message.replacingOccurrences(of: ToolError.quoted(spool), with: ToolError.quoted(StandardInput.path)),
-                  suggestion: e.suggestion)
+        ToolError(e.code, namingStandardInput(e.message, spool: spool), suggestion: namingStandardInput(e.suggestion, spool: spool))
+    }
+
+    /// `s` naming standard input (`-`) where it named its spooled copy at `spool`: the copy's
+    /// quoted name (as the sentences give it) and its whole path (as ffmpeg's messages quote it).
+    static func namingStandardInput(_ s: String, spool: String) -> String {
+        s.replacingOccurrences(of: ToolError.quoted(spool), with: ToolError.quoted(StandardInput.path))
+            .replacingOccurrences(of: spool, with: StandardInput.path)
+    }
+
+    /// The same in every string of `j` (a record's error, notes, …).
+    static func namingStandardInput(_ j: JSON, spool: String) -> JSON {
+        switch j {
+        case .string(let s): return .string(namingStandardInput(s, spool: spool))
+        case .array(let a): return .array(a.map { namingStandardInput($0, spool: spool) })
+        case .object(let o): return .object(o.mapValues { namingStandardInput($0, spool: spool) })
+        default: return j
+        }
     }
 }
 

@@ -39,7 +39,8 @@ public final class QCAnalyser {
     private var firstNonzero = -1
     private var lastNonzero = -1
     private let minDropoutFrames: Int
-    private let overHold: Int
+    /// The overs are counted by a meter's oversamplers (`sharesOversampling(with:)`), not here.
+    private var oversShared = false
     private var dropouts: [(start: Int, length: Int)] = []
     private var dropoutCount = 0
     // The front pair's correlation.
@@ -76,15 +77,14 @@ public final class QCAnalyser {
         var runs = 0
         var runTimes: [Int] = []
         var previousMax: Float = 0
-        /// The last frame with an over (−∞ before the first).
-        var lastOver = Int.min / 2
-        var overs = 0
-        var overTimes: [Int] = []
+        /// The channel's overs, counted here or, shared, by the meter's oversampler.
+        let overs: TruePeakOverCounter
         /// Per-frame peaks of a group being checked for overs.
         let peaks: UnsafeMutablePointer<Float>
 
-        init(sampleRate: Int, history: Int) {
+        init(sampleRate: Int, history: Int, overHold: Int) {
             oversampler = TruePeakOversampler(sampleRate: sampleRate)
+            overs = TruePeakOverCounter(hold: overHold, kept: QCAnalyser.timesKept)
             capacity = history + 4096 + QCAnalyser.group
             work = .allocate(capacity: capacity)
             work.initialize(repeating: 0, count: capacity)
@@ -116,9 +116,9 @@ public final class QCAnalyser {
         self.frontPair = frontPair
         let probe = TruePeakOversampler(sampleRate: sampleRate)
         history = max(probe.tapsPerPhase - 1, 1)
-        channels = (0..<channelCount).map { _ in ChannelState(sampleRate: sampleRate, history: probe.tapsPerPhase - 1) }
+        let overHold = Int((Self.overHoldSeconds * Double(sampleRate)).rounded())
+        channels = (0..<channelCount).map { _ in ChannelState(sampleRate: sampleRate, history: probe.tapsPerPhase - 1, overHold: overHold) }
         minDropoutFrames = Int((Self.dropoutSeconds * Double(sampleRate)).rounded())
-        overHold = Int((Self.overHoldSeconds * Double(sampleRate)).rounded())
         windowFrames = Int(Self.correlationSeconds * Double(sampleRate))
         for a in 0..<channelCount { for b in (a + 1)..<max(a + 1, channelCount) { pairs.append((a, b, true, true)) } }
         stereo = channelCount == 2 && frontPair != nil && frontPair! == (0, 1) && !separateFrontLoudness
@@ -127,6 +127,18 @@ public final class QCAnalyser {
             mono = KWeightedHops(sampleRate: sampleRate)
             if separateFrontLoudness { frontA = KWeightedHops(sampleRate: sampleRate); frontB = KWeightedHops(sampleRate: sampleRate) }
         }
+    }
+
+    /// Hands the overs check to `meter`, fed the same blocks: its true-peak oversamplers
+    /// interpolate the same values anyway, and count the overs into this analyser's counters (the
+    /// same stretches, as the meter then also interpolates wherever a value could pass 0 dBTP),
+    /// so the check costs almost nothing here. Before the first block; false when the meter does
+    /// not oversample, and this analyser then checks the overs itself.
+    public func sharesOversampling(with meter: LoudnessMeter) -> Bool {
+        precondition(framesSeen == 0, "before the first block")
+        guard channels.allSatisfy({ $0.oversampler.factor > 1 }), meter.countOvers(into: channels.map(\.overs)) else { return false }
+        oversShared = true
+        return true
     }
 
     /// Feeds the next frames (the block's channel count must be `channelCount`).
@@ -223,7 +235,7 @@ public final class QCAnalyser {
         } else { runLength = 0 }
         let windowMax = max(previousMax, gmax)
         previousMax = count >= history ? gmax : windowMax
-        if oversampled ? windowMax * bound > 1 : gmax > 1 {
+        if !oversShared, oversampled ? windowMax * bound > 1 : gmax > 1 {
             overs(s, base, count: count, start: start)
         }
     }
@@ -286,15 +298,7 @@ public final class QCAnalyser {
 
     /// Counts the stretches of `s.peaks[from ..< to]` above full scale (frame `start` at index 0).
     private func countOvers(_ s: ChannelState, from: Int, to: Int, start: Int) {
-        let p = s.peaks, latency = s.oversampler.latency
-        for k in from..<to where p[k] > 1 {
-            let f = start + k - latency
-            if f - s.lastOver > overHold {
-                s.overs += 1
-                if s.overTimes.count < Self.timesKept { s.overTimes.append(max(0, f)) }
-            }
-            s.lastOver = f
-        }
+        s.overs.add(s.peaks, from: from, to: to, start: start, latency: s.oversampler.latency)
     }
 
     // MARK: stereo, every check in one pass
@@ -633,7 +637,7 @@ public final class QCAnalyser {
     public func finish(programmeBlocks: [Double]? = nil) -> Result {
         let rate = Double(sampleRate)
         // The oversampled signal's tail: the filter run on into silence after the last sample.
-        for s in channels where s.oversampler.factor > 1 {
+        for s in channels where s.oversampler.factor > 1 && !oversShared {
             let h = history, l = s.oversampler.latency
             (s.work + h).update(repeating: 0, count: l)
             if s.previousMax * s.oversampler.gainBound > 1 { overs(s, s.work + h, count: l, start: framesSeen) }
@@ -655,7 +659,7 @@ public final class QCAnalyser {
         return Result(
             frames: framesSeen, sampleRate: sampleRate,
             clippedRuns: channels.reduce(0) { $0 + $1.runs }, clippedRunTimes: sortedTimes(channels.map(\.runTimes)),
-            overs: channels.reduce(0) { $0 + $1.overs }, overTimes: sortedTimes(channels.map(\.overTimes)),
+            overs: channels.reduce(0) { $0 + $1.overs.count }, overTimes: sortedTimes(channels.map(\.overs.startFrames)),
             dcOffsetDBFS: channels.map { s in
                 let mean = framesSeen > 0 ? abs(s.dcSum) / Double(framesSeen) : 0
                 return mean > 0 ? 20 * log10(mean) : nil

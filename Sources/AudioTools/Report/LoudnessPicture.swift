@@ -28,9 +28,10 @@ public enum LoudnessPicture {
         static let muted = "#5f6873"
     }
 
-    /// The picture's height for an item (the header grows with its reasons and notes).
+    /// The picture's height for an item (the header grows with its reasons and notes; a file of
+    /// several audio streams has a panel per stream, one under the other).
     public static func height(_ item: LoudnessReportItem) -> Int {
-        Int(layout(item).height)
+        Int(item.panels.map { layout($0).height }.reduce(0, +))
     }
 
     struct Layout {
@@ -44,6 +45,7 @@ public enum LoudnessPicture {
         var lines: [(String, String)] = item.verdict.reasons.map { ($0, Color.over) }
         lines += item.notes.map { ($0, Color.muted) }
         if lines.count > 5 { lines = Array(lines.prefix(4)) + [("… and \(lines.count - 4) more (see the record's notes)", Color.muted)] }
+        if let l = item.streamLabel { lines.insert((l + (item.streamNote.map { " — " + $0 } ?? ""), Color.text), at: 0) }
         let headerBottom = 74.0 + 17.0 * Double(lines.count)
         let loudnessTop = headerBottom + 14
         let peakTop = loudnessTop + loudnessHeight + laneGap
@@ -53,20 +55,47 @@ public enum LoudnessPicture {
 
     /// The SVG text of the picture.
     public static func svg(_ item: LoudnessReportItem) -> String {
-        let lay = layout(item)
-        let w = Double(width), h = lay.height
+        let panels = item.panels
+        let heights = panels.map { layout($0).height }
+        let w = Double(width), h = heights.reduce(0, +)
         var s = SVGBuilder()
         let duration = item.timeline?.seconds ?? 0
         s.raw("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(Int(h))\" viewBox=\"0 0 \(width) \(Int(h))\" font-family=\"\(font)\" data-duration-seconds=\"\(String(format: "%.3f", duration))\">\n")
         s.raw("<title>\(ReportText.escape(item.name)): \(item.verdict.word)</title>\n")
         s.rect(0, 0, w, h, fill: "#ffffff")
+        if panels.count == 1 {
+            panel(&s, item, span: nil)
+        } else {
+            // One panel per audio stream, on one time axis (the longest stream's), each in a group
+            // that names its stream; the ids of the panels after the first carry "stream-N-".
+            let span = panels.compactMap { $0.timeline?.seconds }.max()
+            var top = 0.0
+            for (k, p) in panels.enumerated() {
+                let n = p.streamOrdinal ?? k
+                s.idPrefix = k == 0 ? "" : "stream-\(n)-"
+                s.raw("<g class=\"stream\" data-stream=\"\(n)\" data-label=\"\(ReportText.escape(p.streamLabel ?? ""))\"" + (k == 0 ? "" : " transform=\"translate(0 \(f(top)))\"") + ">\n")
+                if k > 0 { s.line(16, 1, w - 16, 1, stroke: Color.axis, width: 1) }
+                panel(&s, p, span: span)
+                s.raw("</g>\n")
+                top += heights[k]
+            }
+        }
+        s.raw("</svg>\n")
+        return s.out
+    }
+
+    /// One measurement's picture (header, lanes, labels, legend) from y = 0, its layout's height
+    /// tall; `span`: the time axis's length when several panels share it (else the timeline's).
+    static func panel(_ s: inout SVGBuilder, _ item: LoudnessReportItem, span: Double?) {
+        let lay = layout(item)
+        let h = lay.height
         header(&s, item, lay)
         guard let t = item.timeline, t.frames > 0 else {
             s.text(plotLeft, lay.loudnessTop + 40, "Nothing was measured, so there is nothing to draw.", size: 14, fill: Color.muted)
-            s.raw("</svg>\n")
-            return s.out
+            return
         }
-        let x = XScale(duration: t.seconds, left: plotLeft, right: plotRight)
+        let seconds = span ?? t.seconds
+        let x = XScale(duration: seconds, left: plotLeft, right: plotRight)
         let ly = loudnessScale(item, t)
         let lane = (top: lay.loudnessTop, bottom: lay.loudnessTop + loudnessHeight)
         let peakLane = (top: lay.peakTop, bottom: lay.peakTop + peakHeight)
@@ -75,7 +104,7 @@ public enum LoudnessPicture {
         // Backgrounds and grids.
         s.rect(plotLeft, lane.top, plotRight - plotLeft, loudnessHeight, fill: "#fafbfc", stroke: Color.grid, id: "loudness-lane")
         s.rect(plotLeft, peakLane.top, plotRight - plotLeft, peakHeight, fill: "#fafbfc", stroke: Color.grid, id: "peak-lane")
-        let ticks = timeTicks(t.seconds)
+        let ticks = timeTicks(seconds)
         for tk in ticks {
             let xv = x(tk)
             s.line(xv, lane.top, xv, lane.bottom, stroke: Color.grid)
@@ -95,16 +124,16 @@ public enum LoudnessPicture {
                transform: "rotate(-90 16 \(f(lane.top + loudnessHeight / 2)))")
         s.text(16, peakLane.top + peakHeight / 2, "dBTP", size: 12, fill: Color.axis, anchor: "middle",
                transform: "rotate(-90 16 \(f(peakLane.top + peakHeight / 2)))")
-        let hours = t.seconds >= 3600
+        let hours = seconds >= 3600
         let step = ticks.count > 1 ? ticks[1] - ticks[0] : 1
         for tk in ticks {
             s.text(x(tk), peakLane.bottom + 16, ReportText.time(tk, tenths: step < 1, hours: hours), size: 11, fill: Color.axis, anchor: "middle")
         }
 
-        s.raw("<defs><clipPath id=\"clip-loudness\"><rect x=\"\(f(plotLeft))\" y=\"\(f(lane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(loudnessHeight))\"/></clipPath>")
-        s.raw("<clipPath id=\"clip-peak\"><rect x=\"\(f(plotLeft))\" y=\"\(f(peakLane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(peakHeight))\"/></clipPath></defs>\n")
+        s.raw("<defs><clipPath id=\"\(s.id("clip-loudness"))\"><rect x=\"\(f(plotLeft))\" y=\"\(f(lane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(loudnessHeight))\"/></clipPath>")
+        s.raw("<clipPath id=\"\(s.id("clip-peak"))\"><rect x=\"\(f(plotLeft))\" y=\"\(f(peakLane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(peakHeight))\"/></clipPath></defs>\n")
         // Bands and levels, under the curves.
-        s.raw("<g clip-path=\"url(#clip-loudness)\">\n")
+        s.raw("<g clip-path=\"url(#\(s.id("clip-loudness")))\">\n")
         if let lo = t.rangeLowLUFS, let hi = t.rangeHighLUFS {
             s.rect(plotLeft, ly(hi), plotRight - plotLeft, max(1, ly(lo) - ly(hi)), fill: Color.range, opacity: 0.13, id: "range-band")
         }
@@ -122,7 +151,7 @@ public enum LoudnessPicture {
         // Overs: a red band through both lanes, at least 2 px wide so a single one always shows.
         let overs = item.overs
         if !overs.isEmpty {
-            s.raw("<g id=\"overs\">\n")
+            s.raw("<g id=\"\(s.id("overs"))\">\n")
             // Overs closer than 3 px are drawn as one, so a long file over the ceiling all the
             // time stays a small picture (the caption still counts every stretch).
             var groups: [(start: Double, end: Double, peakDBTP: Double)] = []
@@ -149,7 +178,7 @@ public enum LoudnessPicture {
             if let target = item.targetLUFS, abs(i - target) > (item.toleranceLU ?? 0) + LoudnessGate.slack {
                 let xa = plotRight - 16, y0 = ly(target), y1 = ly(i)
                 let dir: Double = y1 > y0 ? 1 : -1
-                s.raw("<g id=\"off-target\" stroke=\"\(Color.over)\" fill=\"\(Color.over)\">")
+                s.raw("<g id=\"\(s.id("off-target"))\" stroke=\"\(Color.over)\" fill=\"\(Color.over)\">")
                 s.raw("<line x1=\"\(f(xa))\" y1=\"\(f(y0))\" x2=\"\(f(xa))\" y2=\"\(f(y1 - dir * 6))\" stroke-width=\"2\"/>")
                 s.raw("<path d=\"M\(f(xa - 5)) \(f(y1 - dir * 7))h10l-5 \(f(dir * 7))z\" stroke=\"none\"/></g>\n")
                 s.text(xa - 6, (y0 + y1) / 2 + 4, ReportText.signed(i - target) + " LU", size: 12, fill: Color.over, anchor: "end",
@@ -158,9 +187,9 @@ public enum LoudnessPicture {
         }
 
         // Curves: the source (before) under the output, momentary under short-term.
-        s.raw("<g clip-path=\"url(#clip-loudness)\" fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\">\n")
+        s.raw("<g clip-path=\"url(#\(s.id("clip-loudness")))\" fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\">\n")
         if let src = item.source {
-            let xs = XScale(duration: max(src.seconds, t.seconds), left: plotLeft, right: plotRight)
+            let xs = XScale(duration: max(src.seconds, seconds), left: plotLeft, right: plotRight)
             s.path(curve(src.shortTermLUFS, src, xs, ly, floor: lane.bottom), stroke: Color.before, width: 1.6, id: "source-short-term")
         }
         s.path(curve(t.momentaryLUFS, t, x, ly, floor: lane.bottom), stroke: Color.momentary, width: 1, id: "momentary")
@@ -169,7 +198,7 @@ public enum LoudnessPicture {
         // Short-term and momentary limits: a line each, and the curve above it drawn again in red.
         for l in item.loudnessLimits where l.limit >= ly.bottom && l.limit <= ly.top {
             let clip = "above-\(l.id)-limit"
-            s.raw("<clipPath id=\"\(clip)\"><rect x=\"\(f(plotLeft))\" y=\"\(f(lane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(max(0, ly(l.limit) - lane.top)))\"/></clipPath>\n")
+            s.raw("<clipPath id=\"\(s.id(clip))\"><rect x=\"\(f(plotLeft))\" y=\"\(f(lane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(max(0, ly(l.limit) - lane.top)))\"/></clipPath>\n")
             // Only the stretches over the limit (with a neighbour each side, so the clip cuts
             // the crossings where they are).
             let over = l.series.indices.map { i -> Double? in
@@ -177,23 +206,23 @@ public enum LoudnessPicture {
                 return near.contains { ($0 ?? -.infinity) > l.limit } ? l.series[i] : nil
             }
             if over.contains(where: { $0 != nil }) {
-                s.raw("<g clip-path=\"url(#\(clip))\" fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\">\n")
+                s.raw("<g clip-path=\"url(#\(s.id(clip)))\" fill=\"none\" stroke-linejoin=\"round\" stroke-linecap=\"round\">\n")
                 s.path(curve(over, t, x, ly, floor: lane.bottom), stroke: Color.over, width: l.id == "short-term" ? 2.6 : 1.4, id: "\(l.id)-over-limit")
                 s.raw("</g>\n")
             }
             s.line(plotLeft, ly(l.limit), plotRight, ly(l.limit), stroke: Color.over, width: 1.2, dash: "2 3", id: "\(l.id)-limit")
         }
         // Peak lane: the per-column maximum as a step area; above the ceiling in red.
-        s.raw("<g clip-path=\"url(#clip-peak)\">\n")
+        s.raw("<g clip-path=\"url(#\(s.id("clip-peak")))\">\n")
         if let src = item.source {
-            let xs = XScale(duration: max(src.seconds, t.seconds), left: plotLeft, right: plotRight)
+            let xs = XScale(duration: max(src.seconds, seconds), left: plotLeft, right: plotRight)
             s.path(peakArea(src, xs, py, bottom: peakLane.bottom, close: false), stroke: Color.before, width: 1.2, fill: "none", id: "source-true-peak")
         }
         let area = peakArea(t, x, py, bottom: peakLane.bottom, close: true)
         s.path(area, fill: Color.peak, opacity: 0.75, id: "true-peak")
         if let c = item.ceilingDBTP, !overs.isEmpty {
-            s.raw("<clipPath id=\"above-ceiling\"><rect x=\"\(f(plotLeft))\" y=\"\(f(peakLane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(max(0, py(c) - peakLane.top)))\"/></clipPath>\n")
-            s.raw("<path d=\"\(area)\" fill=\"\(Color.over)\" clip-path=\"url(#above-ceiling)\"/>\n")
+            s.raw("<clipPath id=\"\(s.id("above-ceiling"))\"><rect x=\"\(f(plotLeft))\" y=\"\(f(peakLane.top))\" width=\"\(f(plotRight - plotLeft))\" height=\"\(f(max(0, py(c) - peakLane.top)))\"/></clipPath>\n")
+            s.raw("<path d=\"\(area)\" fill=\"\(Color.over)\" clip-path=\"url(#\(s.id("above-ceiling")))\"/>\n")
         }
         s.raw("</g>\n")
         if let c = item.ceilingDBTP {
@@ -241,8 +270,6 @@ public enum LoudnessPicture {
         }
         lanesCaptions(&s, item, overs, lane: lane, peakLane: peakLane)
         legend(&s, item, y: h - 14)
-        s.raw("</svg>\n")
-        return s.out
     }
 
     // MARK: parts

@@ -51,7 +51,7 @@ extension LoudnessPicture {
     /// A translucent band per dialogue span through the loudness lane, under the curves.
     static func dialogueSpans(_ s: inout SVGBuilder, _ item: LoudnessReportItem, _ x: XScale, top: Double, bottom: Double) {
         guard let d = item.dialogue, !d.spans.isEmpty else { return }
-        s.raw("<g id=\"dialogue-spans\">\n")
+        s.raw("<g id=\"\(s.id("dialogue-spans"))\">\n")
         for sp in d.spans {
             let xa = x(sp.from), xb = max(x(sp.to), xa + 1)
             s.raw("<rect class=\"dialogue\" x=\"\(SVGBuilder.number(xa))\" y=\"\(SVGBuilder.number(top))\" width=\"\(SVGBuilder.number(xb - xa))\" height=\"\(SVGBuilder.number(bottom - top))\" fill=\"\(dialogueColor)\" fill-opacity=\"0.14\" data-from-seconds=\"\(String(format: "%.3f", sp.from))\" data-to-seconds=\"\(String(format: "%.3f", sp.to))\"/>\n")

@@ -53,7 +53,8 @@ public enum LoudnessReportIndex {
         """
         for (n, r) in rows.enumerated() {
             let it = r.item
-            let name = r.picture != nil ? "<a href=\"#f\(n + 1)\">\(e(it.name))</a>" : e(it.name)
+            var name = r.picture != nil ? "<a href=\"#f\(n + 1)\">\(e(it.name))</a>" : e(it.name)
+            name += streamLines(it)
             var verdict = "<span class=\"badge \(it.verdict.cssClass)\">\(it.verdict.word)</span>"
             for reason in it.verdict.reasons { verdict += "<div class=\"reason\">\(e(reason))</div>" }
             func num(_ v: Double?, before: Double? = nil, hasBefore: Bool = false) -> String {
@@ -92,6 +93,22 @@ public enum LoudnessReportIndex {
         return h
     }
 
+    /// A file of several audio streams: a line per stream under its name (the row's numbers are
+    /// the first stream's), with each further stream's own verdict and reasons.
+    static func streamLines(_ it: LoudnessReportItem) -> String {
+        guard !it.streams.isEmpty else { return "" }
+        let e = ReportText.escape
+        var h = "<div class=\"stream\">\(e(it.streamLabel ?? "stream 0")): this row's numbers and verdict</div>"
+        for st in it.streams {
+            h += "<div class=\"stream\">\(e(st.streamLabel ?? "")): <span class=\"badge \(st.verdict.cssClass)\">\(st.verdict.word)</span>"
+            h += " I \(ReportText.plain(st.integratedLUFS)) LUFS, TP \(ReportText.plain(st.truePeakDBTP)) dBTP"
+            if case .fail = st.verdict { h += " (its own, not the file's)" }
+            for reason in st.verdict.reasons { h += "<div class=\"reason\">\(e(reason))</div>" }
+            h += "</div>"
+        }
+        return h
+    }
+
     /// A file name as a relative URL (it never contains a slash: the writer makes it).
     static func pathEscaped(_ name: String) -> String {
         name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: ":?#[]@"))) ?? name
@@ -115,6 +132,7 @@ public enum LoudnessReportIndex {
     td.undefined { color: #9aa1aa; }
     .before { color: #8a929c; font-size: 12px; }
     .dialogue { color: #2a7d72; font-size: 12px; margin-top: 3px; }
+    .stream { color: #5f6873; font-size: 12px; margin-top: 3px; }
     .badge { display: inline-block; padding: 1px 8px; border-radius: 4px; color: #fff; font-weight: bold; font-size: 12px; }
     .badge.pass { background: #1f8a45; } .badge.fail, .badge.error { background: #d62839; } .badge.measured { background: #5c6570; }
     tr.fail td, tr.error td { background: #fff5f5; }

@@ -67,6 +67,15 @@ public struct LoudnessReportItem: Equatable, Sendable {
     public var marks: [LoudnessReportMark] = []
     /// `--dialogue`: dialogue loudness and its spans (LoudnessReportDialogue.swift).
     public var dialogue: LoudnessReportDialogue? = nil
+    /// A file of several audio streams (or `--stream N`): which stream this is, counted from 0
+    /// among the audio streams, and its label ("stream 1 of 2 · stereo · fra").
+    public var streamOrdinal: Int? = nil
+    public var streamLabel: String? = nil
+    /// Drawn after the label: whose verdict the panel's is (with a gate).
+    public var streamNote: String? = nil
+    /// The file's further audio streams, each drawn in a panel of its own under this one
+    /// (LoudnessReportStreams.swift).
+    public var streams: [LoudnessReportItem] = []
 
     public init(name: String, verdict: Verdict, integratedLUFS: Double? = nil, loudnessRangeLU: Double? = nil,
                 truePeakDBTP: Double? = nil, momentaryMaxLUFS: Double? = nil, shortTermMaxLUFS: Double? = nil,

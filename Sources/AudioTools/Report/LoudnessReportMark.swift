@@ -33,7 +33,7 @@ extension LoudnessPicture {
     /// The marks of failed QC gates, over the lanes from `top` to `bottom`.
     static func marks(_ s: inout SVGBuilder, _ item: LoudnessReportItem, _ x: XScale, top: Double, bottom: Double) {
         guard !item.marks.isEmpty else { return }
-        s.raw("<g id=\"qc-failures\">\n")
+        s.raw("<g id=\"\(s.id("qc-failures"))\">\n")
         for m in item.marks {
             let xv = x(m.seconds)
             s.raw("<line class=\"qc-failure\" x1=\"\(SVGBuilder.number(xv))\" y1=\"\(SVGBuilder.number(top))\" x2=\"\(SVGBuilder.number(xv))\" y2=\"\(SVGBuilder.number(bottom))\" stroke=\"\(Color.over)\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\" data-gate=\"\(ReportText.escape(m.label))\" data-seconds=\"\(String(format: "%.3f", m.seconds))\"/>\n")

@@ -5,6 +5,12 @@ private func f(_ v: Double) -> String { SVGBuilder.number(v) }
 /// A small SVG text builder: elements with their attributes, numbers to one decimal, text escaped.
 struct SVGBuilder {
     var out = ""
+    /// Put before every id (and every reference to one), so that several panels drawn into one
+    /// picture (a file's audio streams) keep their ids apart; empty for the first.
+    var idPrefix = ""
+
+    /// `name` as an id in this builder (with its prefix).
+    func id(_ name: String) -> String { idPrefix + name }
 
     /// One decimal, as short as possible ("12", "12.5").
     static func number(_ v: Double) -> String {
@@ -18,7 +24,7 @@ struct SVGBuilder {
     mutating func rect(_ x: Double, _ y: Double, _ w: Double, _ h: Double, fill: String, stroke: String? = nil,
                        opacity: Double? = nil, rx: Double? = nil, id: String? = nil) {
         out += "<rect"
-        if let id { out += " id=\"\(id)\"" }
+        if let id { out += " id=\"\(idPrefix + id)\"" }
         out += " x=\"\(f(x))\" y=\"\(f(y))\" width=\"\(f(w))\" height=\"\(f(h))\" fill=\"\(fill)\""
         if let opacity { out += " fill-opacity=\"\(opacity)\"" }
         if let stroke { out += " stroke=\"\(stroke)\"" }
@@ -29,7 +35,7 @@ struct SVGBuilder {
     mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, width: Double = 1,
                        dash: String? = nil, id: String? = nil) {
         out += "<line"
-        if let id { out += " id=\"\(id)\"" }
+        if let id { out += " id=\"\(idPrefix + id)\"" }
         out += " x1=\"\(f(x1))\" y1=\"\(f(y1))\" x2=\"\(f(x2))\" y2=\"\(f(y2))\" stroke=\"\(stroke)\" stroke-width=\"\(width)\""
         if let dash { out += " stroke-dasharray=\"\(dash)\"" }
         out += "/>\n"
@@ -37,7 +43,7 @@ struct SVGBuilder {
 
     mutating func path(_ d: String, stroke: String? = nil, width: Double? = nil, fill: String? = nil,
                        opacity: Double? = nil, id: String) {
-        out += "<path id=\"\(id)\" d=\"\(d)\""
+        out += "<path id=\"\(idPrefix + id)\" d=\"\(d)\""
         if let stroke { out += " stroke=\"\(stroke)\"" }
         if let width { out += " stroke-width=\"\(width)\"" }
         if let fill { out += " fill=\"\(fill)\"" }

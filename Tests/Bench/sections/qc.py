@@ -18,6 +18,18 @@ def qc():
         ratio = full_cpu / plain_cpu
         print(f"  {label:32s} plain {plain_cpu:6.3f} s cpu ({plain:6.3f} s wall)   --qc --platforms {full_cpu:6.3f} s cpu"
               f" ({full:6.3f} s wall)   = {ratio:4.2f}x (target <= 1.3x){'' if ratio <= 1.3 else '   !! over target'}")
+    # BASE_BIN (a folder of older binaries): the same cases with them, and their records compared.
+    base = os.environ.get("BASE_BIN")
+    if base:
+        old = os.path.join(base, "lufs-measure")
+        for label, path in [("music (peaks -14 dBFS)", f), ("loud master (peaks -0.1 dBFS)", loud)]:
+            plain, plain_cpu = best_wall_and_cpu([old, "-j", "1", path])
+            full, full_cpu = best_wall_and_cpu([old, "-j", "1", "--qc", "--platforms", path])
+            print(f"  BASE {label:27s} plain {plain_cpu:6.3f} s cpu ({plain:6.3f} s wall)   --qc --platforms {full_cpu:6.3f} s cpu"
+                  f" ({full:6.3f} s wall)   = {full_cpu / plain_cpu:4.2f}x")
+            args = ["-j", "1", "--no-progress", "--qc", "--platforms", path]
+            same = subprocess.run([old] + args, capture_output=True).stdout == subprocess.run([tool("lufs-measure")] + args, capture_output=True).stdout
+            print(f"    {label}: record with --qc {'identical' if same else 'DIFFERENT'} to BASE_BIN's")
     r = subprocess.run([tool("lufs-measure"), "-j", "1", "--qc", "--platforms", f], capture_output=True, text=True)
     import json
     q = json.loads(r.stdout).get("qc", {})
