@@ -69,6 +69,9 @@ public struct NormalizeReport: Equatable, Sendable {
     /// Integrated loudness measured on the output, LUFS: of the written pass when it was metered,
     /// else of the last measuring pass (compensated runs only).
     public var measuredLUFS: Double?
+    /// How far the first written pass landed from the target when the predicted compensation
+    /// missed and the file was written again, LU (nil: it landed, or there was no prediction).
+    public var predictionMissLU: Double? = nil
 }
 
 /// Streams source → gain → fades → limiter → (dither) → sink in blocks. It measures nothing

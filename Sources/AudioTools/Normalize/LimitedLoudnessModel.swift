@@ -1,0 +1,162 @@
+import Foundation
+
+/// What the true-peak limiter will do to the loudness, predicted from one cheap pass over the
+/// (faded, un-gained) source: per ~1 ms unit (the loudness meter's sub-blocks) the K-weighted
+/// energy and the linked inter-sample peak. The limiter's gain is a function of the gained peak
+/// envelope (instant attack, exponential release, minimum over the look-ahead), so for any gain
+/// the model replays that gain path unit by unit, weights each unit's energy by its squared gain
+/// and gates the 400 ms blocks as the meter does: the loudness of the limited output, without
+/// running the limiter. Numbers in, numbers out.
+public struct LimitedLoudnessModel: Sendable {
+    /// K-weighted, channel-weighted energy Σ G·y² of each complete unit.
+    public let energies: [Float]
+    /// Largest inter-sample peak of each unit over all channels (at least as many as `energies`).
+    public let peaks: [Float16]
+    /// Frames per 100 ms hop (the meter's); a hop is 100 units.
+    public let hop: Int
+    public let sampleRate: Int
+    /// Whether the limiter runs (else the gain path is left out: only fades shape the loudness).
+    public let limit: Bool
+    /// The limiter's threshold (ceiling less margin), linear.
+    public let threshold: Float
+    /// The limiter's look-ahead, frames, and its per-frame release coefficient.
+    public let lookahead: Int
+    public let releaseCoefficient: Double
+
+    public init(energies: [Float], peaks: [Float16], hop: Int, sampleRate: Int, limit: Bool,
+                settings: TruePeakLimiter.Settings) {
+        self.energies = energies
+        self.peaks = peaks
+        self.hop = hop
+        self.sampleRate = sampleRate
+        self.limit = limit
+        let p = TruePeakLimiter.Parameters(settings: settings, sampleRate: sampleRate)
+        threshold = p.threshold
+        lookahead = p.lookahead
+        releaseCoefficient = Double(p.releaseCoefficient)
+    }
+
+    /// Units in a hop, as the meter closes sub-blocks.
+    static let unitsPerHop = LoudnessMeter.subBlocksPerHop
+
+    /// Frames in unit `k` of a hop of `hop` frames (the meter's sub-block boundaries).
+    static func unitLength(_ k: Int, hop: Int) -> Int {
+        (k + 1) * hop / unitsPerHop - k * hop / unitsPerHop
+    }
+
+    /// Integrated loudness (BS.1770 gating) of the output at `gainDB`, limited when `limit`; nil
+    /// when nothing passes the gates or the audio is shorter than one 400 ms block.
+    public func loudness(gainDB: Double) -> Double? {
+        let units = energies.count
+        let hops = units / Self.unitsPerHop
+        guard hops >= LoudnessMeter.momentaryHops else { return nil }
+        let a = pow(10, gainDB / 20)
+        var hopEnergies = [Double](repeating: 0, count: hops)
+        if !limit {
+            for h in 0..<hops {
+                var s = 0.0
+                for j in (h * Self.unitsPerHop)..<((h + 1) * Self.unitsPerHop) { s += Double(energies[j]) }
+                hopEnergies[h] = s * a * a
+            }
+        } else {
+            limitedHopEnergies(gain: a, into: &hopEnergies)
+        }
+        var blocks: [Double] = []
+        blocks.reserveCapacity(hops)
+        let m = LoudnessMeter.momentaryHops
+        var window = 0.0
+        for h in 0..<hops {
+            window += hopEnergies[h]
+            if h >= m { window -= hopEnergies[h - m] }
+            if h >= m - 1 {
+                // Re-add exactly, as the meter does at each hop, so rounding doesn't drift.
+                var s = 0.0
+                for k in (h - m + 1)...h { s += hopEnergies[k] }
+                window = s
+                blocks.append(s / Double(m * hop))
+            }
+        }
+        return LoudnessMeter.gatedLoudness(blocks, relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
+    }
+
+    /// The limiter's gain path replayed unit by unit: the needed reduction from the unit's gained
+    /// peak, instant attack and exponential release, then the minimum over the look-ahead (the
+    /// last unit it reaches counted as far as it is covered on average); each unit's energy is
+    /// weighted by its squared gain and summed into its hop.
+    private func limitedHopEnergies(gain a: Double, into hopEnergies: inout [Double]) {
+        let units = energies.count
+        let total = peaks.count
+        let nominal = max(1, hop / Self.unitsPerHop)
+        // Units whose every frame's look-ahead covers them, and the share of the next one.
+        let q = lookahead / nominal, r = lookahead % nominal
+        let partial = min(1, (Double(r) + Double(nominal) / 2) / Double(nominal))
+        let thr = Double(threshold), ov = Double(TruePeakLimiter.releaseOvershoot)
+        let decays = (0...(nominal + 1)).map { pow(releaseCoefficient, Double($0)) }
+        // Attack/release gain of every unit up to `ahead` units past the one being weighted.
+        let ring = q + 2
+        var gains = [Double](repeating: 1, count: ring)
+        var depth = 0.0
+        var produced = 0
+        func advance() {
+            let j = produced
+            let length = Self.unitLength(j % Self.unitsPerHop, hop: hop)
+            depth = (depth + ov) * (length < decays.count ? decays[length] : pow(releaseCoefficient, Double(length))) - ov
+            if depth < 0 { depth = 0 }
+            if j < total {
+                let p = Double(peaks[j]) * a
+                if p > thr, 1 - thr / p > depth { depth = 1 - thr / p }
+            }
+            gains[j % ring] = 1 - depth
+            produced += 1
+        }
+        for j in 0..<units {
+            while produced <= j + q { advance() }
+            // Units j ..< j + q are under every frame's look-ahead; j + q under part of them.
+            var full = gains[j % ring]
+            if q > 1 { for k in 1..<q { full = min(full, gains[(j + k) % ring]) } }
+            var g2 = full * full
+            if q > 0 {
+                let last = min(full, gains[(j + q) % ring])
+                g2 = (1 - partial) * full * full + partial * last * last
+            }
+            hopEnergies[j / Self.unitsPerHop] += Double(energies[j]) * a * a * g2
+        }
+    }
+
+    /// The gain, dB, within `maxCompensationDB` of `planGainDB`, whose predicted loudness is
+    /// `targetLUFS` (to 0.001 LU): a secant search on the model, which costs no pass. At the edge
+    /// of the range when the target is out of reach; `planGainDB` when nothing is measurable.
+    public func gain(forTarget targetLUFS: Double, planGainDB: Double, maxCompensationDB: Double) -> Double {
+        let lo = planGainDB - maxCompensationDB, hi = planGainDB + maxCompensationDB
+        func f(_ g: Double) -> Double? { loudness(gainDB: g).map { $0 - targetLUFS } }
+        guard var f0 = f(planGainDB) else { return planGainDB }
+        var x0 = planGainDB
+        if abs(f0) <= 0.001 { return x0 }
+        // Bracket: loudness rises with gain (by at most 1 LU per dB).
+        var below: (x: Double, f: Double)? = f0 < 0 ? (x0, f0) : nil
+        var above: (x: Double, f: Double)? = f0 > 0 ? (x0, f0) : nil
+        var x1 = min(hi, max(lo, x0 - f0))
+        for _ in 0..<30 {
+            guard let f1 = f(x1) else { return x1 }
+            if abs(f1) <= 0.001 { return x1 }
+            if f1 < 0 { below = (x1, f1) } else { above = (x1, f1) }
+            if f1 < 0 && x1 >= hi { return hi }
+            if f1 > 0 && x1 <= lo { return lo }
+            var next: Double
+            if x1 != x0, f1 != f0 {
+                let slope = min(1, max(0.02, (f1 - f0) / (x1 - x0)))
+                next = x1 - f1 / slope
+            } else {
+                next = x1 - f1
+            }
+            if let b = below, let c = above {
+                if abs(c.x - b.x) < 1e-5 { return (b.x + c.x) / 2 }
+                // Stay strictly inside the bracket; bisect when the secant step leaves it.
+                if !(next > b.x && next < c.x) { next = (b.x + c.x) / 2 }
+            }
+            x0 = x1; f0 = f1
+            x1 = min(hi, max(lo, next))
+        }
+        return x1
+    }
+}
