@@ -34,6 +34,30 @@ public struct LimitedLoudnessModel: Sendable {
         threshold = p.threshold
         lookahead = p.lookahead
         releaseCoefficient = Double(p.releaseCoefficient)
+        smoothing = Self.smoothingWeights(lookahead: lookahead, sampleRate: sampleRate, hop: hop)
+    }
+
+    /// The limiter's two box filters (see `TruePeakLimiter`) as weights on the gains of this unit
+    /// and the ones before it: the frame kernel averaged over where a frame sits in its unit.
+    public let smoothing: [Double]
+
+    static func smoothingWeights(lookahead: Int, sampleRate: Int, hop: Int) -> [Double] {
+        let detectorLatency = TruePeakOversampler(sampleRate: sampleRate).latency
+        let hold = min(detectorLatency, lookahead / 4)
+        let span = lookahead + 1 - hold
+        let len1 = (span + 1) / 2, len2 = span + 1 - len1
+        var kernel = [Double](repeating: 0, count: len1 + len2 - 1)
+        for a in 0..<len1 { for b in 0..<len2 { kernel[a + b] += 1 / Double(len1 * len2) } }
+        let u = max(1, hop / unitsPerHop)
+        var weights = [Double](repeating: 0, count: (kernel.count + u - 1) / u + 2)
+        for o in 0..<u {
+            for (k, w) in kernel.enumerated() {
+                let d = o >= k ? 0 : (k - o + u - 1) / u
+                weights[d] += w / Double(u)
+            }
+        }
+        while weights.count > 1 && weights.last == 0 { weights.removeLast() }
+        return weights
     }
 
     /// Units in a hop, as the meter closes sub-blocks.
@@ -109,17 +133,19 @@ public struct LimitedLoudnessModel: Sendable {
             gains[j % ring] = 1 - depth
             produced += 1
         }
+        var minima = [Double](repeating: 1, count: smoothing.count)
         for j in 0..<units {
             while produced <= j + q { advance() }
             // Units j ..< j + q are under every frame's look-ahead; j + q under part of them.
             var full = gains[j % ring]
             if q > 1 { for k in 1..<q { full = min(full, gains[(j + k) % ring]) } }
-            var g2 = full * full
-            if q > 0 {
-                let last = min(full, gains[(j + q) % ring])
-                g2 = (1 - partial) * full * full + partial * last * last
-            }
-            hopEnergies[j / Self.unitsPerHop] += Double(energies[j]) * a * a * g2
+            var m = full
+            if q > 0 { m = (1 - partial) * full + partial * min(full, gains[(j + q) % ring]) }
+            // The box filters: this unit's and the last ones' look-ahead minima, weighted.
+            minima[j % minima.count] = m
+            var g = 0.0
+            for (d, w) in smoothing.enumerated() { g += w * (j >= d ? minima[(j - d) % minima.count] : 1) }
+            hopEnergies[j / Self.unitsPerHop] += Double(energies[j]) * a * a * g * g
         }
     }
 

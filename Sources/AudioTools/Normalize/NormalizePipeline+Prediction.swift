@@ -70,16 +70,29 @@ extension NormalizePipeline {
     /// pass, then the written pass at the predicted gain into an output from `makeOutput`, metered
     /// by it; when that misses by more than `toleranceLU` (and `maxWrittenPasses` allows), its sink
     /// is abandoned and the pass written again at the model's gain for the target less the miss.
-    /// The returned output's sink is neither committed nor abandoned: the caller decides.
+    /// With `firstPassMayLand` (little to limit) the plan's own gain is written first, before any
+    /// analysis, and kept when it lands: one pass in all. The returned output's sink is neither
+    /// committed nor abandoned: the caller decides.
     public static func runPredicted(_ plan: NormalizePlan, targetLUFS: Double, source: AudioSource, weights: [Double],
                                     makeOutput: () throws -> Output, toleranceLU: Double = 0.05, maxWrittenPasses: Int = 2,
-                                    maxCompensationDB: Double = 6,
+                                    maxCompensationDB: Double = 6, firstPassMayLand: Bool = false,
                                     decodeAhead: Bool = false) throws -> (report: NormalizeReport, output: Output, prediction: Prediction) {
-        let (first, model) = try predict(plan, targetLUFS: targetLUFS, source: source, weights: weights,
-                                         maxCompensationDB: maxCompensationDB, decodeAhead: decodeAhead)
-        var prediction = Prediction(gainDB: first.gainDB, predictedLUFS: model.loudness(gainDB: first.gainDB),
-                                    firstWrittenLUFS: nil, writtenPasses: 0)
-        var current = first
+        var model: LimitedLoudnessModel? = nil
+        var current = plan
+        var prediction = Prediction(gainDB: plan.gainDB, predictedLUFS: nil, firstWrittenLUFS: nil, writtenPasses: 0)
+        func analyseAndPredict(missedBy miss: Double) throws -> Double {
+            let m = try analyse(plan, source: source, weights: weights, decodeAhead: decodeAhead)
+            model = m
+            // A measured miss at this gain is the model's error there, taken to hold near it.
+            var target = targetLUFS
+            if miss != 0, let modelled = m.loudness(gainDB: current.gainDB) { target -= miss - (modelled - targetLUFS) }
+            let g = m.gain(forTarget: target, planGainDB: plan.gainDB, maxCompensationDB: maxCompensationDB)
+            prediction.gainDB = g
+            prediction.predictedLUFS = m.loudness(gainDB: g)
+            return g
+        }
+        if !firstPassMayLand { current.gainDB = try analyseAndPredict(missedBy: 0) }
+        var predictedWrites = 0, missedPrediction: Double? = nil
         while true {
             try source.seek(toFrame: 0)
             let output = try makeOutput()
@@ -92,19 +105,28 @@ extension NormalizePipeline {
                 throw error
             }
             prediction.writtenPasses += 1
+            if model != nil { predictedWrites += 1 }
             let measured = output.integrated?()
             if prediction.writtenPasses == 1 { prediction.firstWrittenLUFS = measured }
             var next = current.gainDB
-            if let measured, abs(measured - targetLUFS) > toleranceLU, prediction.writtenPasses < maxWrittenPasses,
-               let modelled = model.loudness(gainDB: current.gainDB) {
-                // The model's error at this gain, taken to hold near it.
-                next = model.gain(forTarget: targetLUFS - (measured - modelled), planGainDB: plan.gainDB,
-                                  maxCompensationDB: maxCompensationDB)
+            if let measured, abs(measured - targetLUFS) > toleranceLU {
+                if let m = model {
+                    if predictedWrites < maxWrittenPasses, let modelled = m.loudness(gainDB: current.gainDB) {
+                        next = m.gain(forTarget: targetLUFS - (measured - modelled), planGainDB: plan.gainDB,
+                                      maxCompensationDB: maxCompensationDB)
+                        if next != current.gainDB { missedPrediction = measured - targetLUFS }
+                    }
+                } else {
+                    output.sink.abandon()
+                    current.gainDB = try analyseAndPredict(missedBy: measured - targetLUFS)
+                    continue
+                }
             }
             if next == current.gainDB {
-                report.passes = 1 + prediction.writtenPasses
+                report.passes = prediction.writtenPasses + (model != nil ? 1 : 0)
                 report.compensationDB = current.gainDB - plan.gainDB
                 report.measuredLUFS = measured
+                report.predictionMissLU = missedPrediction
                 return (report, output, prediction)
             }
             output.sink.abandon()

@@ -50,12 +50,8 @@ public struct NormalizedFileWriter {
                 let result = try NormalizePipeline.runPredicted(
                     plan, targetLUFS: targetLUFS, source: source, weights: weights, makeOutput: makeOutput,
                     maxWrittenPasses: max(1, maxPasses - 2), maxCompensationDB: maxCompensationDB,
-                    decodeAhead: cores.hasSpareCore)
-                var r = result.report
-                if result.prediction.writtenPasses > 1, let first = result.prediction.firstWrittenLUFS {
-                    r.predictionMissLU = first - targetLUFS
-                }
-                report = r
+                    firstPassMayLand: decision.firstPassMayLand, decodeAhead: cores.hasSpareCore)
+                report = result.report
             } else {
                 let output = try makeOutput()
                 report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,
