@@ -31,7 +31,7 @@ public final class LimitedLoudnessAnalyzer {
     private var nextUnit = 0
     private var nextUnitStart = 0
     private var framesIn = 0
-    private var peaks: [Float16] = []
+    private var peaks: [Float] = []
     /// Samples either side of a sample that its interpolated neighbours read.
     private let reach: Int
 
@@ -82,7 +82,8 @@ public final class LimitedLoudnessAnalyzer {
     }
 
     /// The model of what was added, for a limiter with `settings`.
-    public func finish(settings: TruePeakLimiter.Settings) -> LimitedLoudnessModel {
+    /// `analysedGainDB`: the gain already in the samples added (0: the source's own level).
+    public func finish(settings: TruePeakLimiter.Settings, analysedGainDB: Double = 0) -> LimitedLoudnessModel {
         if limit {
             // The stream ends in silence, as the limiter's flush pushes it.
             let pad = hop / LimitedLoudnessModel.unitsPerHop + 2 * reach + 2
@@ -90,7 +91,7 @@ public final class LimitedLoudnessAnalyzer {
             processUnits(upTo: framesIn, final: true)
         }
         return LimitedLoudnessModel(energies: energies, peaks: peaks, hop: hop, sampleRate: sampleRate,
-                                    limit: limit, settings: settings)
+                                    limit: limit, settings: settings, analysedGainDB: analysedGainDB)
     }
 
     /// Peaks of the units whose samples (and the interpolator's reach past them) have arrived;
@@ -108,10 +109,7 @@ public final class LimitedLoudnessAnalyzer {
                 }
                 if p > linked { linked = p }
             }
-            // Rounded up, so the model never sees a peak lower than the limiter will.
-            var h = Float16(linked)
-            if Float(h) < linked { h = h.nextUp }
-            peaks.append(h)
+            peaks.append(linked)
             nextUnit += 1
             nextUnitStart += length
         }
@@ -127,7 +125,7 @@ public final class LimitedLoudnessAnalyzer {
         var best = m
         let t = tapsPerPhase, half = t / 2
         taps.withUnsafeBufferPointer { h in
-            for start in [a - 1, a] {
+            for start in (a - 1)...a {
                 // Value at start + p/f: Σ_k h_p[k]·x[start + t/2 − k].
                 let base = x + start + half
                 for p in 1..<factor {

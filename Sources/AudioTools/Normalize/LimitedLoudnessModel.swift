@@ -11,7 +11,9 @@ public struct LimitedLoudnessModel: Sendable {
     /// K-weighted, channel-weighted energy Σ G·y² of each complete unit.
     public let energies: [Float]
     /// Largest inter-sample peak of each unit over all channels (at least as many as `energies`).
-    public let peaks: [Float16]
+    public let peaks: [Float]
+    /// Gain already in the analysed samples, dB (0 for the source itself).
+    public let analysedGainDB: Double
     /// Frames per 100 ms hop (the meter's); a hop is 100 units.
     public let hop: Int
     public let sampleRate: Int
@@ -23,10 +25,11 @@ public struct LimitedLoudnessModel: Sendable {
     public let lookahead: Int
     public let releaseCoefficient: Double
 
-    public init(energies: [Float], peaks: [Float16], hop: Int, sampleRate: Int, limit: Bool,
-                settings: TruePeakLimiter.Settings) {
+    public init(energies: [Float], peaks: [Float], hop: Int, sampleRate: Int, limit: Bool,
+                settings: TruePeakLimiter.Settings, analysedGainDB: Double = 0) {
         self.energies = energies
         self.peaks = peaks
+        self.analysedGainDB = analysedGainDB
         self.hop = hop
         self.sampleRate = sampleRate
         self.limit = limit
@@ -74,7 +77,7 @@ public struct LimitedLoudnessModel: Sendable {
         let units = energies.count
         let hops = units / Self.unitsPerHop
         guard hops >= LoudnessMeter.momentaryHops else { return nil }
-        let a = pow(10, gainDB / 20)
+        let a = pow(10, (gainDB - analysedGainDB) / 20)
         var hopEnergies = [Double](repeating: 0, count: hops)
         if !limit {
             for h in 0..<hops {

@@ -70,9 +70,9 @@ extension NormalizePipeline {
     /// pass, then the written pass at the predicted gain into an output from `makeOutput`, metered
     /// by it; when that misses by more than `toleranceLU` (and `maxWrittenPasses` allows), its sink
     /// is abandoned and the pass written again at the model's gain for the target less the miss.
-    /// With `firstPassMayLand` (little to limit) the plan's own gain is written first, before any
-    /// analysis, and kept when it lands: one pass in all. The returned output's sink is neither
-    /// committed nor abandoned: the caller decides.
+    /// With `firstPassMayLand` (little to limit) the plan's own gain is written first, analysed as
+    /// it is written, and kept when it lands: one pass in all, else two. The returned output's sink
+    /// is neither committed nor abandoned: the caller decides.
     public static func runPredicted(_ plan: NormalizePlan, targetLUFS: Double, source: AudioSource, weights: [Double],
                                     makeOutput: () throws -> Output, toleranceLU: Double = 0.05, maxWrittenPasses: Int = 2,
                                     maxCompensationDB: Double = 6, firstPassMayLand: Bool = false,
@@ -80,50 +80,59 @@ extension NormalizePipeline {
         var model: LimitedLoudnessModel? = nil
         var current = plan
         var prediction = Prediction(gainDB: plan.gainDB, predictedLUFS: nil, firstWrittenLUFS: nil, writtenPasses: 0)
-        func analyseAndPredict(missedBy miss: Double) throws -> Double {
+        var analysisPasses = 0
+        func predictGain(_ m: LimitedLoudnessModel, missedBy miss: Double?) -> Double {
+            // A measured miss at the current gain is the model's error there, taken to hold near it.
+            var target = targetLUFS
+            if let miss, let modelled = m.loudness(gainDB: current.gainDB) { target -= targetLUFS + miss - modelled }
+            return m.gain(forTarget: target, planGainDB: plan.gainDB, maxCompensationDB: maxCompensationDB)
+        }
+        if !firstPassMayLand {
             let m = try analyse(plan, source: source, weights: weights, decodeAhead: decodeAhead)
             model = m
-            // A measured miss at this gain is the model's error there, taken to hold near it.
-            var target = targetLUFS
-            if miss != 0, let modelled = m.loudness(gainDB: current.gainDB) { target -= miss - (modelled - targetLUFS) }
-            let g = m.gain(forTarget: target, planGainDB: plan.gainDB, maxCompensationDB: maxCompensationDB)
-            prediction.gainDB = g
-            prediction.predictedLUFS = m.loudness(gainDB: g)
-            return g
+            analysisPasses = 1
+            current.gainDB = predictGain(m, missedBy: nil)
+            prediction.gainDB = current.gainDB
+            prediction.predictedLUFS = m.loudness(gainDB: current.gainDB)
         }
-        if !firstPassMayLand { current.gainDB = try analyseAndPredict(missedBy: 0) }
         var predictedWrites = 0, missedPrediction: Double? = nil
         while true {
             try source.seek(toFrame: 0)
+            // A pass written before any prediction is analysed as it runs, in case it misses.
+            let analyzer = model == nil
+                ? LimitedLoudnessAnalyzer(sampleRate: source.format.sampleRate, weights: weights, limit: current.limit) : nil
+            if analyzer != nil, weights.count != source.format.channelCount { throw Failure.channelMismatch }
             let output = try makeOutput()
             var report: NormalizeReport
             do {
                 report = try runPass(current, source: source, sink: output.sink, decodeAhead: decodeAhead,
-                                     beforeQuantise: nil, onOutputBlock: output.onOutputBlock)
+                                     beforeQuantise: nil, onOutputBlock: output.onOutputBlock,
+                                     afterFades: analyzer.map { a in { a.add($0) } })
             } catch {
                 output.sink.abandon()
                 throw error
             }
             prediction.writtenPasses += 1
-            if model != nil { predictedWrites += 1 }
+            if analyzer == nil { predictedWrites += 1 }
             let measured = output.integrated?()
             if prediction.writtenPasses == 1 { prediction.firstWrittenLUFS = measured }
             var next = current.gainDB
             if let measured, abs(measured - targetLUFS) > toleranceLU {
-                if let m = model {
-                    if predictedWrites < maxWrittenPasses, let modelled = m.loudness(gainDB: current.gainDB) {
-                        next = m.gain(forTarget: targetLUFS - (measured - modelled), planGainDB: plan.gainDB,
-                                      maxCompensationDB: maxCompensationDB)
-                        if next != current.gainDB { missedPrediction = measured - targetLUFS }
-                    }
-                } else {
-                    output.sink.abandon()
-                    current.gainDB = try analyseAndPredict(missedBy: measured - targetLUFS)
-                    continue
+                if let analyzer {
+                    var timing = current.limiterTiming
+                    timing.ceilingDBTP = current.ceilingDBTP
+                    let m = analyzer.finish(settings: timing, analysedGainDB: current.gainDB)
+                    model = m
+                    next = predictGain(m, missedBy: measured - targetLUFS)
+                    prediction.gainDB = next
+                    prediction.predictedLUFS = m.loudness(gainDB: next)
+                } else if let m = model, predictedWrites < maxWrittenPasses {
+                    next = predictGain(m, missedBy: measured - targetLUFS)
+                    if next != current.gainDB { missedPrediction = measured - targetLUFS }
                 }
             }
             if next == current.gainDB {
-                report.passes = prediction.writtenPasses + (model != nil ? 1 : 0)
+                report.passes = prediction.writtenPasses + analysisPasses
                 report.compensationDB = current.gainDB - plan.gainDB
                 report.measuredLUFS = measured
                 report.predictionMissLU = missedPrediction

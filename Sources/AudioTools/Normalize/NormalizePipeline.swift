@@ -127,7 +127,8 @@ public enum NormalizePipeline {
     /// which doesn't dither, would have seen).
     static func runPass(_ plan: NormalizePlan, source: AudioSource, sink: AudioSink?, decodeAhead: Bool,
                         beforeQuantise: ((AudioBlock) -> Void)?,
-                        onOutputBlock: ((AudioBlock) -> Void)?) throws -> NormalizeReport {
+                        onOutputBlock: ((AudioBlock) -> Void)?,
+                        afterFades: ((AudioBlock) -> Void)? = nil) throws -> NormalizeReport {
         let format = source.format
         let channels = format.channelCount
         let needsLength = plan.fadeOutFrames > 0
@@ -165,6 +166,7 @@ public enum NormalizePipeline {
                 framesRead += n
                 copy(decoded, from: start, count: n, scaledBy: gain, into: &block)
                 if !fades.isIdentity { fades.apply(to: &block) }
+                afterFades?(block)
                 limiter?.process(&block)
                 try emit(&block)
                 start += n
