@@ -111,45 +111,65 @@ public struct LimitedLoudnessModel: Sendable {
     /// last unit it reaches counted as far as it is covered on average); each unit's energy is
     /// weighted by its squared gain and summed into its hop.
     private func limitedHopEnergies(gain a: Double, into hopEnergies: inout [Double]) {
-        let units = energies.count
         let total = peaks.count
-        let nominal = max(1, hop / Self.unitsPerHop)
+        let perHop = Self.unitsPerHop
+        let nominal = max(1, hop / perHop)
         // Units whose every frame's look-ahead covers them, and the share of the next one.
         let q = lookahead / nominal, r = lookahead % nominal
         let partial = min(1, (Double(r) + Double(nominal) / 2) / Double(nominal))
         let thr = Double(threshold), ov = Double(TruePeakLimiter.releaseOvershoot)
-        let decays = (0...(nominal + 1)).map { pow(releaseCoefficient, Double($0)) }
-        // Attack/release gain of every unit up to `ahead` units past the one being weighted.
-        let ring = q + 2
-        var gains = [Double](repeating: 1, count: ring)
+        // The release over each unit of a hop (this runs for every unit at every gain tried: no
+        // divisions in the loop, rings indexed by masks).
+        let decays = (0..<perHop).map { pow(releaseCoefficient, Double(Self.unitLength($0, hop: hop))) }
+        var ringSize = 1
+        while ringSize < q + 2 { ringSize <<= 1 }
+        let ringMask = ringSize - 1
+        var minimaSize = 1
+        while minimaSize < smoothing.count { minimaSize <<= 1 }
+        let minimaMask = minimaSize - 1
+        let weights = smoothing, taps = smoothing.count
+        var gains = [Double](repeating: 1, count: ringSize)
+        var minima = [Double](repeating: 1, count: minimaSize)
         var depth = 0.0
-        var produced = 0
-        func advance() {
-            let j = produced
-            let length = Self.unitLength(j % Self.unitsPerHop, hop: hop)
-            depth = (depth + ov) * (length < decays.count ? decays[length] : pow(releaseCoefficient, Double(length))) - ov
-            if depth < 0 { depth = 0 }
-            if j < total {
-                let p = Double(peaks[j]) * a
-                if p > thr, 1 - thr / p > depth { depth = 1 - thr / p }
+        var produced = 0, producedInHop = 0
+        let a2 = a * a
+        energies.withUnsafeBufferPointer { e in
+        peaks.withUnsafeBufferPointer { pk in
+        weights.withUnsafeBufferPointer { w in
+        decays.withUnsafeBufferPointer { dc in
+        gains.withUnsafeMutableBufferPointer { gr in
+        minima.withUnsafeMutableBufferPointer { mn in
+        hopEnergies.withUnsafeMutableBufferPointer { he in
+            var unitInHop = 0, hopIndex = 0
+            // Units of complete hops only: the meter gates nothing shorter.
+            for j in 0..<(he.count * perHop) {
+                while produced <= j + q {
+                    // Attack/release gain of unit `produced`.
+                    depth = (depth + ov) * dc[producedInHop] - ov
+                    if depth < 0 { depth = 0 }
+                    if produced < total {
+                        let p = Double(pk[produced]) * a
+                        if p > thr, 1 - thr / p > depth { depth = 1 - thr / p }
+                    }
+                    gr[produced & ringMask] = 1 - depth
+                    produced += 1
+                    producedInHop += 1
+                    if producedInHop == perHop { producedInHop = 0 }
+                }
+                // Units j ..< j + q are under every frame's look-ahead; j + q under part of them.
+                var full = gr[j & ringMask]
+                if q > 1 { for k in 1..<q { full = min(full, gr[(j + k) & ringMask]) } }
+                var m = full
+                if q > 0 { m = (1 - partial) * full + partial * min(full, gr[(j + q) & ringMask]) }
+                // The box filters: this unit's and the last ones' look-ahead minima, weighted.
+                mn[j & minimaMask] = m
+                var g = 0.0
+                for d in 0..<taps { g += w[d] * (j >= d ? mn[(j - d) & minimaMask] : 1) }
+                he[hopIndex] += Double(e[j]) * a2 * g * g
+                unitInHop += 1
+                if unitInHop == perHop { unitInHop = 0; hopIndex += 1 }
             }
-            gains[j % ring] = 1 - depth
-            produced += 1
-        }
-        var minima = [Double](repeating: 1, count: smoothing.count)
-        for j in 0..<units {
-            while produced <= j + q { advance() }
-            // Units j ..< j + q are under every frame's look-ahead; j + q under part of them.
-            var full = gains[j % ring]
-            if q > 1 { for k in 1..<q { full = min(full, gains[(j + k) % ring]) } }
-            var m = full
-            if q > 0 { m = (1 - partial) * full + partial * min(full, gains[(j + q) % ring]) }
-            // The box filters: this unit's and the last ones' look-ahead minima, weighted.
-            minima[j % minima.count] = m
-            var g = 0.0
-            for (d, w) in smoothing.enumerated() { g += w * (j >= d ? minima[(j - d) % minima.count] : 1) }
-            hopEnergies[j / Self.unitsPerHop] += Double(energies[j]) * a * a * g * g
-        }
+        }}}}}}}
     }
 
     /// The gain, dB, within `maxCompensationDB` of `planGainDB`, whose predicted loudness is

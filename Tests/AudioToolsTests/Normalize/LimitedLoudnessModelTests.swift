@@ -90,6 +90,18 @@ import Testing
         }
     }
 
+    @Test func aProgrammeEndingInsideAHopIsModelledToo() throws {
+        // 7.2537 s at 44.1 kHz: the last hop is partial, and the meter leaves it out.
+        let x = NormTestSignals.music(sampleRate: 44_100, seconds: 7.2537, channels: 2, seed: 11)
+        let plan = NormalizePlan(gainDB: 0, ceilingDBTP: -1, limit: true)
+        let m = try Self.model(x, plan: plan, rate: 44_100)
+        #expect(m.energies.count % 100 != 0)
+        let g = -1.15 - NormTestMeter.truePeakDB(x) + 4
+        let l = try #require(m.loudness(gainDB: g))
+        let real = try #require(try Self.limitedLoudness(x, plan: plan, gainDB: g, rate: 44_100))
+        #expect(abs(l - real) < 0.04, "model \(l), limiter \(real)")
+    }
+
     @Test func theAnalysisIsTheSameWhateverTheBlocks() throws {
         let x = NormTestSignals.music(sampleRate: 44_100, seconds: 3, channels: 3, seed: 9)
         let plan = NormalizePlan(gainDB: 0, fadeOutFrames: 20_000, limit: true, totalFrames: x[0].count)
