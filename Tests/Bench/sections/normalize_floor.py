@@ -11,6 +11,18 @@ def rss_from_record(cmd, stdin):
     return int(r.stderr.strip().splitlines()[-1]) / 1024
 
 
+def wall_and_cpu_from_record(cmd, stdin, runs=3):
+    """Best wall time and best CPU time (user + system) of `runs` runs of cmd reading the record."""
+    walls, cpus = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdin=open(stdin), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, _, ru = os.wait4(p.pid, 0)
+        walls.append(time.perf_counter() - t)
+        cpus.append(ru.ru_utime + ru.ru_stime)
+    return min(walls), min(cpus)
+
+
 def normalize_floor():
     section("lufs-normalize, limited: 10-minute 48 kHz stereo 24-bit WAV to -9 and -8 LUFS / -1 dBTP, against the decode + encode floor")
     print(f"  (load average when starting: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; best of 3)")
@@ -36,17 +48,18 @@ def normalize_floor():
 
     for label, binary in builds:
         norm = [os.path.join(binary, "lufs-normalize"), "-j", "1", "--overwrite", "--true-peak", "-1"]
-        floor = best(norm + ["--target", "-9", "--decode-encode-only", "--out-dir", os.path.join(out, label + "-floor"), "-"],
-                     stdin=measured)
-        print(f"  [{label}] decode + encode floor (--decode-encode-only)   {floor:7.3f} s")
+        floor, floor_cpu = wall_and_cpu_from_record(
+            norm + ["--target", "-9", "--decode-encode-only", "--out-dir", os.path.join(out, label + "-floor"), "-"], measured)
+        print(f"  [{label}] decode + encode floor (--decode-encode-only)   {floor:7.3f} s   CPU {floor_cpu:6.3f} s")
         for target in ["-9", "-8"]:
             dest = os.path.join(out, f"{label}{target}")
-            t = best(norm + ["--target", target, "--out-dir", dest, "-"], stdin=measured)
+            t, cpu = wall_and_cpu_from_record(norm + ["--target", target, "--out-dir", dest, "-"], measured)
             n = run_once(binary, ["--target", target], dest)
             lufs = n.get("integrated_lufs")
             err = f"{lufs - float(target):+.2f} LU" if isinstance(lufs, (int, float)) else "n/a"
             rss = rss_from_record(norm + ["--target", target, "--out-dir", dest, "-"], measured)
-            print(f"  [{label}] target {target:>3} LUFS  {t:7.3f} s = {t / floor:5.2f}x the floor   passes {n.get('passes')}"
+            print(f"  [{label}] target {target:>3} LUFS  {t:7.3f} s = {t / floor:5.2f}x the floor"
+                  f"   CPU {cpu:6.3f} s = {cpu / floor_cpu:5.2f}x   passes {n.get('passes')}"
                   f"   compensation {n.get('compensation_db')} dB   landed {lufs} LUFS ({err})"
                   f"   true peak {n.get('true_peak_dbtp')} dBTP   max reduction {n.get('limiter', {}).get('max_reduction_db')} dB"
                   f"   peak RSS {rss:6.1f} MiB", flush=True)
