@@ -50,16 +50,13 @@ public enum MediaNormalizer {
         var jobs = jobs.sorted { $0.ordinal < $1.ordinal }
         var passes = [Int](repeating: 0, count: jobs.count)
         var lowered = [Double](repeating: 0, count: jobs.count)
-        // Measuring passes run before the encoder starts, so it never waits on a pipe.
+        // The compensation is predicted by one analysis pass before the encoder starts, so it
+        // never waits on a pipe.
         for (i, j) in jobs.enumerated() where j.compensate {
             let source = try FFmpegSource(path: input, audioStream: j.ordinal)
-            let weights = j.weights, rate = j.encoding.sampleRate
-            let s = try NormalizePipeline.settle(j.plan, targetLUFS: j.targetLUFS, source: source, makeMeter: {
-                let m = LoudnessMeter(sampleRate: rate, weights: weights, measuresTruePeak: false)
-                return NormalizePipeline.LoudnessProbe(add: { m.add($0) }, integrated: { m.finish().integratedLUFS })
-            }, maxPasses: settings.maxPasses, maxCompensationDB: settings.maxCompensationDB)
-            jobs[i].plan = s.plan
-            passes[i] = s.passes
+            jobs[i].plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: source, weights: j.weights,
+                                                         maxCompensationDB: settings.maxCompensationDB).plan
+            passes[i] = 1
         }
         let encodings = Dictionary(uniqueKeysWithValues: jobs.map { ($0.ordinal, $0.encoding) })
         var encodes = 0

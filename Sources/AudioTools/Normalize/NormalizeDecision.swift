@@ -14,8 +14,8 @@ public struct NormalizeDecision: Equatable, Sendable {
     public var hasFades: Bool { fadeInFrames > 0 || fadeOutFrames > 0 }
 
     /// Up to this much overshoot the first compensated pass usually lands within the tolerance
-    /// (the limiter touches only the highest peaks), so it is worth writing as it runs; beyond it,
-    /// measuring first is cheaper than encoding a pass that misses. (Noise-like programme, whose
+    /// (the limiter touches only the highest peaks), so it is worth writing (and analysing) as it
+    /// runs; beyond it, the analysis pass first is cheaper than encoding a pass that misses. (Noise-like programme, whose
     /// loudness sits nearest its peaks, loses about 0.05 LU at 1.7 dB and 0.2 LU at 2.2 dB.)
     public static let landingOvershootDB = 2.0
 

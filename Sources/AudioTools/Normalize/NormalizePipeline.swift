@@ -69,6 +69,9 @@ public struct NormalizeReport: Equatable, Sendable {
     /// Integrated loudness measured on the output, LUFS: of the written pass when it was metered,
     /// else of the last measuring pass (compensated runs only).
     public var measuredLUFS: Double?
+    /// How far the first written pass landed from the target when the predicted compensation
+    /// missed and the file was written again, LU (nil: it landed, or there was no prediction).
+    public var predictionMissLU: Double? = nil
 }
 
 /// Streams source → gain → fades → limiter → (dither) → sink in blocks. It measures nothing
@@ -124,7 +127,8 @@ public enum NormalizePipeline {
     /// which doesn't dither, would have seen).
     static func runPass(_ plan: NormalizePlan, source: AudioSource, sink: AudioSink?, decodeAhead: Bool,
                         beforeQuantise: ((AudioBlock) -> Void)?,
-                        onOutputBlock: ((AudioBlock) -> Void)?) throws -> NormalizeReport {
+                        onOutputBlock: ((AudioBlock) -> Void)?,
+                        afterFades: ((AudioBlock) -> Void)? = nil) throws -> NormalizeReport {
         let format = source.format
         let channels = format.channelCount
         let needsLength = plan.fadeOutFrames > 0
@@ -162,6 +166,7 @@ public enum NormalizePipeline {
                 framesRead += n
                 copy(decoded, from: start, count: n, scaledBy: gain, into: &block)
                 if !fades.isIdentity { fades.apply(to: &block) }
+                afterFades?(block)
                 limiter?.process(&block)
                 try emit(&block)
                 start += n

@@ -73,6 +73,18 @@ public final class TruePeakLimiter {
     private var box1Sum: Double, box2Sum: Double
     private var box1Reduced = 0, box2Reduced = 0   // entries below 1 in each box
 
+    /// The gain path's constants from the settings, shared with `LimitedLoudnessModel`.
+    struct Parameters {
+        var lookahead: Int
+        var threshold: Float
+        var releaseCoefficient: Float
+        init(settings: Settings, sampleRate: Int) {
+            lookahead = max(4, Int((settings.lookaheadSeconds * Double(sampleRate)).rounded()))
+            threshold = Float(pow(10, (settings.ceilingDBTP - settings.marginDB) / 20))
+            releaseCoefficient = Float(exp(-1 / max(1e-4, settings.releaseSeconds) / Double(sampleRate)))
+        }
+    }
+
     /// Frames per detection sub-block.
     static let subBlock = 512
     /// The release aims this far past full gain, so it arrives at exactly 1 in finite time.
@@ -90,10 +102,11 @@ public final class TruePeakLimiter {
         let make = makeDetector ?? { OversamplerPeakDetector(sampleRate: $0) }
         detectors = (0..<channelCount).map { _ in make(sampleRate) }
         detectorLatency = detectors[0].latency
-        lookahead = max(4, Int((settings.lookaheadSeconds * Double(sampleRate)).rounded()))
+        let parameters = Parameters(settings: settings, sampleRate: sampleRate)
+        lookahead = parameters.lookahead
         latency = detectorLatency + lookahead
-        threshold = Float(pow(10, (settings.ceilingDBTP - settings.marginDB) / 20))
-        releaseCoefficient = Float(exp(-1 / max(1e-4, settings.releaseSeconds) / Double(sampleRate)))
+        threshold = parameters.threshold
+        releaseCoefficient = parameters.releaseCoefficient
         // The minimum covers the look-ahead window [n, n + lookahead]; the boxes span
         // lookahead + 1 − hold frames, so each smoothed gain also holds `hold` frames early,
         // covering the samples just before a peak that feed its interpolated value.

@@ -56,6 +56,9 @@ public struct NormalizedFileRecord {
             notes.append("The limiter reduced \(report.framesLimited) frames (\(String(format: "%.2f", seconds)) s) by up to \(String(format: "%.2f", report.maxReductionDB)) dB" +
                          (abs(report.compensationDB) >= 0.005 ? "; \(String(format: "%.2f", report.compensationDB)) dB of extra gain kept the loudness on target." : "."))
         }
+        if let miss = report.predictionMissLU {
+            notes.append("The predicted compensation left the first write \(String(format: "%.2f", abs(miss))) LU \(miss < 0 ? "under" : "over") the target, so the file was written a second time with that miss taken off.")
+        }
         var shortfall: Double? = nil
         if peakMode == .reduce, gain.shortfallLU > 0 {
             // An album track is not meant to reach the target itself: the album is what falls short.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Runs the normalisation into a new file: the plan over the source into a sink (unnamed until
 /// committed, so a failure leaves nothing behind), with a loudness meter on the samples written.
-/// Compensated plans search for their gain first, writing the pass likely to land as it runs.
+/// Compensated plans predict their gain from one analysis pass first (NormalizePipeline+Prediction).
 public struct NormalizedFileWriter {
     public var outPath: String
     public var format: LufsNormalizeFormat
@@ -45,14 +45,13 @@ public struct NormalizedFileWriter {
         let report: NormalizeReport
         do {
             if decision.compensate {
-                report = try NormalizePipeline.runCompensated(
-                    plan, targetLUFS: targetLUFS, source: source, makeOutput: makeOutput,
-                    makeMeter: {
-                        let m = LoudnessMeter(sampleRate: rate, weights: weights, measuresTruePeak: false)
-                        return NormalizePipeline.LoudnessProbe(add: { m.add($0) }, integrated: { m.finish().integratedLUFS })
-                    },
-                    maxPasses: maxPasses, maxCompensationDB: maxCompensationDB,
-                    firstPassMayLand: decision.firstPassMayLand, decodeAhead: cores.hasSpareCore).report
+                // One analysis pass predicts the compensation; the written pass is metered and
+                // written again only when it missed.
+                let result = try NormalizePipeline.runPredicted(
+                    plan, targetLUFS: targetLUFS, source: source, weights: weights, makeOutput: makeOutput,
+                    maxWrittenPasses: max(1, maxPasses - 2), maxCompensationDB: maxCompensationDB,
+                    firstPassMayLand: decision.firstPassMayLand, decodeAhead: cores.hasSpareCore)
+                report = result.report
             } else {
                 let output = try makeOutput()
                 report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,

@@ -1,0 +1,207 @@
+import Foundation
+
+/// Gathers a `LimitedLoudnessModel` in one streaming pass: the meter's K-weighting summed per
+/// ~1 ms unit (the meter's sub-blocks), and per unit the linked inter-sample peak, interpolated
+/// (with the meter's own oversampler taps) only on either side of each channel's largest sample,
+/// where a peak between samples is. That is a few dozen products per unit where the limiter's
+/// detector takes three dozen per sample, so the pass costs about the K-weighting. The result
+/// doesn't depend on how the stream is cut into blocks.
+public final class LimitedLoudnessAnalyzer {
+    public let sampleRate: Int
+    public let weights: [Double]
+    public let limit: Bool
+    let hop: Int
+    private let coefficients: [Double]
+    private let pairChannels: [(Int, Int)]
+    private var pairStates: [[Double]]
+    private var laneWeights: [[Double]]
+    private let usesSSE2 = VectorKernels.hasSSE2 && !VectorKernels.portableOnly
+    private var energies: [Float] = []
+    private var unitInHop = 0
+    private var unitRemaining: Int
+    private var pieces: [Int] = []
+    private var pieceEnergies: [Double] = []
+
+    // Peaks: per channel the samples from `bufferStart` on (8 zeros of history first).
+    private let taps: [Float]
+    private let factor: Int
+    private let tapsPerPhase: Int
+    private var buffers: [[Float]]
+    private var bufferStart: Int
+    private var nextUnit = 0
+    private var nextUnitStart = 0
+    private var framesIn = 0
+    private var peaks: [Float] = []
+    /// Samples either side of a sample that its interpolated neighbours read.
+    private let reach: Int
+
+    public init(sampleRate: Int, weights: [Double], limit: Bool) {
+        self.sampleRate = sampleRate
+        self.weights = weights
+        self.limit = limit
+        hop = (sampleRate + 5) / 10
+        let k = KWeighting(sampleRate: sampleRate)
+        coefficients = [k.shelf.b0, k.shelf.b1, k.shelf.b2, k.shelf.a1, k.shelf.a2, k.highPass.a1, k.highPass.a2]
+        var pairs: [(Int, Int)] = [], lanes: [[Double]] = []
+        var c = 0
+        while c < weights.count {
+            let second = c + 1 < weights.count ? c + 1 : c
+            pairs.append((c, second))
+            lanes.append([weights[c], second == c ? 0 : weights[second]])
+            c += 2
+        }
+        pairChannels = pairs
+        laneWeights = lanes
+        pairStates = Array(repeating: [Double](repeating: 0, count: 14), count: pairs.count)
+        unitRemaining = LimitedLoudnessModel.unitLength(0, hop: hop)
+        let os = TruePeakOversampler(sampleRate: sampleRate)
+        taps = os.taps
+        factor = os.factor
+        tapsPerPhase = os.tapsPerPhase
+        reach = max(1, tapsPerPhase / 2)
+        buffers = Array(repeating: [Float](repeating: 0, count: reach), count: weights.count)
+        bufferStart = -reach
+    }
+
+    /// Feeds the next frames (the faded source, before any gain).
+    public func add(_ block: AudioBlock) {
+        precondition(block.channels.count == weights.count)
+        let n = block.frames
+        guard n > 0 else { return }
+        kWeight(block, n)
+        framesIn += n
+        guard limit else { return }
+        for c in 0..<buffers.count { buffers[c].append(contentsOf: block.channels[c][0..<n]) }
+        processUnits(upTo: framesIn)
+        // Keep only the history the next unit reads.
+        let drop = nextUnitStart - reach - bufferStart
+        if drop > 0 {
+            for c in 0..<buffers.count { buffers[c].removeFirst(drop) }
+            bufferStart += drop
+        }
+    }
+
+    /// The model of what was added, for a limiter with `settings`.
+    /// `analysedGainDB`: the gain already in the samples added (0: the source's own level).
+    public func finish(settings: TruePeakLimiter.Settings, analysedGainDB: Double = 0) -> LimitedLoudnessModel {
+        if limit {
+            // The stream ends in silence, as the limiter's flush pushes it.
+            let pad = hop / LimitedLoudnessModel.unitsPerHop + 2 * reach + 2
+            for c in 0..<buffers.count { buffers[c].append(contentsOf: repeatElement(0, count: pad)) }
+            processUnits(upTo: framesIn, final: true)
+        }
+        return LimitedLoudnessModel(energies: energies, peaks: peaks, hop: hop, sampleRate: sampleRate,
+                                    limit: limit, settings: settings, analysedGainDB: analysedGainDB)
+    }
+
+    /// Peaks of the units whose samples (and the interpolator's reach past them) have arrived;
+    /// with `final`, every unit that holds a frame of the stream.
+    private func processUnits(upTo end: Int, final: Bool = false) {
+        let bufferEnd = bufferStart + buffers[0].count
+        while true {
+            let length = LimitedLoudnessModel.unitLength(nextUnit % LimitedLoudnessModel.unitsPerHop, hop: hop)
+            if final ? nextUnitStart >= end : nextUnitStart + length + reach > bufferEnd { break }
+            let count = final ? min(length, end - nextUnitStart) : length
+            var linked: Float = 0
+            for c in 0..<buffers.count {
+                let p = buffers[c].withUnsafeBufferPointer { b in
+                    unitPeak(b.baseAddress! + (nextUnitStart - bufferStart), count: count)
+                }
+                if p > linked { linked = p }
+            }
+            peaks.append(linked)
+            nextUnit += 1
+            nextUnitStart += length
+        }
+    }
+
+    /// The largest |value| over a unit's samples and the interpolated points on either side of
+    /// its largest sample (`x[-reach ..< count + reach]` readable).
+    private func unitPeak(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        let m = TruePeakOversampler.absMax(x, count: count)
+        guard m > 0, factor > 1 else { return m }
+        var a = 0
+        while abs(x[a]) != m { a += 1 }
+        var best = m
+        let t = tapsPerPhase, half = t / 2
+        taps.withUnsafeBufferPointer { h in
+            for start in (a - 1)...a {
+                // Value at start + p/f: Σ_k h_p[k]·x[start + t/2 − k].
+                let base = x + start + half
+                for p in 1..<factor {
+                    var s: Float = 0
+                    for k in 0..<t { s += h[p * t + k] * base[-k] }
+                    if abs(s) > best { best = abs(s) }
+                }
+            }
+        }
+        return best
+    }
+
+    /// The meter's K-weighting over the block, closing a unit's energy at each unit end.
+    private func kWeight(_ block: AudioBlock, _ frames: Int) {
+        pieces.removeAll(keepingCapacity: true)
+        var pos = 0, remaining = unitRemaining, k = unitInHop, closed = 0
+        while pos < frames {
+            let n = min(remaining, frames - pos)
+            pieces.append(n)
+            pos += n
+            remaining -= n
+            if remaining == 0 {
+                closed += 1
+                k = (k + 1) % LimitedLoudnessModel.unitsPerHop
+                remaining = LimitedLoudnessModel.unitLength(k, hop: hop)
+            }
+        }
+        pieceEnergies.removeAll(keepingCapacity: true)
+        pieceEnergies.append(contentsOf: repeatElement(0, count: closed))
+        for g in 0..<pairChannels.count {
+            let (a, b) = pairChannels[g]
+            block.channels[a].withUnsafeBufferPointer { pa in
+                block.channels[b].withUnsafeBufferPointer { pb in
+                    pieces.withUnsafeBufferPointer { lengths in
+                        pieceEnergies.withUnsafeMutableBufferPointer { e in
+                            if usesSSE2 {
+                                VectorKernels.kWeightPair(pa.baseAddress!, pb.baseAddress!, pieces: lengths, closed: closed,
+                                                          coefficients: coefficients, state: &pairStates[g],
+                                                          weights: laneWeights[g], energies: e.baseAddress!)
+                            } else {
+                                Self.kWeightPairPortable(pa.baseAddress!, pb.baseAddress!, pieces: lengths, closed: closed,
+                                                         coefficients: coefficients, state: &pairStates[g],
+                                                         weights: laneWeights[g], energies: e.baseAddress!)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for e in pieceEnergies { energies.append(Float(e)) }
+        unitRemaining = remaining
+        unitInHop = k
+    }
+
+    /// `VectorKernels.kWeightPair` in Swift, for CPUs without SSE2.
+    static func kWeightPairPortable(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, pieces: UnsafeBufferPointer<Int>,
+                                    closed: Int, coefficients c: [Double], state s: inout [Double],
+                                    weights w: [Double], energies: UnsafeMutablePointer<Double>) {
+        var i = 0
+        for (p, length) in pieces.enumerated() {
+            for j in i..<(i + length) {
+                for lane in 0..<2 {
+                    let x = Double(lane == 0 ? a[j] : b[j])
+                    let y = c[0] * x + c[1] * s[lane] + c[2] * s[2 + lane] - c[4] * s[6 + lane] - c[3] * s[4 + lane]
+                    let z = y - 2 * s[4 + lane] + s[6 + lane] - c[6] * s[10 + lane] - c[5] * s[8 + lane]
+                    s[2 + lane] = s[lane]; s[lane] = x
+                    s[6 + lane] = s[4 + lane]; s[4 + lane] = y
+                    s[10 + lane] = s[8 + lane]; s[8 + lane] = z
+                    s[12 + lane] += z * z
+                }
+            }
+            i += length
+            if p < closed {
+                energies[p] += s[12] * w[0] + s[13] * w[1]
+                s[12] = 0; s[13] = 0
+            }
+        }
+    }
+}

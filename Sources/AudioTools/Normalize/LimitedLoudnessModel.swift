@@ -1,0 +1,211 @@
+import Foundation
+
+/// What the true-peak limiter will do to the loudness, predicted from one cheap pass over the
+/// (faded, un-gained) source: per ~1 ms unit (the loudness meter's sub-blocks) the K-weighted
+/// energy and the linked inter-sample peak. The limiter's gain is a function of the gained peak
+/// envelope (instant attack, exponential release, minimum over the look-ahead), so for any gain
+/// the model replays that gain path unit by unit, weights each unit's energy by its squared gain
+/// and gates the 400 ms blocks as the meter does: the loudness of the limited output, without
+/// running the limiter. Numbers in, numbers out.
+public struct LimitedLoudnessModel: Sendable {
+    /// K-weighted, channel-weighted energy Σ G·y² of each complete unit.
+    public let energies: [Float]
+    /// Largest inter-sample peak of each unit over all channels (at least as many as `energies`).
+    public let peaks: [Float]
+    /// Gain already in the analysed samples, dB (0 for the source itself).
+    public let analysedGainDB: Double
+    /// Frames per 100 ms hop (the meter's); a hop is 100 units.
+    public let hop: Int
+    public let sampleRate: Int
+    /// Whether the limiter runs (else the gain path is left out: only fades shape the loudness).
+    public let limit: Bool
+    /// The limiter's threshold (ceiling less margin), linear.
+    public let threshold: Float
+    /// The limiter's look-ahead, frames, and its per-frame release coefficient.
+    public let lookahead: Int
+    public let releaseCoefficient: Double
+
+    public init(energies: [Float], peaks: [Float], hop: Int, sampleRate: Int, limit: Bool,
+                settings: TruePeakLimiter.Settings, analysedGainDB: Double = 0) {
+        self.energies = energies
+        self.peaks = peaks
+        self.analysedGainDB = analysedGainDB
+        self.hop = hop
+        self.sampleRate = sampleRate
+        self.limit = limit
+        let p = TruePeakLimiter.Parameters(settings: settings, sampleRate: sampleRate)
+        threshold = p.threshold
+        lookahead = p.lookahead
+        releaseCoefficient = Double(p.releaseCoefficient)
+        smoothing = Self.smoothingWeights(lookahead: lookahead, sampleRate: sampleRate, hop: hop)
+    }
+
+    /// The limiter's two box filters (see `TruePeakLimiter`) as weights on the gains of this unit
+    /// and the ones before it: the frame kernel averaged over where a frame sits in its unit.
+    public let smoothing: [Double]
+
+    static func smoothingWeights(lookahead: Int, sampleRate: Int, hop: Int) -> [Double] {
+        let detectorLatency = TruePeakOversampler(sampleRate: sampleRate).latency
+        let hold = min(detectorLatency, lookahead / 4)
+        let span = lookahead + 1 - hold
+        let len1 = (span + 1) / 2, len2 = span + 1 - len1
+        var kernel = [Double](repeating: 0, count: len1 + len2 - 1)
+        for a in 0..<len1 { for b in 0..<len2 { kernel[a + b] += 1 / Double(len1 * len2) } }
+        let u = max(1, hop / unitsPerHop)
+        var weights = [Double](repeating: 0, count: (kernel.count + u - 1) / u + 2)
+        for o in 0..<u {
+            for (k, w) in kernel.enumerated() {
+                let d = o >= k ? 0 : (k - o + u - 1) / u
+                weights[d] += w / Double(u)
+            }
+        }
+        while weights.count > 1 && weights.last == 0 { weights.removeLast() }
+        return weights
+    }
+
+    /// Units in a hop, as the meter closes sub-blocks.
+    static let unitsPerHop = LoudnessMeter.subBlocksPerHop
+
+    /// Frames in unit `k` of a hop of `hop` frames (the meter's sub-block boundaries).
+    static func unitLength(_ k: Int, hop: Int) -> Int {
+        (k + 1) * hop / unitsPerHop - k * hop / unitsPerHop
+    }
+
+    /// Integrated loudness (BS.1770 gating) of the output at `gainDB`, limited when `limit`; nil
+    /// when nothing passes the gates or the audio is shorter than one 400 ms block.
+    public func loudness(gainDB: Double) -> Double? {
+        let units = energies.count
+        let hops = units / Self.unitsPerHop
+        guard hops >= LoudnessMeter.momentaryHops else { return nil }
+        let a = pow(10, (gainDB - analysedGainDB) / 20)
+        var hopEnergies = [Double](repeating: 0, count: hops)
+        if !limit {
+            for h in 0..<hops {
+                var s = 0.0
+                for j in (h * Self.unitsPerHop)..<((h + 1) * Self.unitsPerHop) { s += Double(energies[j]) }
+                hopEnergies[h] = s * a * a
+            }
+        } else {
+            limitedHopEnergies(gain: a, into: &hopEnergies)
+        }
+        var blocks: [Double] = []
+        blocks.reserveCapacity(hops)
+        let m = LoudnessMeter.momentaryHops
+        var window = 0.0
+        for h in 0..<hops {
+            window += hopEnergies[h]
+            if h >= m { window -= hopEnergies[h - m] }
+            if h >= m - 1 {
+                // Re-add exactly, as the meter does at each hop, so rounding doesn't drift.
+                var s = 0.0
+                for k in (h - m + 1)...h { s += hopEnergies[k] }
+                window = s
+                blocks.append(s / Double(m * hop))
+            }
+        }
+        return LoudnessMeter.gatedLoudness(blocks, relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
+    }
+
+    /// The limiter's gain path replayed unit by unit: the needed reduction from the unit's gained
+    /// peak, instant attack and exponential release, then the minimum over the look-ahead (the
+    /// last unit it reaches counted as far as it is covered on average); each unit's energy is
+    /// weighted by its squared gain and summed into its hop.
+    private func limitedHopEnergies(gain a: Double, into hopEnergies: inout [Double]) {
+        let total = peaks.count
+        let perHop = Self.unitsPerHop
+        let nominal = max(1, hop / perHop)
+        // Units whose every frame's look-ahead covers them, and the share of the next one.
+        let q = lookahead / nominal, r = lookahead % nominal
+        let partial = min(1, (Double(r) + Double(nominal) / 2) / Double(nominal))
+        let thr = Double(threshold), ov = Double(TruePeakLimiter.releaseOvershoot)
+        // The release over each unit of a hop (this runs for every unit at every gain tried: no
+        // divisions in the loop, rings indexed by masks).
+        let decays = (0..<perHop).map { pow(releaseCoefficient, Double(Self.unitLength($0, hop: hop))) }
+        var ringSize = 1
+        while ringSize < q + 2 { ringSize <<= 1 }
+        let ringMask = ringSize - 1
+        var minimaSize = 1
+        while minimaSize < smoothing.count { minimaSize <<= 1 }
+        let minimaMask = minimaSize - 1
+        let weights = smoothing, taps = smoothing.count
+        var gains = [Double](repeating: 1, count: ringSize)
+        var minima = [Double](repeating: 1, count: minimaSize)
+        var depth = 0.0
+        var produced = 0, producedInHop = 0
+        let a2 = a * a
+        energies.withUnsafeBufferPointer { e in
+        peaks.withUnsafeBufferPointer { pk in
+        weights.withUnsafeBufferPointer { w in
+        decays.withUnsafeBufferPointer { dc in
+        gains.withUnsafeMutableBufferPointer { gr in
+        minima.withUnsafeMutableBufferPointer { mn in
+        hopEnergies.withUnsafeMutableBufferPointer { he in
+            var unitInHop = 0, hopIndex = 0
+            // Units of complete hops only: the meter gates nothing shorter.
+            for j in 0..<(he.count * perHop) {
+                while produced <= j + q {
+                    // Attack/release gain of unit `produced`.
+                    depth = (depth + ov) * dc[producedInHop] - ov
+                    if depth < 0 { depth = 0 }
+                    if produced < total {
+                        let p = Double(pk[produced]) * a
+                        if p > thr, 1 - thr / p > depth { depth = 1 - thr / p }
+                    }
+                    gr[produced & ringMask] = 1 - depth
+                    produced += 1
+                    producedInHop += 1
+                    if producedInHop == perHop { producedInHop = 0 }
+                }
+                // Units j ..< j + q are under every frame's look-ahead; j + q under part of them.
+                var full = gr[j & ringMask]
+                if q > 1 { for k in 1..<q { full = min(full, gr[(j + k) & ringMask]) } }
+                var m = full
+                if q > 0 { m = (1 - partial) * full + partial * min(full, gr[(j + q) & ringMask]) }
+                // The box filters: this unit's and the last ones' look-ahead minima, weighted.
+                mn[j & minimaMask] = m
+                var g = 0.0
+                for d in 0..<taps { g += w[d] * (j >= d ? mn[(j - d) & minimaMask] : 1) }
+                he[hopIndex] += Double(e[j]) * a2 * g * g
+                unitInHop += 1
+                if unitInHop == perHop { unitInHop = 0; hopIndex += 1 }
+            }
+        }}}}}}}
+    }
+
+    /// The gain, dB, within `maxCompensationDB` of `planGainDB`, whose predicted loudness is
+    /// `targetLUFS` (to 0.001 LU): a secant search on the model, which costs no pass. At the edge
+    /// of the range when the target is out of reach; `planGainDB` when nothing is measurable.
+    public func gain(forTarget targetLUFS: Double, planGainDB: Double, maxCompensationDB: Double) -> Double {
+        let lo = planGainDB - maxCompensationDB, hi = planGainDB + maxCompensationDB
+        func f(_ g: Double) -> Double? { loudness(gainDB: g).map { $0 - targetLUFS } }
+        guard var f0 = f(planGainDB) else { return planGainDB }
+        var x0 = planGainDB
+        if abs(f0) <= 0.001 { return x0 }
+        // Bracket: loudness rises with gain (by at most 1 LU per dB).
+        var below: (x: Double, f: Double)? = f0 < 0 ? (x0, f0) : nil
+        var above: (x: Double, f: Double)? = f0 > 0 ? (x0, f0) : nil
+        var x1 = min(hi, max(lo, x0 - f0))
+        for _ in 0..<30 {
+            guard let f1 = f(x1) else { return x1 }
+            if abs(f1) <= 0.001 { return x1 }
+            if f1 < 0 { below = (x1, f1) } else { above = (x1, f1) }
+            if f1 < 0 && x1 >= hi { return hi }
+            if f1 > 0 && x1 <= lo { return lo }
+            var next: Double
+            if x1 != x0, f1 != f0 {
+                let slope = min(1, max(0.02, (f1 - f0) / (x1 - x0)))
+                next = x1 - f1 / slope
+            } else {
+                next = x1 - f1
+            }
+            if let b = below, let c = above {
+                if abs(c.x - b.x) < 1e-5 { return (b.x + c.x) / 2 }
+                // Stay strictly inside the bracket; bisect when the secant step leaves it.
+                if !(next > b.x && next < c.x) { next = (b.x + c.x) / 2 }
+            }
+            x0 = x1; f0 = f1
+            x1 = min(hi, max(lo, next))
+        }
+        return x1
+    }
+}
