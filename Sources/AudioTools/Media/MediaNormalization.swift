@@ -85,12 +85,13 @@ public enum MediaNormalization {
                                              fadeCurve: s.fadeCurve, sampleRate: e.sampleRate, ceilingDBTP: s.ceilingDBTP,
                                              marginDB: s.limiterMarginDB, alwaysLimit: e.isLossy, ditherBitDepth: e.ditherBits)
             jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: decision.plan, compensate: decision.compensate,
-                                            targetLUFS: s.targetLUFS, weights: g.layout.weights))
+                                            targetLUFS: s.targetLUFS, weights: g.layout.weights, sourceTruePeakDBTP: measured!.1))
         }
         let run = try MediaNormalizer.run(input: path, probe: probe, delivered: delivered, jobs: jobs, muxer: muxer, destination: destination,
                                           overwrite: overwrite,
                                           settings: .init(ceilingDBTP: s.ceilingDBTP, maxPasses: s.maxPasses,
-                                                          maxCompensationDB: s.maxCompensationDB))
+                                                          maxCompensationDB: s.maxCompensationDB,
+                                                          steersLoudness: s.peakMode != .reduce))
         return Outcome(sources: sources, gains: gains, streams: run.streams, encodes: run.encodes)
     }
 }
