@@ -69,9 +69,10 @@ public enum CodecOvershoot {
     }
 
     /// Whether the plan moved so far on a trial's word (gain by more than 0.3 dB, the limiter's
-    /// ceiling by more than 1 dB) that a second trial should check it before the encode.
-    public static func needsSecondTrial(gainMoveDB: Double, ceilingMoveDB: Double) -> Bool {
-        abs(gainMoveDB) > 0.3 || ceilingMoveDB > 1
+    /// ceiling by more than 1 dB, or at all on audio the limiter works on, where a lower ceiling
+    /// takes loudness away) that a second trial should check it before the encode.
+    public static func needsSecondTrial(gainMoveDB: Double, ceilingMoveDB: Double, limited: Bool) -> Bool {
+        abs(gainMoveDB) > 0.3 || ceilingMoveDB > 1 || (limited && ceilingMoveDB > 0)
     }
 
     /// Where the trial stretches lie in a stream of `durationSeconds` (nil: unknown): the whole

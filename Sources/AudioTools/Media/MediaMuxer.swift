@@ -41,11 +41,13 @@ public final class MediaMuxer {
                 if e.encoder == "flac" || e.encoder == "alac", let bits = e.bitDepth, bits > 16 {
                     codecs += ["-bits_per_raw_sample:\(out)", String(bits)]
                 }
-                meta += ["-map_metadata:s:\(out)", "0:s:\(s.index)"]
-                meta += ["-disposition:\(out)", s.disposition.isEmpty ? "0" : s.disposition.joined(separator: "+")]
             } else {
                 maps += ["-map", "0:\(s.index)"]
             }
+            // Every stream's tags and dispositions stated: once one stream's metadata is mapped by
+            // hand ffmpeg copies no other stream's (a mov_text subtitle's language came out `und`).
+            meta += ["-map_metadata:s:\(out)", "0:s:\(s.index)"]
+            meta += ["-disposition:\(out)", s.disposition.isEmpty ? "0" : s.disposition.joined(separator: "+")]
         }
         args += maps + codecs + ["-map_metadata", "0", "-map_chapters", "0"] + meta
         args += ["-max_muxing_queue_size", "65536", "-max_interleave_delta", "0", "-f", muxer, "file:" + output]

@@ -99,7 +99,7 @@ public enum MediaNormalizer {
             apply(&jobs[i], gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
             // A large move (a codec far from linear there) is checked with a second trial before the encode.
             if CodecOvershoot.needsSecondTrial(gainMoveDB: jobs[i].plan.gainDB - before.gainDB,
-                                               ceilingMoveDB: before.ceilingDBTP - jobs[i].plan.ceilingDBTP) {
+                                               ceilingMoveDB: before.ceilingDBTP - jobs[i].plan.ceilingDBTP, limited: j.compensate) {
                 let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: jobs[i].plan, encoding: j.encoding, weights: j.weights,
                                            durationSeconds: probe.durationSeconds)
                 predictions[i]?.trials += 1
