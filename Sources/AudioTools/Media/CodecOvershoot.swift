@@ -68,6 +68,21 @@ public enum CodecOvershoot {
         return gain == 0 && limiter == limiterCeilingDBTP ? nil : (gain, limiter)
     }
 
+    /// Loudness gained per dB of gain between two runs at different gains (under heavy limiting
+    /// well under 1), or nil when the gains are too close to tell.
+    public static func slope(from a: (gainDB: Double, lufs: Double), to b: (gainDB: Double, lufs: Double)) -> Double? {
+        let dg = b.gainDB - a.gainDB
+        guard abs(dg) > 0.05, a.lufs.isFinite, b.lufs.isFinite else { return nil }
+        return (b.lufs - a.lufs) / dg
+    }
+
+    /// The gain step that moves the loudness by `deltaLU`, given the slope seen (taken between
+    /// 0.2 and 1: a limiter never gives back more than the gain, and a flatter slope is noise).
+    public static func gainStep(_ deltaLU: Double, slope: Double?) -> Double {
+        guard let s = slope, s.isFinite else { return deltaLU }
+        return deltaLU / min(1, max(0.2, s))
+    }
+
     /// Whether the plan moved so far on a trial's word (gain by more than 0.3 dB, the limiter's
     /// ceiling by more than 1 dB, or at all on audio the limiter works on, where a lower ceiling
     /// takes loudness away) that a second trial should check it before the encode.

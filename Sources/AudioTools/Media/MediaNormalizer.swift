@@ -85,6 +85,14 @@ public enum MediaNormalizer {
         let settled = jobs.map(\.plan.gainDB)
         var predictions = [CodecOvershoot.Prediction?](repeating: nil, count: jobs.count)
         var reasons = [[String]](repeating: [], count: jobs.count)
+        // Loudness per dB of gain, once two runs at different gains have shown it; the last run.
+        var slopes = [Double?](repeating: nil, count: jobs.count)
+        var last = [(gainDB: Double, lufs: Double)?](repeating: nil, count: jobs.count)
+        /// The gain moved by `step`, the codec's share kept within the compensation allowed.
+        func moved(_ i: Int, by step: Double) -> Double {
+            let g = jobs[i].plan.gainDB + step
+            return min(settled[i] + settings.maxCompensationDB, max(settled[i] - settings.maxCompensationDB, g))
+        }
         // Lossy streams: a trial encode of a few seconds tells what the codec does to loudness and
         // peaks, so the one encode lands on target and under the ceiling.
         for (i, j) in jobs.enumerated() where j.encoding.isLossy && settings.predictsCodec {
@@ -103,11 +111,15 @@ public enum MediaNormalizer {
                 let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: jobs[i].plan, encoding: j.encoding, weights: j.weights,
                                            durationSeconds: probe.durationSeconds)
                 predictions[i]?.trials += 1
+                if let a1 = t.afterLUFS, let a2 = u.afterLUFS {
+                    slopes[i] = CodecOvershoot.slope(from: (before.gainDB, a1), to: (jobs[i].plan.gainDB, a2))
+                }
                 if let c = CodecOvershoot.correction(measuredLUFS: u.afterLUFS, measuredTruePeak: u.afterTruePeak, preCodecPeakDBTP: u.beforeTruePeak ?? -200,
                                                      limiterCeilingDBTP: jobs[i].plan.ceilingDBTP, targetLUFS: t.beforeLUFS ?? j.targetLUFS,
                                                      ceilingDBTP: settings.ceilingDBTP, lossy: true,
                                                      checkLoudness: settings.steersLoudness && t.beforeLUFS != nil, toleranceLU: 0.05) {
-                    apply(&jobs[i], gainDB: jobs[i].plan.gainDB + c.gainDeltaDB, limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
+                    apply(&jobs[i], gainDB: moved(i, by: CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i])),
+                          limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
                 }
             }
         }
@@ -140,6 +152,10 @@ public enum MediaNormalizer {
                     r.prediction = predictions[i]
                     r.reencodedFor = reasons[i]
                     results.append(r)
+                    if let l = m.integratedLUFS {
+                        if let p = last[i], let sl = CodecOvershoot.slope(from: p, to: (j.plan.gainDB, l)) { slopes[i] = sl }
+                        last[i] = (j.plan.gainDB, l)
+                    }
                     guard encodes < settings.maxEncodes, j.plan.gainDB > -60 || j.plan.limit else { continue }
                     // What the encoder was fed: the limiter's ceiling at most, else the source's peak with the gain.
                     let fed = min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, (j.sourceTruePeakDBTP ?? j.plan.ceilingDBTP) + j.plan.gainDB)
@@ -149,7 +165,7 @@ public enum MediaNormalizer {
                                                             lossy: j.encoding.isLossy, checkLoudness: settings.steersLoudness) else { continue }
                     if c.gainDeltaDB != 0 { reasons[i].append("loudness") }
                     if c.limiterCeilingDBTP != j.plan.ceilingDBTP { reasons[i].append("peak") }
-                    var gain = j.plan.gainDB + c.gainDeltaDB
+                    var gain = moved(i, by: CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i]))
                     if !settings.steersLoudness, c.limiterCeilingDBTP < j.plan.ceilingDBTP, !j.plan.limit {
                         // Under --peak reduce the overshoot comes off the gain.
                         gain -= j.plan.ceilingDBTP - c.limiterCeilingDBTP

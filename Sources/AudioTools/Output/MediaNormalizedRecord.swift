@@ -38,7 +38,7 @@ enum MediaNormalizedRecord {
             var shortfall: Double? = nil
             if s.peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - s.targetLUFS) > tolerance {
                 shortfall = s.targetLUFS - lufs
-                notes.append("Stream \(r.ordinal): after \(run.encodes) encode\(run.encodes == 1 ? "" : "s") the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target, more than the \(String(format: "%.1f", tolerance)) LU \(encodings[r.ordinal]!.isLossy ? "a lossy" : "a lossless") codec is held to: \(r.compensationDB >= s.maxCompensationDB - 0.005 ? "the compensation reached its \(LoudnessGate.compact(s.maxCompensationDB)) dB limit" : "the codec's loudness change didn't settle within the encodes allowed").")
+                notes.append("Stream \(r.ordinal): after \(run.encodes) encode\(run.encodes == 1 ? "" : "s") the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target, more than the \(String(format: "%.1f", tolerance)) LU \(encodings[r.ordinal]!.isLossy ? "a lossy" : "a lossless") codec is held to: \(r.compensationDB - r.codecCompensationDB >= s.maxCompensationDB - 0.005 || abs(r.codecCompensationDB) >= s.maxCompensationDB - 0.005 ? "the compensation reached its \(LoudnessGate.compact(s.maxCompensationDB)) dB limit" : "the limiter and the codec together didn't settle within the \(run.encodes) encodes allowed").")
             }
             var o: [String: JSON] = MediaAudioStreams.json(audio[r.ordinal], ordinal: r.ordinal)
             let e = encodings[r.ordinal]!

@@ -50,7 +50,9 @@ import Testing
         #expect(line.contains("-map 0:0 -map 0:1 -map 1:a:0 -map 0:3 "))
         #expect(!line.contains("-map 0:4"))   // the chapter track comes from -map_chapters
         #expect(line.contains("-c copy -c:2 aac -b:2 64000"))
-        #expect(line.contains("-map_metadata 0 -map_chapters 0 -map_metadata:s:2 0:s:2 -disposition:2 comment"))
+        // Every stream's tags and dispositions, not only the re-encoded one's (ffmpeg copies none once one is mapped by hand).
+        #expect(line.contains("-map_metadata 0 -map_chapters 0 -map_metadata:s:0 0:s:0 -disposition:0 default -map_metadata:s:1 0:s:1 -disposition:1 default "
+                              + "-map_metadata:s:2 0:s:2 -disposition:2 comment -map_metadata:s:3 0:s:3 -disposition:3 0"))
         #expect(args.suffix(3) == ["-f", "mp4", "file:out.tmp"])
     }
 
