@@ -68,6 +68,23 @@ public enum CodecOvershoot {
         return gain == 0 && limiter == limiterCeilingDBTP ? nil : (gain, limiter)
     }
 
+    /// Headroom under the ceiling within which a lossy codec's overshoot is a risk, dB: AAC, Opus
+    /// and the others overshoot by tenths of a dB on dense audio, up to about a dB at low rates.
+    public static let riskHeadroomDB = 1.5
+    /// Bits per second a channel under which a codec's loudness change is large enough to steer.
+    public static let lowBitRatePerChannel = 48_000
+
+    /// Whether a lossy stream needs a trial encode first: its peak fed to the encoder (predicted
+    /// from the measurement and the plan) comes within `riskHeadroomDB` of the ceiling, the
+    /// limiter works on it, or its bit rate is low. Otherwise it is encoded at once and only the
+    /// decoded check can ask for a second encode.
+    public static func needsTrial(fedPeakDBTP: Double?, ceilingDBTP: Double, limited: Bool, bitRatePerChannel: Int?) -> Bool {
+        if limited { return true }
+        if let b = bitRatePerChannel, b < lowBitRatePerChannel { return true }
+        guard let p = fedPeakDBTP, p.isFinite else { return true }
+        return p > ceilingDBTP - riskHeadroomDB
+    }
+
     /// Loudness gained per dB of gain between two runs at different gains (under heavy limiting
     /// well under 1), or nil when the gains are too close to tell.
     public static func slope(from a: (gainDB: Double, lufs: Double), to b: (gainDB: Double, lufs: Double)) -> Double? {

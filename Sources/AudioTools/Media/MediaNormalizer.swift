@@ -96,6 +96,9 @@ public enum MediaNormalizer {
         // Lossy streams: a trial encode of a few seconds tells what the codec does to loudness and
         // peaks, so the one encode lands on target and under the ceiling.
         for (i, j) in jobs.enumerated() where j.encoding.isLossy && settings.predictsCodec {
+            let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
+            guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
+                                            bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { continue }
             let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
                                        durationSeconds: probe.durationSeconds)
             var p = t.prediction

@@ -47,7 +47,7 @@ enum MediaNormalizedRecord {
             o["gain_db"] = .double(r.plannedGainDB, decimals: 2)
             o["compensation_db"] = .double(r.compensationDB, decimals: 2)
             if let p = r.prediction {
-                o["codec"] = .object(["trial_seconds": .double(p.seconds, decimals: 2), "loudness_change_lu": .double(p.loudnessChangeLU, decimals: 2),
+                o["codec_trial"] = .object(["trial_seconds": .double(p.seconds, decimals: 2), "loudness_change_lu": .double(p.loudnessChangeLU, decimals: 2),
                                       "peak_overshoot_db": .double(p.peakOvershootDB, decimals: 2),
                                       "compensation_db": .double(r.codecCompensationDB, decimals: 2)])
             }

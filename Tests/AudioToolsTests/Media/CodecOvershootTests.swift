@@ -50,4 +50,13 @@ struct CodecOvershootTests {
         #expect(CodecOvershoot.needsSecondTrial(gainMoveDB: 0.1, ceilingMoveDB: 0.5, limited: true))
         #expect(CodecOvershoot.needsSecondTrial(gainMoveDB: 0.4, ceilingMoveDB: 0, limited: false))
     }
+
+    @Test func aTrialOnlyWhereTheCodecIsARisk() {
+        // 3 dB under the ceiling at 64 kb/s a channel, not limited: encoded at once.
+        #expect(!CodecOvershoot.needsTrial(fedPeakDBTP: -4, ceilingDBTP: -1, limited: false, bitRatePerChannel: 64_000))
+        #expect(CodecOvershoot.needsTrial(fedPeakDBTP: -2, ceilingDBTP: -1, limited: false, bitRatePerChannel: 64_000))
+        #expect(CodecOvershoot.needsTrial(fedPeakDBTP: -8, ceilingDBTP: -1, limited: true, bitRatePerChannel: 64_000))
+        #expect(CodecOvershoot.needsTrial(fedPeakDBTP: -8, ceilingDBTP: -1, limited: false, bitRatePerChannel: 35_000))
+        #expect(CodecOvershoot.needsTrial(fedPeakDBTP: nil, ceilingDBTP: -1, limited: false, bitRatePerChannel: 64_000))
+    }
 }

@@ -68,4 +68,16 @@ import Testing
         #expect(MediaContainer.muxer(formatName: "matroska,webm", path: "a.mkv") == "matroska")
         #expect(MediaContainer.muxer(formatName: "wav", path: "a.wav") == nil)
     }
+
+    @Test func anMP4TimecodeTrackIsWrittenAgainByTheMuxer() throws {
+        var p = try Self.probe()
+        p.streams.append(MediaStream(index: 5, type: "data", codec: nil, codecTag: "tmcd", profile: nil, sampleRate: nil, channels: nil,
+                                     channelLayout: nil, bitRate: nil, sampleFormat: nil, bitsPerRawSample: nil,
+                                     tags: ["timecode": "00:00:00:00"], disposition: []))
+        let e = MediaAudioEncoding.same(as: p.audioStreams[1])!
+        let mp4 = MediaMuxer.arguments(input: "in.mp4", probe: p, encodings: [1: e], muxer: "mp4", output: "out.tmp").joined(separator: " ")
+        #expect(!mp4.contains("-map 0:5") && mp4.contains("-write_tmcd 1"))
+        let mov = MediaMuxer.arguments(input: "in.mov", probe: p, encodings: [1: e], muxer: "mov", output: "out.tmp").joined(separator: " ")
+        #expect(mov.contains("-map 0:5") && !mov.contains("-write_tmcd"))
+    }
 }

@@ -63,18 +63,18 @@ def media_floor():
                   "-c:s", "copy", os.path.join(out, "remux.mp4")], runs=3)
     print(f"  ffmpeg -c:v copy -c:a aac (the remux floor)  {remux:7.3f} s")
 
-    def ours(bin_dir, label):
-        d = os.path.join(out, label)
+    def ours(bin_dir, label, name):
+        d = os.path.join(out, name)
         pipeline = (f"{os.path.join(bin_dir, 'lufs-measure')} {f} | {os.path.join(bin_dir, 'lufs-normalize')} --overwrite"
                     f" --preset social --allow-loss --out-dir {d}")
         t = best(["sh", "-c", pipeline], runs=3)
         print(f"  {label:44s} {t:7.3f} s   = {t / remux:5.2f}x the floor   {_media_record(bin_dir, f, d)}", flush=True)
         return t
 
-    new = ours(BIN, "lufs-measure | lufs-normalize (this build)")
+    new = ours(BIN, "lufs-measure | lufs-normalize (this build)", "new")
     base = os.environ.get("BASE_BIN")
     if base:
-        ours(base, "lufs-measure | lufs-normalize (BASE_BIN)")
+        ours(base, "lufs-measure | lufs-normalize (BASE_BIN)", "base")
     ffn = _ffmpeg_normalize()
     if ffn:
         theirs = best([ffn, f, "-f", "-nt", "ebu", "-t", "-14", "-tp", "-1", "-c:a", "aac", "-b:a", "128k",
