@@ -32,7 +32,7 @@ def _ffmpeg_normalize():
 
 
 def media_floor():
-    section("lufs-measure | lufs-normalize --preset social on a 30-second MP4 (2 AAC streams, mov_text eng, chapters), "
+    section("lufs-measure | lufs-normalize --preset social on a 30-second MP4 (2 AAC streams, one limited, mov_text eng, chapters), "
             "beside the remux floor and ffmpeg-normalize")
     print(f"  (load average when starting: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     if not shutil.which("ffmpeg"):
@@ -47,8 +47,10 @@ def media_floor():
             m.write(";FFMETADATA1\ntitle=Bench film\n[CHAPTER]\nTIMEBASE=1/1000\nSTART=0\nEND=15000\ntitle=One\n"
                     "[CHAPTER]\nTIMEBASE=1/1000\nSTART=15000\nEND=30000\ntitle=Two\n")
         sh(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=30",
+            # A loud, peaky master (a kick twice a second over noise: the limiter works on it at
+            # -14 LUFS) and a quieter stem.
+            "-f", "lavfi", "-i", "aevalsrc=exprs=0.9*sin(2*PI*55*t)*exp(-10*mod(t\\,0.5))+0.1*(random(0)-0.5):d=30:s=48000",
             "-f", "lavfi", "-i", "anoisesrc=d=30:c=pink:r=48000:a=0.2",
-            "-f", "lavfi", "-i", "sine=f=220:d=30:r=48000,volume=0.5",
             "-i", srt, "-i", meta, "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3",
             "-map_metadata", "4", "-map_chapters", "4", "-c:v", "libx264", "-preset", "ultrafast",
             "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-c:s", "mov_text",
