@@ -13,6 +13,8 @@ public final class FFmpegSource: AudioSource {
     private var framesRead = 0
     /// Which audio stream is decoded, counted from 0 among the file's audio streams (`0:a:N`).
     public let audioStream: Int
+    /// Only this stretch of the stream (seconds from its start, length), for a trial encode.
+    public let window: (start: Double, length: Double)?
     /// The WAVE_FORMAT_EXTENSIBLE channel mask in the header ffmpeg writes (its channel layout
     /// of the decoded stream), nil when it wrote none.
     public private(set) var channelMask: UInt32?
@@ -33,9 +35,10 @@ public final class FFmpegSource: AudioSource {
     /// Starts decoding the first audio stream of `path`. `expectedFrames`, when the container
     /// states it, lets a decode that stops early be reported as cut off. Throws DecodeError when
     /// ffmpeg is missing or finds no decodable audio.
-    public init(path: String, expectedFrames: Int? = nil, audioStream: Int = 0) throws {
+    public init(path: String, expectedFrames: Int? = nil, audioStream: Int = 0, window: (start: Double, length: Double)? = nil) throws {
         self.path = path
         self.audioStream = audioStream
+        self.window = window
         guard FFmpegSource.ffmpegPath != nil else {
             throw DecodeError(path, .ffmpegMissing)
         }
@@ -46,8 +49,10 @@ public final class FFmpegSource: AudioSource {
     deinit { stop() }
 
     private func start() throws {
-        let args = ["-nostdin", "-v", "error", "-i", "file:" + path, "-map", "0:a:\(audioStream)", "-vn", "-sn", "-dn",
-                    "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
+        // No -ss at 0: seeking there decodes the codec's first frame differently.
+        let seek = window.map { ($0.start > 0 ? ["-ss", String(format: "%.3f", $0.start)] : []) + ["-t", String(format: "%.3f", $0.length)] } ?? []
+        let args = ["-nostdin", "-v", "error"] + seek + ["-i", "file:" + path, "-map", "0:a:\(audioStream)", "-vn", "-sn", "-dn",
+                    "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"] as [String]
         do {
             child = try ChildProcess(FFmpegSource.ffmpegPath!, args)
         } catch {

@@ -30,8 +30,15 @@ public final class MediaMuxer {
             if let l = e.channelLayout { args += ["-ch_layout", l] }
             args += ["-i", "pipe:\(3 + piped.firstIndex(of: k)!)"]
         }
-        var maps: [String] = [], codecs: [String] = ["-c", "copy"], meta: [String] = []
-        for (out, s) in (delivered ?? probe.deliveredStreams).enumerated() {
+        var maps: [String] = [], codecs: [String] = ["-c", "copy"], meta: [String] = [], timecode = false
+        // The MP4 muxer can't copy a timecode track; it writes it again from the video's timecode
+        // tag (its handler name then the muxer's own).
+        let streams = (delivered ?? probe.deliveredStreams).filter { s in
+            let tmcd = muxer == "mp4" && s.type == "data" && s.codec == nil && s.codecTag == "tmcd"
+            if tmcd { timecode = true }
+            return !tmcd
+        }
+        for (out, s) in streams.enumerated() {
             let ordinal = s.type == "audio" ? audio.firstIndex(where: { $0.index == s.index }) : nil
             if let k = ordinal, let e = encodings[k] {
                 maps += ["-map", "\(1 + piped.firstIndex(of: k)!):a:0"]
@@ -41,13 +48,15 @@ public final class MediaMuxer {
                 if e.encoder == "flac" || e.encoder == "alac", let bits = e.bitDepth, bits > 16 {
                     codecs += ["-bits_per_raw_sample:\(out)", String(bits)]
                 }
-                meta += ["-map_metadata:s:\(out)", "0:s:\(s.index)"]
-                meta += ["-disposition:\(out)", s.disposition.isEmpty ? "0" : s.disposition.joined(separator: "+")]
             } else {
                 maps += ["-map", "0:\(s.index)"]
             }
+            // Every stream's tags and dispositions stated: once one stream's metadata is mapped by
+            // hand ffmpeg copies no other stream's (a mov_text subtitle's language came out `und`).
+            meta += ["-map_metadata:s:\(out)", "0:s:\(s.index)"]
+            meta += ["-disposition:\(out)", s.disposition.isEmpty ? "0" : s.disposition.joined(separator: "+")]
         }
-        args += maps + codecs + ["-map_metadata", "0", "-map_chapters", "0"] + meta
+        args += maps + codecs + ["-map_metadata", "0", "-map_chapters", "0"] + meta + (timecode ? ["-write_tmcd", "1"] : [])
         args += ["-max_muxing_queue_size", "65536", "-max_interleave_delta", "0", "-f", muxer, "file:" + output]
         return args
     }

@@ -34,8 +34,11 @@ public enum MediaNormalization {
     public struct Given {
         public var layout: ChannelLayout
         public var measured: (integrated: Double?, truePeak: Double?)?
-        public init(layout: ChannelLayout, measured: (integrated: Double?, truePeak: Double?)?) {
-            self.layout = layout; self.measured = measured
+        /// False when `layout` is only the channel count's guess: the positions ffmpeg decodes
+        /// for the stream then weight it, as lufs-measure does.
+        public var layoutStated: Bool
+        public init(layout: ChannelLayout, measured: (integrated: Double?, truePeak: Double?)?, layoutStated: Bool = true) {
+            self.layout = layout; self.measured = measured; self.layoutStated = layoutStated
         }
     }
 
@@ -67,9 +70,15 @@ public enum MediaNormalization {
             let g = try given(k, e)
             var measured = g.measured
             var here = false
+            var layout = g.layout
             if measured == nil {
-                let meter = LoudnessMeter(sampleRate: e.sampleRate, weights: g.layout.weights)
-                try Decoder.forEachBlock(try FFmpegSource(path: path, audioStream: k)) { meter.add($0) }
+                let source = try FFmpegSource(path: path, audioStream: k)
+                if !g.layoutStated, let names = source.channelMask.flatMap({ ChannelLayout.speakerNames(waveMask: $0, channelCount: e.channels) }) {
+                    let r = ChannelLayout.resolve(speakerNames: names, channelCount: e.channels)
+                    if r.fromFile { layout = r.layout }
+                }
+                let meter = LoudnessMeter(sampleRate: e.sampleRate, weights: layout.weights)
+                try Decoder.forEachBlock(source) { meter.add($0) }
                 let m = meter.finish()
                 measured = (m.integratedLUFS, m.truePeakDBTP)
                 here = true
@@ -85,12 +94,13 @@ public enum MediaNormalization {
                                              fadeCurve: s.fadeCurve, sampleRate: e.sampleRate, ceilingDBTP: s.ceilingDBTP,
                                              marginDB: s.limiterMarginDB, alwaysLimit: e.isLossy, ditherBitDepth: e.ditherBits)
             jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: decision.plan, compensate: decision.compensate,
-                                            targetLUFS: s.targetLUFS, weights: g.layout.weights))
+                                            targetLUFS: s.targetLUFS, weights: layout.weights, sourceTruePeakDBTP: measured!.1))
         }
         let run = try MediaNormalizer.run(input: path, probe: probe, delivered: delivered, jobs: jobs, muxer: muxer, destination: destination,
                                           overwrite: overwrite,
                                           settings: .init(ceilingDBTP: s.ceilingDBTP, maxPasses: s.maxPasses,
-                                                          maxCompensationDB: s.maxCompensationDB))
+                                                          maxCompensationDB: s.maxCompensationDB,
+                                                          steersLoudness: s.peakMode != .reduce))
         return Outcome(sources: sources, gains: gains, streams: run.streams, encodes: run.encodes)
     }
 }

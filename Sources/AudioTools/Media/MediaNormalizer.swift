@@ -16,10 +16,15 @@ public enum MediaNormalizer {
         public var compensate: Bool
         public var targetLUFS: Double
         public var weights: [Double]
+        /// The gain planned from the measurement, before any compensation.
+        public var plannedGainDB: Double
+        /// The source's true peak, dBTP, when known (to tell what the encoder was fed).
+        public var sourceTruePeakDBTP: Double?
         public init(ordinal: Int, encoding: MediaAudioEncoding, plan: NormalizePlan, compensate: Bool,
-                    targetLUFS: Double, weights: [Double]) {
+                    targetLUFS: Double, weights: [Double], sourceTruePeakDBTP: Double? = nil) {
             self.ordinal = ordinal; self.encoding = encoding; self.plan = plan
             self.compensate = compensate; self.targetLUFS = targetLUFS; self.weights = weights
+            self.plannedGainDB = plan.gainDB; self.sourceTruePeakDBTP = sourceTruePeakDBTP
         }
     }
 
@@ -31,6 +36,15 @@ public enum MediaNormalizer {
         /// How far the limiter's ceiling was lowered under the requested one, dB (0: not).
         public var ceilingLoweredDB: Double
         public var passes: Int
+        /// The gain planned from the measurement, and what was added to it (for the limiter and
+        /// fades, and for the codec), dB.
+        public var plannedGainDB: Double = 0
+        public var compensationDB: Double = 0
+        public var codecCompensationDB: Double = 0
+        /// What the trial encode predicted of the codec (lossy streams).
+        public var prediction: CodecOvershoot.Prediction?
+        /// Why this stream was encoded again, when it was: "peak" and/or "loudness".
+        public var reencodedFor: [String] = []
     }
 
     public struct Settings {
@@ -39,9 +53,16 @@ public enum MediaNormalizer {
         public var maxCompensationDB: Double
         /// Encodes at most, the first included, when the codec pushes peaks over the ceiling.
         public var maxEncodes: Int
-        public init(ceilingDBTP: Double, maxPasses: Int, maxCompensationDB: Double, maxEncodes: Int = 3) {
+        /// Whether the loudness is steered to the target (false under `--peak reduce`, whose gain
+        /// is bound by the peak: there the codec's overshoot comes off the gain).
+        public var steersLoudness: Bool
+        /// Whether lossy streams get a trial encode first.
+        public var predictsCodec: Bool
+        public init(ceilingDBTP: Double, maxPasses: Int, maxCompensationDB: Double, maxEncodes: Int = 3,
+                    steersLoudness: Bool = true, predictsCodec: Bool = true) {
             self.ceilingDBTP = ceilingDBTP; self.maxPasses = maxPasses
             self.maxCompensationDB = maxCompensationDB; self.maxEncodes = maxEncodes
+            self.steersLoudness = steersLoudness; self.predictsCodec = predictsCodec
         }
     }
 
@@ -58,6 +79,50 @@ public enum MediaNormalizer {
                                                          maxCompensationDB: settings.maxCompensationDB).plan
             passes[i] = 1
         }
+        let settled = jobs.map(\.plan.gainDB)
+        var predictions = [CodecOvershoot.Prediction?](repeating: nil, count: jobs.count)
+        var reasons = [[String]](repeating: [], count: jobs.count)
+        // Loudness per dB of gain, once two runs at different gains have shown it; the last run.
+        var slopes = [Double?](repeating: nil, count: jobs.count)
+        var last = [(gainDB: Double, lufs: Double)?](repeating: nil, count: jobs.count)
+        /// The gain moved by `step`, the codec's share kept within the compensation allowed.
+        func moved(_ i: Int, by step: Double) -> Double {
+            let g = jobs[i].plan.gainDB + step
+            return min(settled[i] + settings.maxCompensationDB, max(settled[i] - settings.maxCompensationDB, g))
+        }
+        // Lossy streams: a trial encode of a few seconds tells what the codec does to loudness and
+        // peaks, so the one encode lands on target and under the ceiling.
+        for (i, j) in jobs.enumerated() where j.encoding.isLossy && settings.predictsCodec {
+            let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
+            guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
+                                            bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { continue }
+            let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
+                                       durationSeconds: probe.durationSeconds)
+            var p = t.prediction
+            if !settings.steersLoudness { p.loudnessChangeLU = 0 }
+            predictions[i] = p
+            let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
+                                          prediction: p, maxCompensationDB: settings.maxCompensationDB)
+            let before = jobs[i].plan
+            apply(&jobs[i], gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
+            // A large move (a codec far from linear there) is checked with a second trial before the encode.
+            if CodecOvershoot.needsSecondTrial(gainMoveDB: jobs[i].plan.gainDB - before.gainDB,
+                                               ceilingMoveDB: before.ceilingDBTP - jobs[i].plan.ceilingDBTP, limited: j.compensate) {
+                let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: jobs[i].plan, encoding: j.encoding, weights: j.weights,
+                                           durationSeconds: probe.durationSeconds)
+                predictions[i]?.trials += 1
+                if let a1 = t.afterLUFS, let a2 = u.afterLUFS {
+                    slopes[i] = CodecOvershoot.slope(from: (before.gainDB, a1), to: (jobs[i].plan.gainDB, a2))
+                }
+                if let c = CodecOvershoot.correction(measuredLUFS: u.afterLUFS, measuredTruePeak: u.afterTruePeak, preCodecPeakDBTP: u.beforeTruePeak ?? -200,
+                                                     limiterCeilingDBTP: jobs[i].plan.ceilingDBTP, targetLUFS: t.beforeLUFS ?? j.targetLUFS,
+                                                     ceilingDBTP: settings.ceilingDBTP, lossy: true,
+                                                     checkLoudness: settings.steersLoudness && t.beforeLUFS != nil, toleranceLU: 0.05) {
+                    apply(&jobs[i], gainDB: moved(i, by: CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i])),
+                          limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
+                }
+            }
+        }
         let encodings = Dictionary(uniqueKeysWithValues: jobs.map { ($0.ordinal, $0.encoding) })
         var encodes = 0
         while true {
@@ -69,7 +134,7 @@ public enum MediaNormalizer {
                 throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
             }
             var results: [StreamResult] = []
-            var over = false
+            var again = false
             do {
                 for (i, j) in jobs.enumerated() {
                     let decoded = try FFmpegSource(path: mux.temporary, audioStream: j.ordinal)
@@ -78,23 +143,51 @@ public enum MediaNormalizer {
                                                   : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)
                     try Decoder.forEachBlock(decoded) { meter.add($0) }
                     let m = meter.finish()
-                    results.append(StreamResult(ordinal: j.ordinal, report: reports[i], measured: m,
-                                                ceilingLoweredDB: lowered[i], passes: passes[i] + encodes))
-                    if j.encoding.isLossy, j.plan.limit || j.plan.gainDB > -60, let tp = m.truePeakDBTP,
-                       (tp * 100).rounded() / 100 > settings.ceilingDBTP, encodes < settings.maxEncodes {
-                        // The codec's overshoot, plus a little, comes off the limiter's ceiling.
-                        let excess = tp - settings.ceilingDBTP + 0.1
-                        jobs[i].plan.ceilingDBTP -= excess
-                        jobs[i].plan.limiterTiming.ceilingDBTP = jobs[i].plan.ceilingDBTP
-                        jobs[i].plan.limit = true
-                        lowered[i] += excess
-                        over = true
+                    var r = StreamResult(ordinal: j.ordinal, report: reports[i], measured: m,
+                                         ceilingLoweredDB: max(0, settings.ceilingDBTP - j.plan.ceilingDBTP),
+                                         passes: passes[i] + encodes)
+                    r.plannedGainDB = j.plannedGainDB
+                    r.compensationDB = j.plan.gainDB - j.plannedGainDB
+                    r.codecCompensationDB = j.plan.gainDB - settled[i]
+                    r.prediction = predictions[i]
+                    r.reencodedFor = reasons[i]
+                    results.append(r)
+                    if let l = m.integratedLUFS {
+                        if let p = last[i], let sl = CodecOvershoot.slope(from: p, to: (j.plan.gainDB, l)) { slopes[i] = sl }
+                        last[i] = (j.plan.gainDB, l)
                     }
+                    guard encodes < settings.maxEncodes, j.plan.gainDB > -60 || j.plan.limit else { continue }
+                    // What the encoder was fed: the limiter's ceiling at most, else the source's peak with the gain.
+                    let fed = min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, (j.sourceTruePeakDBTP ?? j.plan.ceilingDBTP) + j.plan.gainDB)
+                    guard let c = CodecOvershoot.correction(measuredLUFS: m.integratedLUFS, measuredTruePeak: m.truePeakDBTP,
+                                                            preCodecPeakDBTP: fed, limiterCeilingDBTP: j.plan.ceilingDBTP,
+                                                            targetLUFS: j.targetLUFS, ceilingDBTP: settings.ceilingDBTP,
+                                                            lossy: j.encoding.isLossy, checkLoudness: settings.steersLoudness) else { continue }
+                    if c.gainDeltaDB != 0 { reasons[i].append("loudness") }
+                    if c.limiterCeilingDBTP != j.plan.ceilingDBTP { reasons[i].append("peak") }
+                    var gain = moved(i, by: CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i]))
+                    if !settings.steersLoudness, c.limiterCeilingDBTP < j.plan.ceilingDBTP, !j.plan.limit {
+                        // Under --peak reduce the overshoot comes off the gain.
+                        gain -= j.plan.ceilingDBTP - c.limiterCeilingDBTP
+                    }
+                    apply(&jobs[i], gainDB: gain, limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
+                    again = true
                 }
             } catch { mux.abandon(); throw error }
-            if over { mux.abandon(); continue }
+            if again { mux.abandon(); continue }
             try mux.commit()
             return (results, encodes)
+        }
+    }
+
+    /// Moves a job's gain and limiter ceiling; the limiter runs once its ceiling is lowered or
+    /// the gain raised (under `--peak reduce` it stays as planned).
+    static func apply(_ j: inout Job, gainDB: Double, limiterCeilingDBTP: Double, settings: Settings) {
+        if settings.steersLoudness, gainDB > j.plan.gainDB || limiterCeilingDBTP < j.plan.ceilingDBTP { j.plan.limit = true }
+        j.plan.gainDB = gainDB
+        if j.plan.limit {
+            j.plan.ceilingDBTP = limiterCeilingDBTP
+            j.plan.limiterTiming.ceilingDBTP = limiterCeilingDBTP
         }
     }
 

@@ -63,12 +63,13 @@ struct MediaFileNormalizer {
         let run = try MediaNormalization.run(path: path, probe: probe, delivered: delivered, chosen: chosen, encodings: encodings, given: { k, e in
             let entry = RecordedLoudness.stream(loudness, ordinal: k)
             var layout = ChannelLayout.standard(channelCount: e.channels)
-            if let s = entry?["layout"]?.stringValue, let l = try? ChannelLayout.parse(s), l.roles.count == e.channels { layout = l }
+            var stated = false
+            if let s = entry?["layout"]?.stringValue, let l = try? ChannelLayout.parse(s), l.roles.count == e.channels { layout = l; stated = true }
             var measured: (integrated: Double?, truePeak: Double?)? = nil
             if let l = entry, let lufs = l["integrated_lufs"], try RecordedLoudness.isCurrent(l, identity: opened.identity) {
                 measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
             }
-            return MediaNormalization.Given(layout: layout, measured: measured)
+            return MediaNormalization.Given(layout: layout, measured: measured, layoutStated: stated)
         }, muxer: muxer, destination: outPath, overwrite: overwrite, settings: settings)
         let o = MediaNormalizedRecord.json(run, probe: probe, audio: audio, delivered: delivered.count, chosen: chosen,
                                            encodings: encodings, muxer: muxer, outPath: outPath, losses: losses,

@@ -15,9 +15,17 @@ enum MediaNormalizedRecord {
         }
         let copied = delivered - chosen.count
         notes.append("Written through ffmpeg as \(muxer): \(chosen.count) audio stream\(chosen.count == 1 ? "" : "s") re-encoded, \(copied) stream\(copied == 1 ? "" : "s") copied unchanged, with the file's metadata\(probe.chapterCount > 0 ? " and \(probe.chapterCount) chapters" : ""). The numbers are measured on the written file, decoded again.")
-        if run.encodes > 1 {
-            for r in run.streams where r.ceilingLoweredDB > 0 {
-                notes.append("Stream \(r.ordinal): the \(encodings[r.ordinal]!.displayName) encoder pushed the true peak over the \(LoudnessGate.compact(s.ceilingDBTP)) dBTP ceiling, so the limiter's ceiling was lowered by \(String(format: "%.2f", r.ceilingLoweredDB)) dB and the file encoded again.")
+        let many = run.streams.count > 1
+        for r in run.streams {
+            let who = many ? "Stream \(r.ordinal)" : "The stream"
+            let codec = encodings[r.ordinal]!.displayName
+            if let p = r.prediction {
+                notes.append("\(who): a trial \(codec) encode of \(String(format: "%.1f", p.seconds)) s predicted the codec's loudness change (\(String(format: "%+.2f", p.loudnessChangeLU)) LU, compensated) and true-peak overshoot (\(String(format: "%.2f", p.peakOvershootDB)) dB, kept under the ceiling) before the one encode.")
+            }
+            if !r.reencodedFor.isEmpty {
+                let why = r.reencodedFor.contains("peak") && r.reencodedFor.contains("loudness") ? "the decoded true peak was over the ceiling and the loudness off the target"
+                    : r.reencodedFor.contains("peak") ? "the decoded true peak was over the ceiling" : "the decoded loudness was off the target"
+                notes.append("\(who): \(r.prediction == nil ? "" : "the prediction missed: ")\(why) after the \(codec) encoder, so the gain and the limiter's ceiling were corrected and the file encoded again.")
             }
         }
         var streamObjects: [JSON] = []
@@ -26,15 +34,24 @@ enum MediaNormalizedRecord {
             if let tp = m.truePeakDBTP, (tp * 100).rounded() / 100 > s.ceilingDBTP, s.peakMode != .ignore {
                 notes.append("Stream \(r.ordinal): after \(run.encodes) encodes the decoded true peak is \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(s.ceilingDBTP)) dBTP ceiling.")
             }
-            if s.peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - s.targetLUFS) > 0.5 {
-                notes.append("Stream \(r.ordinal): the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target.")
+            let tolerance = CodecOvershoot.toleranceLU(lossy: encodings[r.ordinal]!.isLossy)
+            var shortfall: Double? = nil
+            if s.peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - s.targetLUFS) > tolerance {
+                shortfall = s.targetLUFS - lufs
+                notes.append("Stream \(r.ordinal): after \(run.encodes) encode\(run.encodes == 1 ? "" : "s") the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target, more than the \(String(format: "%.1f", tolerance)) LU \(encodings[r.ordinal]!.isLossy ? "a lossy" : "a lossless") codec is held to: \(r.compensationDB - r.codecCompensationDB >= s.maxCompensationDB - 0.005 || abs(r.codecCompensationDB) >= s.maxCompensationDB - 0.005 ? "the compensation reached its \(LoudnessGate.compact(s.maxCompensationDB)) dB limit" : "the limiter and the codec together didn't settle within the \(run.encodes) encodes allowed").")
             }
             var o: [String: JSON] = MediaAudioStreams.json(audio[r.ordinal], ordinal: r.ordinal)
             let e = encodings[r.ordinal]!
             o["encoder"] = .string(e.encoder)
             if let b = e.bitRate { o["bit_rate"] = .int(b) }
-            o["gain_db"] = .double(r.report.gainDB, decimals: 2)
-            o["compensation_db"] = .double(r.report.compensationDB, decimals: 2)
+            o["gain_db"] = .double(r.plannedGainDB, decimals: 2)
+            o["compensation_db"] = .double(r.compensationDB, decimals: 2)
+            if let p = r.prediction {
+                o["codec_trial"] = .object(["trial_seconds": .double(p.seconds, decimals: 2), "loudness_change_lu": .double(p.loudnessChangeLU, decimals: 2),
+                                      "peak_overshoot_db": .double(p.peakOvershootDB, decimals: 2),
+                                      "compensation_db": .double(r.codecCompensationDB, decimals: 2)])
+            }
+            o["encodes"] = .int(run.encodes)
             o["integrated_lufs"] = .optional(m.integratedLUFS, decimals: 2)
             o["true_peak_dbtp"] = .optional(m.truePeakDBTP, decimals: 2)
             o["sample_peak_dbfs"] = .optional(m.samplePeakDBFS, decimals: 2)
@@ -48,6 +65,8 @@ enum MediaNormalizedRecord {
             o["dither"] = .bool(e.ditherBits != nil)
             if s.peakMode == .reduce, let g = gains[r.ordinal], g.shortfallLU > 0 {
                 o["shortfall_lu"] = .optional(m.integratedLUFS.map { s.targetLUFS - $0 } ?? g.shortfallLU, decimals: 2)
+            } else if let sf = shortfall {
+                o["shortfall_lu"] = .double(sf, decimals: 2)
             }
             streamObjects.append(.object(o))
         }

@@ -50,7 +50,9 @@ import Testing
         #expect(line.contains("-map 0:0 -map 0:1 -map 1:a:0 -map 0:3 "))
         #expect(!line.contains("-map 0:4"))   // the chapter track comes from -map_chapters
         #expect(line.contains("-c copy -c:2 aac -b:2 64000"))
-        #expect(line.contains("-map_metadata 0 -map_chapters 0 -map_metadata:s:2 0:s:2 -disposition:2 comment"))
+        // Every stream's tags and dispositions, not only the re-encoded one's (ffmpeg copies none once one is mapped by hand).
+        #expect(line.contains("-map_metadata 0 -map_chapters 0 -map_metadata:s:0 0:s:0 -disposition:0 default -map_metadata:s:1 0:s:1 -disposition:1 default "
+                              + "-map_metadata:s:2 0:s:2 -disposition:2 comment -map_metadata:s:3 0:s:3 -disposition:3 0"))
         #expect(args.suffix(3) == ["-f", "mp4", "file:out.tmp"])
     }
 
@@ -65,5 +67,17 @@ import Testing
         #expect(MediaContainer.muxer(formatName: "mov,mp4,m4a,3gp,3g2,mj2", path: "a.MOV") == "mov")
         #expect(MediaContainer.muxer(formatName: "matroska,webm", path: "a.mkv") == "matroska")
         #expect(MediaContainer.muxer(formatName: "wav", path: "a.wav") == nil)
+    }
+
+    @Test func anMP4TimecodeTrackIsWrittenAgainByTheMuxer() throws {
+        var p = try Self.probe()
+        p.streams.append(MediaStream(index: 5, type: "data", codec: nil, codecTag: "tmcd", profile: nil, sampleRate: nil, channels: nil,
+                                     channelLayout: nil, bitRate: nil, sampleFormat: nil, bitsPerRawSample: nil,
+                                     tags: ["timecode": "00:00:00:00"], disposition: []))
+        let e = MediaAudioEncoding.same(as: p.audioStreams[1])!
+        let mp4 = MediaMuxer.arguments(input: "in.mp4", probe: p, encodings: [1: e], muxer: "mp4", output: "out.tmp").joined(separator: " ")
+        #expect(!mp4.contains("-map 0:5") && mp4.contains("-write_tmcd 1"))
+        let mov = MediaMuxer.arguments(input: "in.mov", probe: p, encodings: [1: e], muxer: "mov", output: "out.tmp").joined(separator: " ")
+        #expect(mov.contains("-map 0:5") && !mov.contains("-write_tmcd"))
     }
 }

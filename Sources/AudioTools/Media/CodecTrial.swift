@@ -1,0 +1,103 @@
+import Foundation
+
+/// A trial encode: a few seconds of a stream, normalised by the plan, encoded by the stream's
+/// encoder into a temporary Matroska file and decoded again, both sides measured, so that
+/// CodecOvershoot predicts what the codec does to the whole stream before it is encoded once.
+/// The ffmpeg it runs is stopped and the temporary file removed on every path.
+enum CodecTrial {
+    /// The stretches' loudness and true peak before and after the codec.
+    struct Measured {
+        var beforeLUFS: Double?, beforeTruePeak: Double?, afterLUFS: Double?, afterTruePeak: Double?
+        var seconds: Double
+        var prediction: CodecOvershoot.Prediction {
+            CodecOvershoot.predict(beforeLUFS: beforeLUFS, beforeTruePeak: beforeTruePeak, afterLUFS: afterLUFS,
+                                   afterTruePeak: afterTruePeak, seconds: seconds)
+        }
+    }
+
+    static func run(input: String, ordinal: Int, plan: NormalizePlan, encoding e: MediaAudioEncoding, weights: [Double],
+                    durationSeconds: Double?) throws -> Measured {
+        guard let ffmpeg = FFmpegSource.ffmpegPath else { throw MediaWriteError.noFFmpeg(input: input) }
+        let stretches = CodecOvershoot.stretches(durationSeconds: durationSeconds)
+        let temporary = (NSTemporaryDirectory() as NSString).appendingPathComponent("audio-tools-trial-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).mka")
+        TemporaryFiles.register(temporary)
+        defer { unlink(temporary); TemporaryFiles.unregister(temporary) }
+        var args = ["-nostdin", "-v", "error", "-y", "-f", "f32le", "-ar", String(e.sampleRate), "-ac", String(e.channels)]
+        if let l = e.channelLayout { args += ["-ch_layout", l] }
+        args += ["-i", "pipe:3", "-c:a", e.encoder]
+        if let b = e.bitRate { args += ["-b:a", String(b)] }
+        if let f = e.sampleFormat { args += ["-sample_fmt", f] }
+        args += ["-f", "matroska", "file:" + temporary]
+        let child: ChildProcess
+        do { child = try ChildProcess(ffmpeg, args, stdin: .null, stdout: .null, extraInputs: 1) } catch {
+            throw MediaWriteError.ffmpegWontStart(input: input, reason: "\(error)")
+        }
+        var finished = false
+        defer { if !finished { _ = child.end() } }
+
+        // Before the codec: what the plan makes of each stretch, measured past its lead and piped on.
+        let before = LoudnessMeter(sampleRate: e.sampleRate, weights: weights)
+        var leads: [Int] = [], lengths: [Int] = []
+        var interleaved: [Float] = []
+        for s in stretches {
+            let source = try FFmpegSource(path: input, audioStream: ordinal, window: (s.start, s.length))
+            var p = plan
+            p.totalFrames = nil
+            p.fadeOutFrames = 0
+            if s.start > 0 { p.fadeInFrames = 0 }
+            let lead = Int(s.lead * Double(e.sampleRate))
+            var seen = 0
+            var failed = false
+            _ = try NormalizePipeline.run(p, source: source, sink: nil, onOutputBlock: { block in
+                guard !failed else { return }
+                let n = block.frames, ch = block.channels.count
+                if seen + n > lead {
+                    let from = max(0, lead - seen)
+                    before.add(from == 0 ? block : part(block, from, n))
+                }
+                seen += n
+                if interleaved.count < n * ch { interleaved = [Float](repeating: 0, count: n * ch) }
+                interleaved.withUnsafeMutableBufferPointer { dst in
+                    for c in 0..<ch { block.channels[c].withUnsafeBufferPointer { src in var d = c; for i in 0..<n { dst[d] = src[i]; d += ch } } }
+                }
+                let ok = interleaved.withUnsafeBytes { child.write(UnsafeRawBufferPointer(rebasing: $0[0 ..< n * ch * 4]), toExtra: 0) }
+                if !ok { failed = true }
+            })
+            if failed { break }
+            leads.append(lead); lengths.append(seen)
+        }
+        child.closeExtra(0)
+        let t = child.wait()
+        finished = true
+        guard t.status == 0 else {
+            throw MediaWriteError.ffmpegFailed(input: input, reason: t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)")
+        }
+        let b = before.finish()
+
+        // After the codec: the same stretches of the decoded trial, their leads skipped again.
+        let after = LoudnessMeter(sampleRate: e.sampleRate, weights: weights)
+        let decoded = try FFmpegSource(path: temporary)
+        var k = 0, at = 0
+        try Decoder.forEachBlock(decoded) { block in
+            var block = block
+            while block.frames > 0, k < lengths.count {
+                let stretchLeft = lengths[k] - at
+                let take = min(block.frames, stretchLeft)
+                let skip = max(0, min(take, leads[k] - at))
+                if take > skip { after.add(part(block, skip, take)) }
+                at += take
+                block = take == block.frames ? AudioBlock(channels: [], frames: 0) : part(block, take, block.frames)
+                if at == lengths[k] { k += 1; at = 0 }
+            }
+        }
+        let a = after.finish()
+        let seconds = zip(lengths, leads).reduce(0) { $0 + Double($1.0 - $1.1) } / Double(e.sampleRate)
+        return Measured(beforeLUFS: b.integratedLUFS, beforeTruePeak: b.truePeakDBTP, afterLUFS: a.integratedLUFS,
+                        afterTruePeak: a.truePeakDBTP, seconds: seconds)
+    }
+
+    /// Frames `from..<to` of a block, copied.
+    static func part(_ b: AudioBlock, _ from: Int, _ to: Int) -> AudioBlock {
+        AudioBlock(channels: b.channels.map { Array($0[from ..< to]) }, frames: to - from)
+    }
+}
