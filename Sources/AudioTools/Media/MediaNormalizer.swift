@@ -70,7 +70,6 @@ public enum MediaNormalizer {
                            overwrite: Bool, settings: Settings) throws -> (streams: [StreamResult], encodes: Int) {
         var jobs = jobs.sorted { $0.ordinal < $1.ordinal }
         var passes = [Int](repeating: 0, count: jobs.count)
-        var lowered = [Double](repeating: 0, count: jobs.count)
         // The compensation is predicted by one analysis pass before the encoder starts, so it
         // never waits on a pipe.
         for (i, j) in jobs.enumerated() where j.compensate {
