@@ -188,9 +188,9 @@ def overlap(spans, a, b):
     return sum(max(0.0, min(b, t) - max(a, f)) for f, t in spans)
 
 
-def score(bin_dir, mix, truth, args=()):
+def score(bin_dir, mix, truth, args=(), env=None):
     """What lufs-measure --dialogue found against the truth, and what energy gating alone gives."""
-    r = run([os.path.join(bin_dir, "lufs-measure"), "--no-progress", "--dialogue", "--timeline", *args, mix])
+    r = run([os.path.join(bin_dir, "lufs-measure"), "--no-progress", "--dialogue", "--timeline", *args, mix], env=env)
     l = json.loads(r.stdout.splitlines()[0])["loudness"]
     d = l["dialogue"]
     momentary = l["timeline"]["momentary_lufs"]
