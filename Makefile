@@ -48,6 +48,8 @@ TEST_DEPS  += mp3gain:mp3gain
 TEST_DEPS  += python3-venv:python3-venv
 # zsh and fish: the completion scripts are loaded by the shells they are for.
 TEST_DEPS  += zsh:zsh fish:fish
+# openttd-opensfx: recorded game sound effects (CC-BY-SA 3.0, 10 MB), the effects in the dialogue detector's accuracy material.
+TEST_DEPS  += /usr/share/games/openttd/baseset/opensfx/opensfx.cat:openttd-opensfx
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
 # pkg-config module => Debian package, for the references the tests compile against (libebur128
 # checks album loudness).
@@ -86,6 +88,7 @@ define install_missing
 	  check=$${pair%%:*}; pkg=$${pair#*:}; \
 	  case "$$check" in \
 	    python3-venv) python3 -c 'import ensurepip' >/dev/null 2>&1 || missing="$$missing $$pkg" ;; \
+	    /*) [ -e "$$check" ] || missing="$$missing $$pkg" ;; \
 	    *) if [ "$(2)" = lib ]; then pkg-config --exists $$check 2>/dev/null || missing="$$missing $$pkg"; \
 	       else command -v $$check >/dev/null 2>&1 || missing="$$missing $$pkg"; fi ;; \
 	  esac; \

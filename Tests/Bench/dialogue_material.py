@@ -3,8 +3,11 @@
 lufs-measure --dialogue finds it. Used by the bench (sections/dialogue.py) and the end-to-end test.
 
 Speech: asterisk-core-sounds-{en,fr}-wav prompts (two speakers, two languages). Music:
-warzone2100-music (full-band game score) and asterisk-moh-opsound-wav. Effects: bursts of
-filtered noise and sweeps made by sox (no packaged effects library is used).
+warzone2100-music (full-band game score) and asterisk-moh-opsound-wav. Effects: OpenTTD's
+openttd-opensfx (recorded game sound effects: trains, ships, planes, crashes, explosions,
+machinery, wind; CC-BY-SA 3.0), taken out of its sound catalogue; the few that are voices or
+animal calls (applause, "oooh", the animals, the year-end jingles) are left out, as a film's
+effects stem would not have dialogue-like sounds in it by construction.
 
 Each programme (120 s, 48 kHz): music-only and effects-only stretches louder than the dialogue,
 and scenes of prompts back to back (0.3 s apart) over the music bed at `bed` dB relative to the
@@ -13,9 +16,14 @@ mix's BS.1770 gated loudness over the 400 ms blocks at least half inside a scene
 
   python3 dialogue_material.py BIN DIR [LAYOUT:BED ...]   one JSON line per case (the end-to-end test reads them)
 """
-import glob, json, math, os, random, subprocess, sys
+import glob, json, math, os, random, struct, subprocess, sys
 
-PACKAGES = ["asterisk-core-sounds-en-wav", "asterisk-core-sounds-fr-wav", "asterisk-moh-opsound-wav", "warzone2100-music"]
+PACKAGES = ["asterisk-core-sounds-en-wav", "asterisk-core-sounds-fr-wav", "asterisk-moh-opsound-wav", "warzone2100-music",
+            "openttd-opensfx"]
+# The effects catalogue where `make test-deps` installs it (else it is downloaded like the rest).
+INSTALLED_EFFECTS = "/usr/share/games/openttd/baseset/opensfx/opensfx.cat"
+# Sounds of the effects catalogue that are voices, animal calls or music, by a word of their names.
+NOT_EFFECTS = ("Year", "Applause", "Oooh", "Sheep", "Cow", "Horse", "Tropical", "Unused")
 LENGTH = 120.0
 DIALOGUE_LUFS = -27.0
 # (start, kind, seconds): scenes of dialogue over the bed, music-only and effects-only stretches.
@@ -28,15 +36,53 @@ def run(cmd, **kw):
 
 
 def unpack(work):
-    """The packages, downloaded with apt-get and unpacked into work/root (once)."""
+    """The packages, downloaded with apt-get and unpacked into work/root (each once)."""
     root = os.path.join(work, "root")
-    if os.path.isdir(os.path.join(root, "usr")):
-        return root
     os.makedirs(root, exist_ok=True)
-    run(["apt-get", "download"] + PACKAGES, cwd=work)
-    for deb in glob.glob(os.path.join(work, "*.deb")):
-        run(["dpkg-deb", "-x", deb, root])
+    for package in PACKAGES:
+        marker = os.path.join(root, f".unpacked-{package}")
+        if os.path.exists(marker) or (package == "openttd-opensfx" and os.path.exists(INSTALLED_EFFECTS)):
+            continue
+        debs = glob.glob(os.path.join(work, f"{package}_*.deb"))
+        if not debs:
+            run(["apt-get", "download", package], cwd=work)
+            debs = glob.glob(os.path.join(work, f"{package}_*.deb"))
+        run(["dpkg-deb", "-x", debs[0], root])
+        open(marker, "w").close()
     return root
+
+
+def effects(root, work):
+    """The catalogue's sound effects of at least a second, as mono WAV files (written once), in a
+    fixed shuffled order. opensfx.cat: a table of (offset, size) little-endian 32-bit pairs (the
+    offset's top bit is a flag), the first offset giving the table's length; each sound is a
+    length-prefixed name, then a RIFF WAV file of `size` bytes."""
+    out_dir = os.path.join(work, "effects")
+    done = os.path.join(out_dir, "list.json")
+    if os.path.exists(done):
+        return json.load(open(done))
+    os.makedirs(out_dir, exist_ok=True)
+    installed = os.path.exists(INSTALLED_EFFECTS)
+    cat = open(INSTALLED_EFFECTS if installed else os.path.join(root, INSTALLED_EFFECTS.lstrip("/")), "rb").read()
+    count = (struct.unpack_from("<I", cat, 0)[0] & 0x7FFFFFFF) // 8
+    files = []
+    for i in range(count):
+        offset, size = struct.unpack_from("<II", cat, 8 * i)
+        offset &= 0x7FFFFFFF
+        name_length = cat[offset]
+        name = cat[offset + 1:offset + 1 + name_length].decode("latin-1")
+        start = offset + 1 + name_length
+        wav = cat[start:start + size]
+        channels, rate = struct.unpack_from("<HI", wav, 22)
+        bits = struct.unpack_from("<H", wav, 34)[0]
+        if any(w in name for w in NOT_EFFECTS) or len(wav) - 44 < rate * channels * bits // 8:
+            continue
+        path = os.path.join(out_dir, f"sfx{i:02d}.wav")
+        open(path, "wb").write(wav)
+        files.append(path)
+    random.Random(3).shuffle(files)
+    json.dump(files, open(done, "w"))
+    return files
 
 
 def loudness(bin_dir, path):
@@ -85,9 +131,10 @@ def build(bin_dir, work, bed_db, layout):
     for n, (start, kind, seconds) in enumerate(PLAN):
         seg = os.path.join(case, f"seg{n}.wav")
         if kind == "effects":
-            # Noise bursts and sweeps, 6 dB over the dialogue.
-            run(["sox", "-n", "-r", "48000", "-c", "1", "-b", "32", "-e", "float", seg, "synth", str(seconds),
-                 "brownnoise", "synth", str(seconds), "sine", "fmod", "60-900", "tremolo", "1.3", "90"])
+            # Recorded effects back to back (each stretch its own), 6 dB over the dialogue.
+            sounds = effects(root, work)
+            pick = [sounds[(n * 5 + k) % len(sounds)] for k in range(5)]
+            run(["sox"] + pick + ["-r", "48000", "-c", "1", "-b", "32", "-e", "float", seg, "pad", "0", str(seconds), "trim", "0", str(seconds)])
             level = DIALOGUE_LUFS + 6
         else:
             src = beds[n % len(beds)]
@@ -141,9 +188,9 @@ def overlap(spans, a, b):
     return sum(max(0.0, min(b, t) - max(a, f)) for f, t in spans)
 
 
-def score(bin_dir, mix, truth, args=()):
+def score(bin_dir, mix, truth, args=(), env=None):
     """What lufs-measure --dialogue found against the truth, and what energy gating alone gives."""
-    r = run([os.path.join(bin_dir, "lufs-measure"), "--no-progress", "--dialogue", "--timeline", *args, mix])
+    r = run([os.path.join(bin_dir, "lufs-measure"), "--no-progress", "--dialogue", "--timeline", *args, mix], env=env)
     l = json.loads(r.stdout.splitlines()[0])["loudness"]
     d = l["dialogue"]
     momentary = l["timeline"]["momentary_lufs"]

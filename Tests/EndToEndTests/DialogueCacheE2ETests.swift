@@ -48,4 +48,43 @@ import Testing
         #expect(series.records.allSatisfy { $0["loudness"]?["dialogue"]?["timeline"] != nil })
         #expect(try CacheE2ETests.run("lufs-measure", ["--dialogue", "--cache", cache] + files).stdout == fresh.stdout)
     }
+
+    /// A cached --dialogue result is not handed back when the weights are now missing or damaged:
+    /// the run refuses as a fresh one does, naming the file; with the weights back it hits again.
+    @Test(.enabled(if: DialogueE2ETests.weightsBuilt, "the detector's weights are not in .build/models (make speech-model)"))
+    func aCacheHitStillNeedsGoodWeights() throws {
+        let dir = E2E.tempDir("dialogue-cache-weights")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tone = E2E.sine(440, dBFS: -20, seconds: 2, rate: 48000)
+        try E2E.write(dir + "/tone.wav", rate: 48000, channels: [tone, tone])
+        CacheE2ETests.setMtime(dir + "/tone.wav", CacheE2ETests.past)
+        let cache = dir + "/cache.sqlite"
+        let good = DialogueE2ETests.root.appendingPathComponent(".build/models/\(SpeechModelFile.fileName)").path
+        func run(weights: String) throws -> E2E.Run {
+            var env = CacheE2ETests.plain
+            env[SpeechModelFile.environmentVariable] = weights
+            return try E2E.run("lufs-measure", ["--dialogue", "--cache", cache, dir + "/tone.wav"], environment: env)
+        }
+        let stored = try run(weights: good)
+        #expect(stored.status == 0 && stored.records.first?["loudness"]?["dialogue"] != nil, "\(stored.stdout) \(stored.stderr)")
+        #expect(try CacheE2ETests.entries(cache) == 1)
+        // Missing: not-found, naming the file, and no loudness from the cache.
+        let missing = dir + "/nowhere/\(SpeechModelFile.fileName)"
+        let m = try run(weights: missing)
+        #expect(m.status != 0)
+        #expect(m.records.first?["error"]?["code"] == .string("not-found"), "\(m.stdout)")
+        #expect(m.records.first?["error"]?["message"]?.stringValue?.contains("nowhere/\(SpeechModelFile.fileName)") == true)
+        #expect(m.records.first?["loudness"] == nil)
+        // Damaged (the right size, one byte changed): malformed.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: good))
+        bytes[bytes.count / 2] ^= 0xFF
+        let damaged = dir + "/damaged.onnx"
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let d = try run(weights: damaged)
+        #expect(d.status != 0)
+        #expect(d.records.first?["error"]?["code"] == .string("malformed"), "\(d.stdout)")
+        #expect(d.records.first?["loudness"] == nil)
+        // Good weights again: the stored result comes back unchanged.
+        #expect(try run(weights: good).stdout == stored.stdout)
+    }
 }

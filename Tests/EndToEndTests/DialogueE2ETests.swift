@@ -101,14 +101,14 @@ import Testing
     }()
 
     @Test(.enabled(if: weightsBuilt, "the detector's weights are not in .build/models (make speech-model)"),
-          .enabled(if: material != nil, "apt-get could not fetch the speech and music packages (asterisk-core-sounds-*, asterisk-moh-opsound-wav, warzone2100-music), or sox, ffmpeg or python3 is missing"))
-    func accuracyOnRealSpeechOverRealMusic() throws {
+          .enabled(if: material != nil, "apt-get could not fetch the speech, music and effects packages (asterisk-core-sounds-*, asterisk-moh-opsound-wav, warzone2100-music, openttd-opensfx), or sox, ffmpeg or python3 is missing"))
+    func accuracyOnRealSpeechOverRealMusicAndEffects() throws {
         let work = try #require(Self.material)
         let script = Self.root.appendingPathComponent("Tests/Bench/dialogue_material.py").path
-        let r = try E2E.program("/usr/bin/env", ["python3", script, E2E.binDir.path, work, "stereo:-10", "stereo:0", "5.1:-5"])
+        let r = try E2E.program("/usr/bin/env", ["python3", script, E2E.binDir.path, work, "stereo:-10", "stereo:0", "stereo:5", "5.1:-5"])
         #expect(r.status == 0, "\(r.stderr)")
         let cases = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
-        #expect(cases.count == 3)
+        #expect(cases.count == 4)
         for c in cases {
             let bed = c["bed_db"]?.doubleValue ?? 99
             let error = try #require(c["error_lu"]?.doubleValue, "\(c)")

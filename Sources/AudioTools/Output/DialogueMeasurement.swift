@@ -52,12 +52,18 @@ struct DialogueMeasurement {
     }
 
     /// What a cached measurement with `loudness.dialogue` is kept under: the detector (its weights'
-    /// name and version) and the share under which the fallback rule applies.
+    /// name, version and pinned checksum), the version of the span logic and the share under which
+    /// the fallback rule applies. Getting it loads and checks the weights (once per process, by
+    /// size and checksum), so a missing or damaged weights file is the same error on a cache hit
+    /// as on a fresh measurement, never a stored result handed back without a detector.
     var cacheKey: String {
-        Self.cacheKey(detector: SpeechModelFile.detectorName, version: SpeechModelFile.detectorVersion, minimumShare: minimumShare)
+        get throws {
+            _ = try SpeechModelFile.shared()
+            return Self.cacheKey(detector: SpeechModelFile.detectorName, version: SpeechModelFile.detectorVersion, minimumShare: minimumShare)
+        }
     }
     static func cacheKey(detector: String, version: String, minimumShare: Double) -> String {
-        "dialogue=\(detector)@\(version);min-dialogue-share=\(String(describing: minimumShare))"
+        "dialogue=\(detector)@\(version)#\(SpeechModelFile.expectedDigest);spans=\(DialogueSpans.version);min-dialogue-share=\(String(describing: minimumShare))"
     }
 
     /// `loudness` without the dialogue spans (taken for the report only, or kept out of the cache).

@@ -43,7 +43,7 @@ struct LoudnessMeasureJob {
     func measure(_ record: Record) throws -> Record {
         guard let path = record.path else { return record }
         // The cache keeps no gating blocks, so --album measures every file afresh (and still stores it).
-        let loudnessCache = dialogue.map { self.loudnessCache?.keyed(dialogue: $0.cacheKey) } ?? self.loudnessCache
+        let loudnessCache = try dialogue.map { self.loudnessCache?.keyed(dialogue: try $0.cacheKey) } ?? self.loudnessCache
         var cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil || !extras.isEmpty
             ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
         if dialogue?.gateOnDialogue == true, gate != nil, cached.entry?.dialogue == nil { cached.entry = nil }

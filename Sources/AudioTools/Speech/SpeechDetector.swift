@@ -1,8 +1,8 @@
 import Foundation
 
 /// The speech detector over one stream, fed the decoder's blocks as they come: one channel (the
-/// centre, where film and TV mixes put dialogue) or the downmix, resampled to 16 kHz, cut into
-/// 512-sample chunks (32 ms) for the network. Chunks of digital silence (and their context) are
+/// centre, where film and TV mixes put dialogue) or the downmix, resampled to 16 kHz, high-passed
+/// at 100 Hz (SpeechHighPass), cut into 512-sample chunks (32 ms) for the network. Chunks of digital silence (and their context) are
 /// not run through the network: their probability is 0 and the network's state is kept.
 public final class SpeechDetector {
     /// Which channels are listened to.
@@ -30,6 +30,8 @@ public final class SpeechDetector {
     private var decimated: [Float] = []
     private var mono: AudioBlock
     private var pending: [Float] = []
+    private var highPass = SpeechHighPass()
+    private var filtered: [Float] = []
     private var probabilities: [Float] = []
     /// Whether the last chunk run held any non-zero sample (the context of the next).
     private var lastChunkHadSound = false
@@ -92,7 +94,9 @@ public final class SpeechDetector {
         return probabilities
     }
 
-    private func feed(_ samples: [Float], _ count: Int) {
+    private func feed(_ input: [Float], _ count: Int) {
+        highPass.process(input, count, into: &filtered)
+        let samples = filtered
         var i = 0
         let chunk = SileroNetwork.chunk
         if !pending.isEmpty {

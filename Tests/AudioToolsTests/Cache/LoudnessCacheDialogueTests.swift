@@ -38,8 +38,9 @@ import Testing
         keyed("6.2.3", 0.5).store(path: file, stamp: stamp, identity: stamp.identity, loudness: loudness, measurement: m, dialogue: (nil, true))
         let none = try #require(keyed("6.2.3", 0.5).lookup(path: file, forGate: true).entry)
         #expect(none.dialogue?.integratedLUFS == nil && none.dialogue?.fallback == true)
-        // The detector this build runs is in the key.
-        let d = DialogueMeasurement(minimumShare: 0.15, gateOnDialogue: false)
-        #expect(d.cacheKey.contains(SpeechModelFile.detectorName + "@" + SpeechModelFile.detectorVersion))
+        // The detector this build runs, its weights' checksum and the span logic's version are in the key.
+        let key = DialogueMeasurement.cacheKey(detector: SpeechModelFile.detectorName, version: SpeechModelFile.detectorVersion, minimumShare: 0.15)
+        #expect(key.contains(SpeechModelFile.detectorName + "@" + SpeechModelFile.detectorVersion + "#" + SpeechModelFile.expectedDigest))
+        #expect(key.contains("spans=\(DialogueSpans.version)"))
     }
 }

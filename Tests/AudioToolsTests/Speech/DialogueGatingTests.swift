@@ -10,11 +10,15 @@ import Testing
         r.flatMap { v, s in [Float](repeating: v, count: Int((s / chunk).rounded())) }
     }
 
-    @Test func aSpanOpensAtTheOnsetAndClosesWhereItLastFell() {
+    @Test func aSpanOpensAtTheOnsetAndClosesWhereItLastFellWidenedByThePadding() {
         let p = Self.runs([(0.1, 1), (0.9, 2), (0.1, 2)])
         let s = DialogueSpans.spans(probabilities: p, chunkSeconds: Self.chunk, durationSeconds: 5)
         #expect(s.count == 1)
-        #expect(abs(s[0].from - 1) < Self.chunk && abs(s[0].to - 3) < Self.chunk)
+        let pad = DialogueSpans.paddingSeconds
+        #expect(abs(s[0].from - (1 - pad)) < Self.chunk && abs(s[0].to - (3 + pad)) < Self.chunk, "\(s)")
+        // The padding stops at the ends of the programme.
+        let edge = DialogueSpans.spans(probabilities: Self.runs([(0.9, 1)]), chunkSeconds: Self.chunk, durationSeconds: 1)
+        #expect(edge.count == 1 && edge[0].from == 0 && edge[0].to == 1, "\(edge)")
     }
 
     @Test func hysteresisKeepsASpanOpenBetweenOffsetAndOnset() {
@@ -25,11 +29,17 @@ import Testing
         #expect(DialogueSpans.spans(probabilities: Self.runs([(between, 3)]), chunkSeconds: Self.chunk, durationSeconds: 3).isEmpty)
     }
 
-    @Test func theHangoverBridgesASentencePauseButNotALongerGap() {
+    @Test func theHangoverAndTheBridgeJoinSentencesButNotScenes() {
         let bridged = Self.runs([(0.9, 1), (0.05, DialogueSpans.hangoverSeconds - 0.1), (0.9, 1)])
         #expect(DialogueSpans.spans(probabilities: bridged, chunkSeconds: Self.chunk, durationSeconds: 3).count == 1)
-        let split = Self.runs([(0.9, 1), (0.05, DialogueSpans.hangoverSeconds + 0.2), (0.9, 1)])
-        #expect(DialogueSpans.spans(probabilities: split, chunkSeconds: Self.chunk, durationSeconds: 3).count == 2)
+        // Longer than the hangover: two spans, joined across a gap (after padding) up to the bridge.
+        let pause = DialogueSpans.hangoverSeconds + DialogueSpans.bridgeSeconds / 2
+        let joined = Self.runs([(0.9, 1), (0.05, pause), (0.9, 1)])
+        let j = DialogueSpans.spans(probabilities: joined, chunkSeconds: Self.chunk, durationSeconds: 2 + pause)
+        #expect(j.count == 1, "\(j)")
+        let gap = 2 * DialogueSpans.paddingSeconds + DialogueSpans.bridgeSeconds + 0.3
+        let split = Self.runs([(0.9, 1), (0.05, gap), (0.9, 1)])
+        #expect(DialogueSpans.spans(probabilities: split, chunkSeconds: Self.chunk, durationSeconds: 2 + gap).count == 2)
     }
 
     @Test func aBlipShorterThanTheMinimumIsDropped() {
@@ -138,5 +148,32 @@ import Testing
         #expect(abs(pass.0 - 1) < 0.01)
         #expect(stop.0 < 0.01)
         #expect(pass.1 >= 15_990 && pass.1 <= 16_000)
+    }
+}
+
+@Suite struct SpeechHighPassTests {
+    /// RMS of the filter's output over the second half of a second of a unit sine.
+    static func gain(_ freq: Double) -> Double {
+        var f = SpeechHighPass()
+        let x = (0..<16_000).map { Float(sin(2 * .pi * freq * Double($0) / 16_000)) }
+        var y: [Float] = []
+        f.process(x, x.count, into: &y)
+        let tail = y[8_000...].map { Double($0) * Double($0) }
+        return (tail.reduce(0, +) / Double(tail.count) * 2).squareRoot()
+    }
+
+    /// Second-order Butterworth: −3 dB at the cutoff, 12 dB per octave below, flat in the speech band.
+    @Test func passesSpeechAndCutsRumble() {
+        #expect(abs(20 * log10(Self.gain(1_000))) < 0.05)
+        #expect(abs(20 * log10(Self.gain(SpeechHighPass.cutoffHz)) + 3.01) < 0.1)
+        #expect(abs(20 * log10(Self.gain(25)) + 24.1) < 0.5)  // two octaves down: 10·log10(1 + 4⁴)
+    }
+
+    @Test func digitalSilenceAfterSoundBecomesExactZero() {
+        var f = SpeechHighPass()
+        var y: [Float] = []
+        f.process([1] + [Float](repeating: 0, count: 15_999), 16_000, into: &y)
+        #expect(y[0] != 0)
+        #expect(y.suffix(1_000).allSatisfy { $0 == 0 })
     }
 }

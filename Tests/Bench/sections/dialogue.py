@@ -76,13 +76,25 @@ def dialogue():
 
     section("lufs-measure --dialogue: accuracy on real speech over real music (truth: by construction)")
     print("  case          truth    dialogue  error   energy-gating error   share truth/ours   found   false dialogue")
-    for bed_db, layout in m.CASES:
-        mix, truth = m.build(BIN, work, bed_db, layout)
-        r = m.score(BIN, mix, truth)
+    base = os.environ.get("BASE_BIN")
+    base_env = dict(os.environ)
+    # Older binaries find the weights through the variable when they have none beside them.
+    base_env.setdefault("AUDIO_TOOLS_SPEECH_MODEL", os.path.abspath(os.path.join(".build", "models", "silero_vad_16k_op15.onnx")))
+
+    def row(label, r):
         err = "  null" if r["error_lu"] is None else f"{r['error_lu']:+6.2f}"
-        print(f"  {layout:6} {bed_db:+3d} dB  {r['true_lufs']:7.2f}  {r['dialogue_lufs'] if r['dialogue_lufs'] is not None else 'null':>8}  {err}   "
+        print(f"  {label:13} {r['true_lufs']:7.2f}  {r['dialogue_lufs'] if r['dialogue_lufs'] is not None else 'null':>8}  {err}   "
               f"{r['energy_error_lu']:+6.2f} (programme {r['programme_lufs']:.2f})   {r['true_share']:.3f}/{r['share']:.3f}      "
               f"{r['found'] * 100:5.1f}%  {r['false_dialogue'] * 100:5.1f}%")
+
+    for bed_db, layout in m.CASES:
+        mix, truth = m.build(BIN, work, bed_db, layout)
+        row(f"{layout:6} {bed_db:+3d} dB", m.score(BIN, mix, truth))
+        if base:
+            try:
+                row("  (BASE_BIN)", m.score(base, mix, truth, env=base_env))
+            except Exception as e:
+                print(f"    BASE_BIN: {e}")
     print("  targets: error ±0.5 LU with the bed at -5 dB or lower, ±1.0 at 0 dB; share ±0.05; false dialogue <= 5%; found >= 90% (bed <= -5 dB)")
 
 
