@@ -152,6 +152,43 @@ def measure():
     print(f"  peak resident memory            {max_rss_mib([tool('lufs-measure'), '-j', '1', long]):7.1f} MiB")
 
 
+def film_10min():
+    """A 10-minute 1080p25 H.264 (4 Mb/s) + stereo AAC 160 kb/s film, made once and kept in DIR."""
+    f = os.path.join(DIR, "film-10min.mp4")
+    if os.path.exists(f):
+        return f
+    print("  generating film-10min.mp4 (1080p25 H.264 at 4 Mb/s, stereo AAC 160 kb/s) ...", flush=True)
+    # One minute of picture, repeated ten times by stream copy (encoding ten minutes of
+    # 1080p costs more than the whole bench), under ten minutes of sound.
+    minute, listing, picture = f + ".1min.mp4", f + ".list", f + ".video.mp4"
+    sh(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=60",
+        "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "4M", "-g", "50", minute])
+    with open(listing, "w") as l:
+        l.write(f"file '{os.path.abspath(minute)}'\n" * 10)
+    sh(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", listing, "-c", "copy", picture])
+    sh(["ffmpeg", "-v", "error", "-y", "-i", picture, "-f", "lavfi", "-i", "anoisesrc=d=600:c=pink:r=48000:a=0.05",
+        "-f", "lavfi", "-i", "sine=f=220:d=600:r=48000",
+        "-filter_complex", "[1][2]amix=inputs=2,aformat=channel_layouts=stereo[a]", "-map", "0:v", "-map", "[a]",
+        "-c:v", "copy", "-c:a", "aac", "-b:a", "160k", "-metadata:s:a:0", "language=eng", "-shortest", f + ".tmp.mp4"])
+    for p in (minute, listing, picture):
+        os.remove(p)
+    os.rename(f + ".tmp.mp4", f)
+    return f
+
+
+def ffmpeg_normalize():
+    """ffmpeg-normalize in a venv of DIR (installed once), or None with a MISSING line."""
+    venv = os.path.join(DIR, "venv")
+    ffn = os.path.join(venv, "bin", "ffmpeg-normalize")
+    if not os.path.exists(ffn):
+        try:
+            sh(["python3", "-m", "venv", venv])
+            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "ffmpeg-normalize"])
+        except Exception as e:
+            missing(f"ffmpeg-normalize could not be installed ({e})")
+    return ffn if os.path.exists(ffn) else None
+
+
 def normalize():
     section("lufs-normalize: 10-minute 48 kHz stereo 24-bit WAV, one job")
     f = music(os.path.join(DIR, "music-10min.wav"), 600)
@@ -192,15 +229,8 @@ def normalize():
     pipeline = (f"{tool('lufs-measure')} -j 1 {f} | " + " ".join(norm) + f" --out-dir {e2e_out}")
     ours = best(["sh", "-c", pipeline])
     print(f"  lufs-measure | lufs-normalize                {ours:7.3f} s   -> {loudness_of(os.path.join(e2e_out, os.path.basename(f)))}")
-    venv = os.path.join(DIR, "venv")
-    ffn = os.path.join(venv, "bin", "ffmpeg-normalize")
-    if not os.path.exists(ffn):
-        try:
-            sh(["python3", "-m", "venv", venv])
-            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "ffmpeg-normalize"])
-        except Exception as e:
-            missing(f"ffmpeg-normalize could not be installed ({e})")
-    if os.path.exists(ffn) and shutil.which("ffmpeg"):
+    ffn = ffmpeg_normalize()
+    if ffn and shutil.which("ffmpeg"):
         theirs_path = os.path.join(out, "ffmpeg-normalize.wav")
         # EBU mode (two passes of ffmpeg's loudnorm); keep the rate and 24-bit PCM like ours.
         theirs = best([ffn, f, "-f", "-nt", "ebu", "-t", "-16", "-tp", "-1", "-ar", "48000",
@@ -220,24 +250,7 @@ def video():
     if not shutil.which("ffmpeg"):
         missing("ffmpeg (the video section needs it)")
         return
-    f = os.path.join(DIR, "film-10min.mp4")
-    if not os.path.exists(f):
-        print("  generating film-10min.mp4 (1080p25 H.264 at 4 Mb/s, stereo AAC 160 kb/s) ...", flush=True)
-        # One minute of picture, repeated ten times by stream copy (encoding ten minutes of
-        # 1080p costs more than the whole bench), under ten minutes of sound.
-        minute, listing, picture = f + ".1min.mp4", f + ".list", f + ".video.mp4"
-        sh(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=60",
-            "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "4M", "-g", "50", minute])
-        with open(listing, "w") as l:
-            l.write(f"file '{os.path.abspath(minute)}'\n" * 10)
-        sh(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", listing, "-c", "copy", picture])
-        sh(["ffmpeg", "-v", "error", "-y", "-i", picture, "-f", "lavfi", "-i", "anoisesrc=d=600:c=pink:r=48000:a=0.05",
-            "-f", "lavfi", "-i", "sine=f=220:d=600:r=48000",
-            "-filter_complex", "[1][2]amix=inputs=2,aformat=channel_layouts=stereo[a]", "-map", "0:v", "-map", "[a]",
-            "-c:v", "copy", "-c:a", "aac", "-b:a", "160k", "-metadata:s:a:0", "language=eng", "-shortest", f + ".tmp.mp4"])
-        for p in (minute, listing, picture):
-            os.remove(p)
-        os.rename(f + ".tmp.mp4", f)
+    f = film_10min()
     out = os.path.join(DIR, "video-out")
     os.makedirs(out, exist_ok=True)
 
@@ -259,15 +272,8 @@ def video():
     print(f"  ffmpeg -c:v copy -c:a aac (the remux floor)  {remux:7.3f} s")
     print(f"  lufs-measure | lufs-normalize               {ours:7.3f} s   = {ours / remux:5.2f}x the floor"
           f"   -> {loudness_of(os.path.join(ours_dir, os.path.basename(f)))}")
-    venv = os.path.join(DIR, "venv")
-    ffn = os.path.join(venv, "bin", "ffmpeg-normalize")
-    if not os.path.exists(ffn):
-        try:
-            sh(["python3", "-m", "venv", venv])
-            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "ffmpeg-normalize"])
-        except Exception as e:
-            missing(f"ffmpeg-normalize could not be installed ({e})")
-    if os.path.exists(ffn):
+    ffn = ffmpeg_normalize()
+    if ffn:
         theirs_path = os.path.join(out, "ffmpeg-normalize.mp4")
         theirs = best([ffn, f, "-f", "-nt", "ebu", "-t", "-14", "-tp", "-1", "-c:a", "aac", "-b:a", "160k",
                        "-o", theirs_path], runs=1)

@@ -86,28 +86,6 @@ def lossless_gain():
     lossless_gain_aac()
 
 
-def film_10min():
-    """The video section's 10-minute 1080p H.264 + stereo AAC 160 kb/s film (same recipe and path)."""
-    f = os.path.join(DIR, "film-10min.mp4")
-    if os.path.exists(f):
-        return f
-    print("  generating film-10min.mp4 (1080p25 H.264 at 4 Mb/s, stereo AAC 160 kb/s) ...", flush=True)
-    minute, listing, picture = f + ".1min.mp4", f + ".list", f + ".video.mp4"
-    sh(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=1920x1080:rate=25:duration=60",
-        "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "4M", "-g", "50", minute])
-    with open(listing, "w") as l:
-        l.write(f"file '{os.path.abspath(minute)}'\n" * 10)
-    sh(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", listing, "-c", "copy", picture])
-    sh(["ffmpeg", "-v", "error", "-y", "-i", picture, "-f", "lavfi", "-i", "anoisesrc=d=600:c=pink:r=48000:a=0.05",
-        "-f", "lavfi", "-i", "sine=f=220:d=600:r=48000",
-        "-filter_complex", "[1][2]amix=inputs=2,aformat=channel_layouts=stereo[a]", "-map", "0:v", "-map", "[a]",
-        "-c:v", "copy", "-c:a", "aac", "-b:a", "160k", "-metadata:s:a:0", "language=eng", "-shortest", f + ".tmp.mp4"])
-    for p in (minute, listing, picture):
-        os.remove(p)
-    os.rename(f + ".tmp.mp4", f)
-    return f
-
-
 def lossless_gain_aac():
     """AAC-LC: the 10-minute 1080p MP4 (samples patched in place) against cp, and a 10-minute
     ADTS and M4A against cp and against re-encoding with ffmpeg."""

@@ -19,18 +19,6 @@ def _media_record(bin_dir, f, out):
         return "(no record: " + (r.stdout + r.stderr)[:200] + ")"
 
 
-def _ffmpeg_normalize():
-    venv = os.path.join(DIR, "venv")
-    ffn = os.path.join(venv, "bin", "ffmpeg-normalize")
-    if not os.path.exists(ffn):
-        try:
-            sh(["python3", "-m", "venv", venv])
-            sh([os.path.join(venv, "bin", "pip"), "install", "-q", "ffmpeg-normalize"])
-        except Exception as e:
-            missing(f"ffmpeg-normalize could not be installed ({e})")
-    return ffn if os.path.exists(ffn) else None
-
-
 def media_floor():
     section("lufs-measure | lufs-normalize --preset social on a 30-second MP4 (2 AAC streams, one limited, mov_text eng, chapters), "
             "beside the remux floor and ffmpeg-normalize")
@@ -77,7 +65,7 @@ def media_floor():
     base = os.environ.get("BASE_BIN")
     if base:
         ours(base, "lufs-measure | lufs-normalize (BASE_BIN)", "base")
-    ffn = _ffmpeg_normalize()
+    ffn = ffmpeg_normalize()
     if ffn:
         theirs = best([ffn, f, "-f", "-nt", "ebu", "-t", "-14", "-tp", "-1", "-c:a", "aac", "-b:a", "128k",
                        "-o", os.path.join(out, "ffmpeg-normalize.mp4")], runs=3)
