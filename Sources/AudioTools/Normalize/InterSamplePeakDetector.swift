@@ -68,7 +68,7 @@ public struct OversamplerPeakDetector: InterSamplePeakDetector {
             var start = 0
             while start < count {
                 let end = min(start + Self.chunk, count)
-                let windowMax = TruePeakOversampler.absMax(w + start, count: end + h - start)
+                let windowMax = Self.absMax(w + start, count: end + h - start)
                 if windowMax <= skipLevel {
                     flushRun(start)
                     Self.magnitudes(w + start + h - delay, count: end - start, into: peaks + start)
@@ -93,5 +93,40 @@ public struct OversamplerPeakDetector: InterSamplePeakDetector {
             i += 8
         }
         while i < count { out[i] = abs(x[i]); i += 1 }
+    }
+
+    /// Largest |x| over `count` values (the same value as `TruePeakOversampler.absMax`): from 8
+    /// values on, the last vector overlaps the one before instead of a scalar tail (a maximum
+    /// doesn't mind seeing a value twice).
+    @inline(__always)
+    static func absMax(_ p: UnsafePointer<Float>, count: Int) -> Float {
+        guard count >= 8 else { return TruePeakOversampler.absMax(p, count: count) }
+        @inline(__always) func load(_ i: Int) -> SIMD8<Float> {
+            unsafeBitCast(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+        }
+        var v = load(count - 8)
+        var i = 0
+        while i + 8 < count {
+            let x = load(i)
+            v = v.replacing(with: x, where: x .> v)
+            i += 8
+        }
+        var m: Float = 0
+        for l in 0..<8 where v[l] > m { m = v[l] }
+        return m
+    }
+
+    /// The first index whose |x| equals `m`, which must occur among the `count` values.
+    @inline(__always)
+    static func firstIndex(ofMagnitude m: Float, in p: UnsafePointer<Float>, count: Int) -> Int {
+        var i = 0
+        while i + 8 <= count {
+            let x = unsafeBitCast(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<UInt32>.self) & 0x7fff_ffff,
+                                  to: SIMD8<Float>.self)
+            if any(x .== m) { break }
+            i += 8
+        }
+        while abs(p[i]) != m { i += 1 }
+        return i
     }
 }

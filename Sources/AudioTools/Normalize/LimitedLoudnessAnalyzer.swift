@@ -140,10 +140,9 @@ public final class LimitedLoudnessAnalyzer {
     /// The largest |value| over a unit's samples and the interpolated points on either side of
     /// its largest sample (`x[-reach ..< count + reach]` readable).
     private func unitPeak(_ x: UnsafePointer<Float>, count: Int) -> Float {
-        let m = TruePeakOversampler.absMax(x, count: count)
+        let m = OversamplerPeakDetector.absMax(x, count: count)
         guard m > 0, factor > 1 else { return m }
-        var a = 0
-        while abs(x[a]) != m { a += 1 }
+        let a = OversamplerPeakDetector.firstIndex(ofMagnitude: m, in: x, count: count)
         var best = m
         let t = tapsPerPhase, half = t / 2
         if !laneTaps.isEmpty {
