@@ -26,10 +26,6 @@ public struct OversamplerPeakDetector: InterSamplePeakDetector {
     private let history: Int
     /// The last `history` samples of the previous call, then the current block.
     private var work: [Float]
-    private var scratch: [Float] = []
-    /// Whether the oversampler has been fed every sample up to the current position (false after
-    /// a skipped chunk: its past must then be re-fed before it runs again).
-    private var inStep = true
     static let chunk = 64
 
     public var latency: Int { oversampler.latency }
@@ -45,42 +41,38 @@ public struct OversamplerPeakDetector: InterSamplePeakDetector {
         guard count > 0 else { return 0 }
         let h = history, delay = latency
         if work.count < h + count { work.append(contentsOf: repeatElement(0, count: h + count - work.count)) }
-        if scratch.count < h + count { scratch = [Float](repeating: 0, count: h + count) }
         let skipLevel = threshold / oversampler.gainBound
         var blockMax: Float = 0
         let os = oversampler
-        var inStep = self.inStep
         work.withUnsafeMutableBufferPointer { wb in
-        scratch.withUnsafeMutableBufferPointer { sb in
             let w = wb.baseAddress!
             (w + h).update(from: input, count: count)
             // Input frame i is w[i + h]; its peak depends on w[i ... i + h].
             var runStart = -1
+            let interpolates = os.factor > 1
             func flushRun(_ end: Int) {
                 guard runStart >= 0 else { return }
-                if inStep {
+                let m: Float
+                if interpolates {
+                    // The oversampler's kernel straight on `w`, whose samples before the run are
+                    // its history whether or not the chunk before was skipped.
+                    m = os.kernel(base: w + h + runStart, count: end - runStart, framePeaks: peaks + runStart)
+                } else {
                     os.interSamplePeaks(UnsafeBufferPointer(start: w + h + runStart, count: end - runStart),
                                         into: UnsafeMutableBufferPointer(start: peaks + runStart, count: end - runStart))
-                } else {
-                    // Re-feed the `h` samples before the run; their outputs are discarded.
-                    let n = end - runStart + h
-                    os.interSamplePeaks(UnsafeBufferPointer(start: w + runStart, count: n),
-                                        into: UnsafeMutableBufferPointer(start: sb.baseAddress!, count: n))
-                    (peaks + runStart).update(from: sb.baseAddress! + h, count: end - runStart)
+                    m = TruePeakOversampler.absMax(peaks + runStart, count: end - runStart)
                 }
-                for i in runStart..<end where peaks[i] > blockMax { blockMax = peaks[i] }
-                inStep = true
+                if m > blockMax { blockMax = m }
                 runStart = -1
             }
             var start = 0
             while start < count {
                 let end = min(start + Self.chunk, count)
-                let windowMax = TruePeakOversampler.absMax(w + start, count: end + h - start)
+                let windowMax = Self.absMax(w + start, count: end + h - start)
                 if windowMax <= skipLevel {
                     flushRun(start)
-                    for i in start..<end { peaks[i] = abs(w[i + h - delay]) }
+                    Self.magnitudes(w + start + h - delay, count: end - start, into: peaks + start)
                     blockMax = max(blockMax, windowMax)
-                    inStep = false
                 } else if runStart < 0 {
                     runStart = start
                 }
@@ -88,8 +80,53 @@ public struct OversamplerPeakDetector: InterSamplePeakDetector {
             }
             flushRun(count)
             w.update(from: w + count, count: h)
-        }}
-        self.inStep = inStep
+        }
         return blockMax
+    }
+
+    /// out[i] = |x[i]| for `count` values, eight at a time.
+    static func magnitudes(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>) {
+        var i = 0
+        while i + 8 <= count {
+            let v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<UInt32>.self) & 0x7fff_ffff
+            UnsafeMutableRawPointer(out + i).storeBytes(of: v, as: SIMD8<UInt32>.self)
+            i += 8
+        }
+        while i < count { out[i] = abs(x[i]); i += 1 }
+    }
+
+    /// Largest |x| over `count` values (the same value as `TruePeakOversampler.absMax`): from 8
+    /// values on, the last vector overlaps the one before instead of a scalar tail (a maximum
+    /// doesn't mind seeing a value twice).
+    @inline(__always)
+    static func absMax(_ p: UnsafePointer<Float>, count: Int) -> Float {
+        guard count >= 8 else { return TruePeakOversampler.absMax(p, count: count) }
+        @inline(__always) func load(_ i: Int) -> SIMD8<Float> {
+            unsafeBitCast(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+        }
+        var v = load(count - 8)
+        var i = 0
+        while i + 8 < count {
+            let x = load(i)
+            v = v.replacing(with: x, where: x .> v)
+            i += 8
+        }
+        var m: Float = 0
+        for l in 0..<8 where v[l] > m { m = v[l] }
+        return m
+    }
+
+    /// The first index whose |x| equals `m`, which must occur among the `count` values.
+    @inline(__always)
+    static func firstIndex(ofMagnitude m: Float, in p: UnsafePointer<Float>, count: Int) -> Int {
+        var i = 0
+        while i + 8 <= count {
+            let x = unsafeBitCast(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<UInt32>.self) & 0x7fff_ffff,
+                                  to: SIMD8<Float>.self)
+            if any(x .== m) { break }
+            i += 8
+        }
+        while abs(p[i]) != m { i += 1 }
+        return i
     }
 }

@@ -34,6 +34,12 @@ public final class LimitedLoudnessAnalyzer {
     private var peaks: [Float] = []
     /// Samples either side of a sample that its interpolated neighbours read.
     private let reach: Int
+    /// `taps` regrouped for `unitPeak`'s vector form: entry k holds, per lane, the tap k of one
+    /// (start, phase) sum (lanes 0 ..< factor − 1: the sample before the largest, phases 1 ...;
+    /// then the same phases from the largest sample; unused lanes 0). Empty when they don't fit.
+    private let laneTaps: [SIMD8<Float>]
+    /// The lanes that read the largest sample's window rather than the one before it.
+    private let secondStartLanes: SIMDMask<SIMD8<Int32>>
 
     public init(sampleRate: Int, weights: [Double], limit: Bool) {
         self.sampleRate = sampleRate
@@ -59,6 +65,22 @@ public final class LimitedLoudnessAnalyzer {
         factor = os.factor
         tapsPerPhase = os.tapsPerPhase
         reach = max(1, tapsPerPhase / 2)
+        let phases = factor - 1
+        if factor > 1 && 2 * phases <= SIMD8<Float>.scalarCount {
+            laneTaps = (0..<tapsPerPhase).map { k in
+                var v = SIMD8<Float>(repeating: 0)
+                for p in 1...phases {
+                    v[p - 1] = os.taps[p * os.tapsPerPhase + k]
+                    v[phases + p - 1] = os.taps[p * os.tapsPerPhase + k]
+                }
+                return v
+            }
+        } else {
+            laneTaps = []
+        }
+        var second = SIMDMask<SIMD8<Int32>>(repeating: false)
+        for l in 0..<SIMD8<Float>.scalarCount where l >= phases && l < 2 * phases { second[l] = true }
+        secondStartLanes = second
         buffers = Array(repeating: [Float](repeating: 0, count: reach), count: weights.count)
         bufferStart = -reach
     }
@@ -118,12 +140,25 @@ public final class LimitedLoudnessAnalyzer {
     /// The largest |value| over a unit's samples and the interpolated points on either side of
     /// its largest sample (`x[-reach ..< count + reach]` readable).
     private func unitPeak(_ x: UnsafePointer<Float>, count: Int) -> Float {
-        let m = TruePeakOversampler.absMax(x, count: count)
+        let m = OversamplerPeakDetector.absMax(x, count: count)
         guard m > 0, factor > 1 else { return m }
-        var a = 0
-        while abs(x[a]) != m { a += 1 }
+        let a = OversamplerPeakDetector.firstIndex(ofMagnitude: m, in: x, count: count)
         var best = m
         let t = tapsPerPhase, half = t / 2
+        if !laneTaps.isEmpty {
+            // The same sums, one per lane, each added in the same order as below: the same bits.
+            let first = x + (a - 1) + half, second = x + a + half, lanes = secondStartLanes
+            var s = SIMD8<Float>(repeating: 0)
+            laneTaps.withUnsafeBufferPointer { h in
+                for k in 0..<t {
+                    let v = SIMD8<Float>(repeating: first[-k]).replacing(with: second[-k], where: lanes)
+                    s += h[k] * v
+                }
+            }
+            let magnitudes = unsafeBitCast(unsafeBitCast(s, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
+            for l in 0..<SIMD8<Float>.scalarCount where magnitudes[l] > best { best = magnitudes[l] }
+            return best
+        }
         taps.withUnsafeBufferPointer { h in
             for start in (a - 1)...a {
                 // Value at start + p/f: Σ_k h_p[k]·x[start + t/2 − k].
