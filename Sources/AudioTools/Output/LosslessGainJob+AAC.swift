@@ -69,25 +69,20 @@ extension LosslessGainJob {
                 } catch { out.abandon(); throw error }
             }
         case .mp4:
-            let r = try AACMP4Samples.patches(source, steps: plan.steps)
-            result = r.result
-            facts["patched_bytes"] = .int(r.patches.reduce(0) { $0 + $1.bytes.count })
-            if r.audioTracks > 1 {
-                notes.append("The file has \(r.audioTracks) audio streams; the gain was taken by the first (the one measured), and the others were copied unchanged.")
-            }
-            if !dryRun {
-                // The file copied by the kernel, only the chunks holding AAC read and patched.
-                var copy = PatchedCopy()
-                copy.copy(0..<Int(source.size))
-                for p in r.patches.sorted(by: { $0.offset < $1.offset }) { copy.patch(at: Int(p.offset), p.bytes) }
-                let input = try InputReader(source)
-                let out = try AtomicOutput(path: outPath, overwrite: replaces)
-                do {
-                    try copy.write(from: input, to: out)
-                    try input.checkUnchanged()
-                    try out.commit()
-                } catch { out.abandon(); throw error }
-            }
+            // The file is copied by the kernel on a thread of its own while the AAC is walked; the
+            // changed chunks (same sizes) are then written over the copy.
+            let copy = dryRun ? nil : try BackgroundCopy(source, to: outPath, overwrite: replaces)
+            do {
+                let r = try AACMP4Samples.patches(source, steps: plan.steps)
+                result = r.result
+                facts["patched_bytes"] = .int(r.patches.reduce(0) { $0 + $1.bytes.count })
+                if r.audioTracks > 1 {
+                    notes.append("The file has \(r.audioTracks) audio streams; the gain was taken by the first (the one measured), and the others were copied unchanged.")
+                }
+                var changes = PatchedCopy()
+                for p in r.patches.sorted(by: { $0.offset < $1.offset }) { changes.patch(at: Int(p.offset), p.bytes) }
+                try copy?.finish(patching: changes)
+            } catch { copy?.abandon(); throw error }
         }
         facts["blocks"] = .int(result.blocks)
         facts["channel_streams"] = .int(result.channelStreams)
