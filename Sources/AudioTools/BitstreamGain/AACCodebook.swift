@@ -12,8 +12,15 @@ struct AACCodebook: Sendable {
     /// The largest absolute value (16 in book 11 means an escape follows).
     let largest: Int
     let maxLength: Int
-    /// By the next `maxLength` bits: length | index << 5 | sign bits << 14 | escapes << 17.
-    let lookup: [UInt32]
+    /// Bits the first table is indexed by: a full table by `maxLength` bits (2^19 entries for the
+    /// scale factors) would miss the cache on most codewords, so codes longer than this go on to a
+    /// second table.
+    let primaryBits: Int
+    /// By the next `primaryBits` bits: length | index << 5 | sign bits << 14 | escapes << 17; or,
+    /// with bit 31 set, where this prefix's part of `secondary` starts.
+    let primary: [UInt32]
+    /// Entries of the prefixes with longer codes, by the next `maxLength - primaryBits` bits after.
+    let secondary: [UInt32]
 
     init(_ text: String, dimension: Int, unsigned: Bool, largest: Int) {
         var lengths: [Int] = [], codes: [UInt32] = []
@@ -47,7 +54,29 @@ struct AACCodebook: Sendable {
             let first = Int(codes[index]) << (maxLength - length)
             for i in first..<(first + (1 << (maxLength - length))) { lookup[i] = entry }
         }
-        self.lookup = lookup
+        // The two tables from the full one: a prefix whose range holds one entry is kept whole.
+        let p = min(maxLength, 10), rest = maxLength - p
+        var primary = [UInt32](repeating: 0, count: 1 << p), secondary: [UInt32] = []
+        for prefix in 0..<(1 << p) {
+            let range = (prefix << rest)..<((prefix + 1) << rest)
+            if Int(lookup[range.lowerBound] & 31) <= p {
+                primary[prefix] = lookup[range.lowerBound]
+            } else {
+                primary[prefix] = 0x8000_0000 | UInt32(secondary.count)
+                secondary += lookup[range]
+            }
+        }
+        self.primaryBits = p
+        self.primary = primary
+        self.secondary = secondary
+    }
+
+    /// The entry of the codeword that starts `bits` (the next `maxLength` bits, zero-padded).
+    @inline(__always) func entry(forPadded bits: Int) -> UInt32 {
+        let rest = maxLength - primaryBits
+        let e = primary[bits >> rest]
+        if e & 0x8000_0000 == 0 { return e }
+        return secondary[Int(e & 0x7FFF_FFFF) + (bits & ((1 << rest) - 1))]
     }
 
     /// The sum of 2^-length over the entries, in units of 2^-maxLength (1 << maxLength for a

@@ -270,7 +270,7 @@ struct AACBitReader {
     /// A scale-factor codeword's difference (index − 60).
     mutating func scaleFactorDifference() throws(AACRawDataBlock.Failure) -> Int {
         let book = AACCodebook.scaleFactor
-        let e = book.lookup[peekPadded(book.maxLength)]
+        let e = book.entry(forPadded: peekPadded(book.maxLength))
         let length = Int(e & 31)
         try skip(length)
         return Int(e >> 5 & 511) - 60
@@ -278,7 +278,7 @@ struct AACBitReader {
 
     /// One spectral codeword with its sign bits and escape sequences.
     mutating func skipCodeword(_ book: AACCodebook) throws(AACRawDataBlock.Failure) {
-        let e = book.lookup[peekPadded(book.maxLength)]
+        let e = book.entry(forPadded: peekPadded(book.maxLength))
         try skip(Int(e & 31) + Int(e >> 14 & 7))
         var escapes = Int(e >> 17 & 3)
         while escapes != 0 {

@@ -27,8 +27,22 @@ import Testing
         }
         // Book 11: index 16·17 + 16 is (16, 16), both escapes, with two sign bits.
         let e = AACCodebook.spectral[10]
-        let entry = e.lookup[Int(e.codes[288]) << (e.maxLength - e.lengths[288])]
+        let entry = e.entry(forPadded: Int(e.codes[288]) << (e.maxLength - e.lengths[288]))
         #expect(entry >> 14 & 7 == 2 && entry >> 17 & 3 == 3)
+    }
+
+    /// The two-level lookup finds every codeword, whatever bits follow it: each code's first and
+    /// last padded index give its own length and index.
+    @Test func theLookupFindsEveryCodewordWhateverFollows() {
+        for book in [AACCodebook.scaleFactor] + AACCodebook.spectral {
+            for i in book.codes.indices {
+                let first = Int(book.codes[i]) << (book.maxLength - book.lengths[i])
+                for padded in [first, first + (1 << (book.maxLength - book.lengths[i])) - 1] {
+                    let e = book.entry(forPadded: padded)
+                    #expect(Int(e & 31) == book.lengths[i] && Int(e >> 5 & 511) == i)
+                }
+            }
+        }
     }
 
     @Test func bandTablesEndAtTheWindowLength() {
