@@ -16,13 +16,13 @@ extension MediaNormalizer {
     /// waits on a pipe) and, for a lossy stream, a trial encode of a few seconds telling what the
     /// codec does to loudness and peaks, so the one encode lands on target and under the
     /// ceiling. The trial's stretches are kept from the analysis pass, so it decodes nothing again.
-    static func prepare(_ job: Job, input: String, probe: MediaProbe, settings: Settings) throws -> Prepared {
+    static func prepare(_ job: Job, input: String, probe: MediaProbe, settings: Settings, opened: MediaDecoderHandOff?) throws -> Prepared {
         var j = job
         var passes = 0
         let trials = j.encoding.isLossy && settings.predictsCodec
         var captured: [[[Float]]]? = nil
         if j.compensate {
-            let source = try FFmpegSource(path: input, audioStream: j.ordinal)
+            let source = try opened.decoder(path: input, ordinal: j.ordinal)
             let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds)) : nil
             j.plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
                                                    maxCompensationDB: settings.maxCompensationDB).plan

@@ -67,11 +67,11 @@ public enum MediaNormalizer {
     }
 
     public static func run(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, jobs: [Job], muxer: String, destination: String,
-                           overwrite: Bool, settings: Settings) throws -> (streams: [StreamResult], encodes: Int) {
+                           overwrite: Bool, settings: Settings, opened: MediaDecoderHandOff? = nil) throws -> (streams: [StreamResult], encodes: Int) {
         var jobs = jobs.sorted { $0.ordinal < $1.ordinal }
         // Each stream's analysis pass and codec trials are its own: several streams run at once.
         let sorted = jobs
-        let prepared = try inParallel(jobs.count) { i in try prepare(sorted[i], input: input, probe: probe, settings: settings) }
+        let prepared = try inParallel(jobs.count) { i in try prepare(sorted[i], input: input, probe: probe, settings: settings, opened: opened) }
         jobs = prepared.map(\.job)
         let passes = prepared.map(\.passes)
         let settled = prepared.map(\.settledGainDB)
@@ -91,7 +91,7 @@ public enum MediaNormalizer {
             encodes += 1
             let mux = try MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
                                      destination: destination, overwrite: overwrite)
-            let reports = try encode(input: input, jobs: jobs, into: mux)
+            let reports = try encode(input: input, jobs: jobs, into: mux, opened: encodes == 1 ? opened : nil)
             if let failure = mux.finishEncoding() {
                 throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
             }
@@ -155,7 +155,7 @@ public enum MediaNormalizer {
 
     /// One thread per stream: decoder → normaliser → pipe. The first failure stops ffmpeg, so
     /// the other threads' writes fail at once and every thread ends.
-    static func encode(input: String, jobs: [Job], into mux: MediaMuxer) throws -> [NormalizeReport] {
+    static func encode(input: String, jobs: [Job], into mux: MediaMuxer, opened: MediaDecoderHandOff? = nil) throws -> [NormalizeReport] {
         final class Box: @unchecked Sendable {
             let lock = NSLock()
             var reports: [NormalizeReport?]
@@ -171,7 +171,7 @@ public enum MediaNormalizer {
                 defer { group.leave() }
                 let sink = muxer.sink(i)
                 do {
-                    let source = try FFmpegSource(path: input, audioStream: j.ordinal)
+                    let source = try opened.decoder(path: input, ordinal: j.ordinal)
                     let r = try NormalizePipeline.run(j.plan, source: source, sink: sink)
                     try sink.commit()
                     box.lock.lock(); box.reports[i] = r; box.lock.unlock()
