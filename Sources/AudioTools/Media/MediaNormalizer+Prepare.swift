@@ -66,6 +66,16 @@ extension MediaNormalizer {
         return result
     }
 
+    /// A stream of the written file decoded again and measured.
+    static func measureWritten(_ path: String, _ j: Job) throws -> LoudnessMeasurement {
+        let decoded = try FFmpegSource(path: path, audioStream: j.ordinal)
+        let meter = LoudnessMeter(sampleRate: decoded.format.sampleRate,
+                                  weights: decoded.format.channelCount == j.weights.count ? j.weights
+                                      : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)
+        try Decoder.forEachBlock(decoded) { meter.add($0) }
+        return meter.finish()
+    }
+
     /// `body` for 0..<n, each on a thread of its own when there are several; the results in order,
     /// or the first index's error. Every thread ends before this returns.
     static func inParallel<T>(_ n: Int, _ body: @escaping (Int) throws -> T) throws -> [T] {

@@ -98,13 +98,11 @@ public enum MediaNormalizer {
             var results: [StreamResult] = []
             var again = false
             do {
+                // The written streams decoded and measured at once, each by its own ffmpeg.
+                let written = mux.temporary, encoded = jobs
+                let measuredAll = try inParallel(jobs.count) { i in try measureWritten(written, encoded[i]) }
                 for (i, j) in jobs.enumerated() {
-                    let decoded = try FFmpegSource(path: mux.temporary, audioStream: j.ordinal)
-                    let meter = LoudnessMeter(sampleRate: decoded.format.sampleRate,
-                                              weights: decoded.format.channelCount == j.weights.count ? j.weights
-                                                  : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)
-                    try Decoder.forEachBlock(decoded) { meter.add($0) }
-                    let m = meter.finish()
+                    let m = measuredAll[i]
                     var r = StreamResult(ordinal: j.ordinal, report: reports[i], measured: m,
                                          ceilingLoweredDB: max(0, settings.ceilingDBTP - j.plan.ceilingDBTP),
                                          passes: passes[i] + encodes)
