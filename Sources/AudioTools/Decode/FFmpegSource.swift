@@ -174,8 +174,13 @@ public final class FFmpegSource: AudioSource {
     /// length, so a tenth of a second is allowed before a short decode is called cut off.
     public static func paddingAllowance(rate: Int) -> Int { rate / 10 }
 
-    /// Restarts the decoder and skips to `frame` exactly (decoding what it skips).
+    /// Whether the decoder is running and has handed out no samples yet (a reader may take it over).
+    public var isUnread: Bool { child != nil && framesRead == 0 && window == nil }
+
+    /// Restarts the decoder and skips to `frame` exactly (decoding what it skips); a seek to where
+    /// the running decoder already is (a pass starting at 0 on a fresh decoder) restarts nothing.
     public func seek(toFrame frame: Int) throws {
+        if child != nil, frame == framesRead { return }
         stop()
         try start()
         var scratch = AudioBlock(channelCount: format.channelCount, capacity: 8192)

@@ -15,8 +15,10 @@ enum CodecTrial {
         }
     }
 
+    /// `captured`: each stretch's decoded samples (TrialWindows), planar, when the analysis pass
+    /// kept them; else each stretch is decoded by an ffmpeg of its own.
     static func run(input: String, ordinal: Int, plan: NormalizePlan, encoding e: MediaAudioEncoding, weights: [Double],
-                    durationSeconds: Double?) throws -> Measured {
+                    durationSeconds: Double?, captured: [[[Float]]]? = nil) throws -> Measured {
         guard let ffmpeg = FFmpegSource.ffmpegPath else { throw MediaWriteError.noFFmpeg(input: input) }
         let stretches = CodecOvershoot.stretches(durationSeconds: durationSeconds)
         let temporary = (NSTemporaryDirectory() as NSString).appendingPathComponent("audio-tools-trial-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).mka")
@@ -39,8 +41,10 @@ enum CodecTrial {
         let before = LoudnessMeter(sampleRate: e.sampleRate, weights: weights)
         var leads: [Int] = [], lengths: [Int] = []
         var interleaved: [Float] = []
-        for s in stretches {
-            let source = try FFmpegSource(path: input, audioStream: ordinal, window: (s.start, s.length))
+        for (k, s) in stretches.enumerated() {
+            // The stretch's samples kept by the analysis pass, else decoded again.
+            let source: AudioSource = try captured.map { MemoryAudioSource(sampleRate: e.sampleRate, channels: $0[k]) }
+                ?? FFmpegSource(path: input, audioStream: ordinal, window: (s.start, s.length))
             var p = plan
             p.totalFrames = nil
             p.fadeOutFrames = 0

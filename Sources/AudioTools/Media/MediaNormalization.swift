@@ -61,7 +61,8 @@ public enum MediaNormalization {
     /// `given` is asked for each stream in turn (it may refuse a stale measurement).
     public static func run(path: String, probe: MediaProbe, delivered: [MediaStream], chosen: [Int],
                            encodings: [Int: MediaAudioEncoding], given: (Int, MediaAudioEncoding) throws -> Given,
-                           muxer: String, destination: String, overwrite: Bool, settings s: Settings) throws -> Outcome {
+                           muxer: String, destination: String, overwrite: Bool, settings s: Settings,
+                           opened: MediaDecoderHandOff? = nil) throws -> Outcome {
         var jobs: [MediaNormalizer.Job] = []
         var sources: [Int: (lufs: Double?, tp: Double?, here: Bool)] = [:]
         var gains: [Int: NormalizeGainPlan] = [:]
@@ -72,7 +73,7 @@ public enum MediaNormalization {
             var here = false
             var layout = g.layout
             if measured == nil {
-                let source = try FFmpegSource(path: path, audioStream: k)
+                let source = try opened.decoder(path: path, ordinal: k)
                 if !g.layoutStated, let names = source.channelMask.flatMap({ ChannelLayout.speakerNames(waveMask: $0, channelCount: e.channels) }) {
                     let r = ChannelLayout.resolve(speakerNames: names, channelCount: e.channels)
                     if r.fromFile { layout = r.layout }
@@ -100,7 +101,8 @@ public enum MediaNormalization {
                                           overwrite: overwrite,
                                           settings: .init(ceilingDBTP: s.ceilingDBTP, maxPasses: s.maxPasses,
                                                           maxCompensationDB: s.maxCompensationDB,
-                                                          steersLoudness: s.peakMode != .reduce))
+                                                          steersLoudness: s.peakMode != .reduce),
+                                          opened: opened)
         return Outcome(sources: sources, gains: gains, streams: run.streams, encodes: run.encodes)
     }
 }

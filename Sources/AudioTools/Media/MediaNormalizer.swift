@@ -67,60 +67,23 @@ public enum MediaNormalizer {
     }
 
     public static func run(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, jobs: [Job], muxer: String, destination: String,
-                           overwrite: Bool, settings: Settings) throws -> (streams: [StreamResult], encodes: Int) {
+                           overwrite: Bool, settings: Settings, opened: MediaDecoderHandOff? = nil) throws -> (streams: [StreamResult], encodes: Int) {
         var jobs = jobs.sorted { $0.ordinal < $1.ordinal }
-        var passes = [Int](repeating: 0, count: jobs.count)
-        // The compensation is predicted by one analysis pass before the encoder starts, so it
-        // never waits on a pipe.
-        for (i, j) in jobs.enumerated() where j.compensate {
-            let source = try FFmpegSource(path: input, audioStream: j.ordinal)
-            jobs[i].plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: source, weights: j.weights,
-                                                         maxCompensationDB: settings.maxCompensationDB).plan
-            passes[i] = 1
-        }
-        let settled = jobs.map(\.plan.gainDB)
-        var predictions = [CodecOvershoot.Prediction?](repeating: nil, count: jobs.count)
+        // Each stream's analysis pass and codec trials are its own: several streams run at once.
+        let sorted = jobs
+        let prepared = try inParallel(jobs.count) { i in try prepare(sorted[i], input: input, probe: probe, settings: settings, opened: opened) }
+        jobs = prepared.map(\.job)
+        let passes = prepared.map(\.passes)
+        let settled = prepared.map(\.settledGainDB)
+        let predictions = prepared.map(\.prediction)
         var reasons = [[String]](repeating: [], count: jobs.count)
         // Loudness per dB of gain, once two runs at different gains have shown it; the last run.
-        var slopes = [Double?](repeating: nil, count: jobs.count)
+        var slopes = prepared.map(\.slope)
         var last = [(gainDB: Double, lufs: Double)?](repeating: nil, count: jobs.count)
         /// The gain moved by `step`, the codec's share kept within the compensation allowed.
         func moved(_ i: Int, by step: Double) -> Double {
             let g = jobs[i].plan.gainDB + step
             return min(settled[i] + settings.maxCompensationDB, max(settled[i] - settings.maxCompensationDB, g))
-        }
-        // Lossy streams: a trial encode of a few seconds tells what the codec does to loudness and
-        // peaks, so the one encode lands on target and under the ceiling.
-        for (i, j) in jobs.enumerated() where j.encoding.isLossy && settings.predictsCodec {
-            let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
-            guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
-                                            bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { continue }
-            let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
-                                       durationSeconds: probe.durationSeconds)
-            var p = t.prediction
-            if !settings.steersLoudness { p.loudnessChangeLU = 0 }
-            predictions[i] = p
-            let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
-                                          prediction: p, maxCompensationDB: settings.maxCompensationDB)
-            let before = jobs[i].plan
-            apply(&jobs[i], gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
-            // A large move (a codec far from linear there) is checked with a second trial before the encode.
-            if CodecOvershoot.needsSecondTrial(gainMoveDB: jobs[i].plan.gainDB - before.gainDB,
-                                               ceilingMoveDB: before.ceilingDBTP - jobs[i].plan.ceilingDBTP, limited: j.compensate) {
-                let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: jobs[i].plan, encoding: j.encoding, weights: j.weights,
-                                           durationSeconds: probe.durationSeconds)
-                predictions[i]?.trials += 1
-                if let a1 = t.afterLUFS, let a2 = u.afterLUFS {
-                    slopes[i] = CodecOvershoot.slope(from: (before.gainDB, a1), to: (jobs[i].plan.gainDB, a2))
-                }
-                if let c = CodecOvershoot.correction(measuredLUFS: u.afterLUFS, measuredTruePeak: u.afterTruePeak, preCodecPeakDBTP: u.beforeTruePeak ?? -200,
-                                                     limiterCeilingDBTP: jobs[i].plan.ceilingDBTP, targetLUFS: t.beforeLUFS ?? j.targetLUFS,
-                                                     ceilingDBTP: settings.ceilingDBTP, lossy: true,
-                                                     checkLoudness: settings.steersLoudness && t.beforeLUFS != nil, toleranceLU: 0.05) {
-                    apply(&jobs[i], gainDB: moved(i, by: CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i])),
-                          limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
-                }
-            }
         }
         let encodings = Dictionary(uniqueKeysWithValues: jobs.map { ($0.ordinal, $0.encoding) })
         var encodes = 0
@@ -128,20 +91,18 @@ public enum MediaNormalizer {
             encodes += 1
             let mux = try MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
                                      destination: destination, overwrite: overwrite)
-            let reports = try encode(input: input, jobs: jobs, into: mux)
+            let reports = try encode(input: input, jobs: jobs, into: mux, opened: encodes == 1 ? opened : nil)
             if let failure = mux.finishEncoding() {
                 throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
             }
             var results: [StreamResult] = []
             var again = false
             do {
+                // The written streams decoded and measured at once, each by its own ffmpeg.
+                let written = mux.temporary, encoded = jobs
+                let measuredAll = try inParallel(jobs.count) { i in try measureWritten(written, encoded[i]) }
                 for (i, j) in jobs.enumerated() {
-                    let decoded = try FFmpegSource(path: mux.temporary, audioStream: j.ordinal)
-                    let meter = LoudnessMeter(sampleRate: decoded.format.sampleRate,
-                                              weights: decoded.format.channelCount == j.weights.count ? j.weights
-                                                  : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)
-                    try Decoder.forEachBlock(decoded) { meter.add($0) }
-                    let m = meter.finish()
+                    let m = measuredAll[i]
                     var r = StreamResult(ordinal: j.ordinal, report: reports[i], measured: m,
                                          ceilingLoweredDB: max(0, settings.ceilingDBTP - j.plan.ceilingDBTP),
                                          passes: passes[i] + encodes)
@@ -192,7 +153,7 @@ public enum MediaNormalizer {
 
     /// One thread per stream: decoder → normaliser → pipe. The first failure stops ffmpeg, so
     /// the other threads' writes fail at once and every thread ends.
-    static func encode(input: String, jobs: [Job], into mux: MediaMuxer) throws -> [NormalizeReport] {
+    static func encode(input: String, jobs: [Job], into mux: MediaMuxer, opened: MediaDecoderHandOff? = nil) throws -> [NormalizeReport] {
         final class Box: @unchecked Sendable {
             let lock = NSLock()
             var reports: [NormalizeReport?]
@@ -208,7 +169,7 @@ public enum MediaNormalizer {
                 defer { group.leave() }
                 let sink = muxer.sink(i)
                 do {
-                    let source = try FFmpegSource(path: input, audioStream: j.ordinal)
+                    let source = try opened.decoder(path: input, ordinal: j.ordinal)
                     let r = try NormalizePipeline.run(j.plan, source: source, sink: sink)
                     try sink.commit()
                     box.lock.lock(); box.reports[i] = r; box.lock.unlock()

@@ -70,7 +70,8 @@ struct MediaFileNormalizer {
                 measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
             }
             return MediaNormalization.Given(layout: layout, measured: measured, layoutStated: stated)
-        }, muxer: muxer, destination: outPath, overwrite: overwrite, settings: settings)
+        }, muxer: muxer, destination: outPath, overwrite: overwrite, settings: settings,
+           opened: MediaDecoderHandOff(opened.source))
         let o = MediaNormalizedRecord.json(run, probe: probe, audio: audio, delivered: delivered.count, chosen: chosen,
                                            encodings: encodings, muxer: muxer, outPath: outPath, losses: losses,
                                            settings: settings, presetName: presetName, listsStreams: stream != nil)

@@ -1,0 +1,106 @@
+import Foundation
+
+extension MediaNormalizer {
+    /// One stream made ready for the encode: its plan after the analysis pass and the codec trial.
+    struct Prepared {
+        var job: Job
+        var passes: Int
+        /// The gain after the analysis pass, before the codec's share.
+        var settledGainDB: Double
+        var prediction: CodecOvershoot.Prediction?
+        /// Loudness per dB of gain, when the second trial showed it.
+        var slope: Double?
+    }
+
+    /// The analysis pass (predicting the compensation before the encoder starts, so it never
+    /// waits on a pipe) and, for a lossy stream, a trial encode of a few seconds telling what the
+    /// codec does to loudness and peaks, so the one encode lands on target and under the
+    /// ceiling. The trial's stretches are kept from the analysis pass, so it decodes nothing again.
+    static func prepare(_ job: Job, input: String, probe: MediaProbe, settings: Settings, opened: MediaDecoderHandOff?) throws -> Prepared {
+        var j = job
+        var passes = 0
+        let trials = j.encoding.isLossy && settings.predictsCodec
+        var captured: [[[Float]]]? = nil
+        if j.compensate {
+            let source = try opened.decoder(path: input, ordinal: j.ordinal)
+            let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds)) : nil
+            j.plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
+                                                   maxCompensationDB: settings.maxCompensationDB).plan
+            captured = windows?.captured
+            passes = 1
+        }
+        let settled = j.plan.gainDB
+        var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil)
+        guard trials else { return result }
+        let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
+        guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
+                                        bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { return result }
+        let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
+                                   durationSeconds: probe.durationSeconds, captured: captured)
+        var p = t.prediction
+        if !settings.steersLoudness { p.loudnessChangeLU = 0 }
+        let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
+                                      prediction: p, maxCompensationDB: settings.maxCompensationDB)
+        let before = j.plan
+        apply(&j, gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
+        // A large move (a codec far from linear there) is checked with a second trial before the encode.
+        if CodecOvershoot.needsSecondTrial(gainMoveDB: j.plan.gainDB - before.gainDB,
+                                           ceilingMoveDB: before.ceilingDBTP - j.plan.ceilingDBTP, limited: job.compensate) {
+            let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
+                                       durationSeconds: probe.durationSeconds, captured: captured)
+            p.trials += 1
+            if let a1 = t.afterLUFS, let a2 = u.afterLUFS {
+                result.slope = CodecOvershoot.slope(from: (before.gainDB, a1), to: (j.plan.gainDB, a2))
+            }
+            if let c = CodecOvershoot.correction(measuredLUFS: u.afterLUFS, measuredTruePeak: u.afterTruePeak, preCodecPeakDBTP: u.beforeTruePeak ?? -200,
+                                                 limiterCeilingDBTP: j.plan.ceilingDBTP, targetLUFS: t.beforeLUFS ?? j.targetLUFS,
+                                                 ceilingDBTP: settings.ceilingDBTP, lossy: true,
+                                                 checkLoudness: settings.steersLoudness && t.beforeLUFS != nil, toleranceLU: 0.05) {
+                let g = j.plan.gainDB + CodecOvershoot.gainStep(c.gainDeltaDB, slope: result.slope)
+                apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, g)),
+                      limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
+            }
+        }
+        result.job = j
+        result.prediction = p
+        return result
+    }
+
+    /// A stream of the written file decoded again and measured.
+    static func measureWritten(_ path: String, _ j: Job) throws -> LoudnessMeasurement {
+        let decoded = try FFmpegSource(path: path, audioStream: j.ordinal)
+        let meter = LoudnessMeter(sampleRate: decoded.format.sampleRate,
+                                  weights: decoded.format.channelCount == j.weights.count ? j.weights
+                                      : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)
+        try Decoder.forEachBlock(decoded) { meter.add($0) }
+        return meter.finish()
+    }
+
+    /// `body` for 0..<n, each on a thread of its own when there are several; the results in order,
+    /// or the first index's error. Every thread ends before this returns.
+    static func inParallel<T>(_ n: Int, _ body: @escaping (Int) throws -> T) throws -> [T] {
+        if n == 1 { return [try body(0)] }
+        let box = ParallelResults<T>(n)
+        let group = DispatchGroup()
+        nonisolated(unsafe) let work = body
+        for i in 0..<n {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                let r = Result { try work(i) }
+                box.lock.lock(); box.results[i] = r; box.lock.unlock()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+        return try box.results.map { try $0!.get() }
+    }
+}
+
+/// What the threads of MediaNormalizer.inParallel hand back, under a lock.
+final class ParallelResults<T>: @unchecked Sendable {
+    let lock = NSLock()
+    var results: [Result<T, Error>?]
+    init(_ n: Int) { results = Array(repeating: nil, count: n) }
+}
