@@ -44,7 +44,9 @@ def tool(name):
 def make(path, sox_args):
     if not os.path.exists(path):
         print(f"  generating {os.path.basename(path)} ...", flush=True)
-        sh(["sox", "-n"] + sox_args)
+        # -R: sox's repeatable mode, so the noise (and how hard the limiter works on it) is the
+        # same in every bench folder.
+        sh(["sox", "-R", "-n"] + sox_args)
     return path
 
 

@@ -6,6 +6,18 @@ import json
 import shutil
 
 
+def _encoded_and_measured(wav, name, record, codec, bitrate):
+    """`wav` encoded once with ffmpeg into DIR/name, and its lufs-measure record (made each run,
+    so it matches the file as it is)."""
+    path = os.path.join(DIR, name)
+    if not os.path.exists(path):
+        sh(["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", codec, "-b:a", bitrate, path])
+    rec = os.path.join(DIR, record)
+    with open(rec, "w") as f:
+        subprocess.run([tool("lufs-measure"), path], check=True, stdout=f)
+    return path, rec
+
+
 def lossless_gain():
     section("lossless gain: a 10-minute MP3 (192 kb/s), best of 3")
     for prog in ("ffmpeg", "mp3gain"):
@@ -13,12 +25,7 @@ def lossless_gain():
             missing(f"lossless gain against {prog}: {prog} is not installed")
             return
     wav = music(os.path.join(DIR, "lossless-10min.wav"), 600, rate=44100, bits=16)
-    mp3 = os.path.join(DIR, "lossless-10min.mp3")
-    if not os.path.exists(mp3):
-        sh(["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", "libmp3lame", "-b:a", "192k", mp3])
-    rec = os.path.join(DIR, "lossless-10min.jsonl")
-    with open(rec, "w") as f:
-        subprocess.run([tool("lufs-measure"), mp3], check=True, stdout=f)
+    mp3, rec = _encoded_and_measured(wav, "lossless-10min.mp3", "lossless-10min.jsonl", "libmp3lame", "192k")
     out = os.path.join(DIR, "lossless-out")
     args = ["--lossless-gain", "--target", "-16", "--overwrite"]
     plan = subprocess.run([tool("lufs-normalize")] + args + ["--dry-run", "--out-dir", out],
@@ -68,12 +75,7 @@ def lossless_gain():
         print(f"  before (BASE_BIN), --out-dir                      {before:7.3f} s   (now {before / ours:5.2f}x faster)")
 
     section("lossless gain: a 10-minute Opus (128 kb/s), best of 3")
-    opus = os.path.join(DIR, "lossless-10min.opus")
-    if not os.path.exists(opus):
-        sh(["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", "libopus", "-b:a", "128k", opus])
-    orec = os.path.join(DIR, "lossless-10min-opus.jsonl")
-    with open(orec, "w") as f:
-        subprocess.run([tool("lufs-measure"), opus], check=True, stdout=f)
+    opus, orec = _encoded_and_measured(wav, "lossless-10min.opus", "lossless-10min-opus.jsonl", "libopus", "128k")
     ours = best([tool("lufs-normalize")] + args + ["--out-dir", out], runs=3, stdin=orec)
     t = time.perf_counter()
     shutil.copyfile(opus, os.path.join(DIR, "lossless-copy.opus"))
