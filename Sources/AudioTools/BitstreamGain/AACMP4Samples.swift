@@ -1,7 +1,7 @@
-/// The AAC samples of an MP4/M4A/MOV file's first audio track (the one decoders and lufs-measure
-/// take by default), found through its sample tables (stsz, stsc, stco/co64), and the patches that
-/// move their global_gain: a list of (file offset, bytes) of the same sizes, so every other
-/// stream, the tables and the metadata stay byte for byte.
+/// The AAC samples of every audio track of an MP4/M4A/MOV file, found through each track's sample
+/// tables (stsz, stsc, stco/co64), and the patches that move their global_gain: a list of (file
+/// offset, bytes) of the same sizes, so every other stream, the tables and the metadata stay byte
+/// for byte.
 public enum AACMP4Samples {
     /// A run of bytes to put at a file offset.
     public struct Patch: Equatable, Sendable {
@@ -9,18 +9,18 @@ public enum AACMP4Samples {
         public var bytes: [UInt8]
     }
 
-    /// The first audio track: its AudioSpecificConfig, how many audio tracks there are, and its
-    /// chunks (file offset and the sizes of the samples in it, in order).
+    /// An audio track: its place among the audio tracks (`ordinal`, ffmpeg's 0:a:N, as the tracks
+    /// come in the moov) and among all tracks (`index`, ffmpeg's stream index), its sample entry,
+    /// its AudioSpecificConfig, and its chunks (file offset and the sizes of the samples in it).
     struct Track {
+        var ordinal: Int
+        var index: Int
         var asc: [UInt8]
-        var audioTracks: Int
         var chunks: [(offset: UInt64, sizes: [Int])]
     }
 
-    /// The patches moving every global_gain of the first audio track by `steps`, with what was
-    /// changed and how many audio tracks the file has (the others are left as they are).
-    public static func patches(_ src: ByteSource, steps: Int) throws(BitstreamGainError) -> (patches: [Patch], result: AACGlobalGain.Result, audioTracks: Int) {
-        let track = try firstAudioTrack(src)
+    /// The patches moving every global_gain of `track` by `steps`, with what was changed.
+    static func patches(_ src: ByteSource, track: Track, steps: Int) throws(BitstreamGainError) -> (patches: [Patch], result: AACGlobalGain.Result) {
         let walker = AACRawDataBlock(samplingIndex: try AACGlobalGain.audioSpecificConfig(track.asc))
         var result = AACGlobalGain.Result()
         var patches: [Patch] = []
@@ -47,8 +47,18 @@ public enum AACMP4Samples {
             if let failure { throw failure }
             patches.append(Patch(offset: chunk.offset, bytes: bytes))
         }
-        if result.blocks == 0 { throw .unsupportedFormat("MP4 whose audio track has no samples") }
-        return (patches, result, track.audioTracks)
+        if result.blocks == 0 { throw .unsupportedFormat("an audio track with no samples") }
+        return (patches, result)
+    }
+
+    /// The patches of several tracks as one ascending list, as a single pass over the file writes
+    /// them; refuses chunks of two tracks that overlap (a damaged table).
+    public static func merged(_ lists: [[Patch]]) throws(BitstreamGainError) -> [Patch] {
+        let all = lists.joined().sorted { $0.offset < $1.offset }
+        for (a, b) in zip(all, all.dropFirst()) where a.offset + UInt64(a.bytes.count) > b.offset {
+            throw .malformed(what: "MP4 chunk (two audio tracks' samples overlap)", offset: Int(b.offset))
+        }
+        return all
     }
 
     /// A box: type, where its payload starts and where it ends.
@@ -92,26 +102,32 @@ public enum AACMP4Samples {
         return current
     }
 
-    static func firstAudioTrack(_ src: ByteSource) throws(BitstreamGainError) -> Track {
+    /// The audio tracks (handler `soun`), in the moov's order, with their index among all tracks.
+    static func audioTracks(_ src: ByteSource) throws(BitstreamGainError) -> [(index: Int, trak: Box)] {
         let top = try boxes(src, from: 0, to: src.size)
         if top.contains(where: { $0.type == "moof" }) { throw .unsupportedFormat("fragmented MP4 (its samples are described per fragment)") }
         guard let moov = top.first(where: { $0.type == "moov" }) else { throw .malformed(what: "MP4 moov box", offset: 0) }
-        var audio: [Box] = []
-        for trak in try boxes(src, from: moov.payload, to: moov.end) where trak.type == "trak" {
+        var audio: [(index: Int, trak: Box)] = []
+        for (index, trak) in try boxes(src, from: moov.payload, to: moov.end).filter({ $0.type == "trak" }).enumerated() {
             guard let hdlr = try child(src, trak, ["mdia", "hdlr"]) else { continue }
             let h = try read(src, hdlr)
-            if h.count >= 12, String(decoding: h[8..<12], as: UTF8.self) == "soun" { audio.append(trak) }
+            if h.count >= 12, String(decoding: h[8..<12], as: UTF8.self) == "soun" { audio.append((index, trak)) }
         }
-        guard let trak = audio.first, let stbl = try child(src, trak, ["mdia", "minf", "stbl"]) else {
-            throw .unsupportedFormat("MP4 without an audio track")
-        }
+        if audio.isEmpty { throw .unsupportedFormat("MP4 without an audio track") }
+        return audio
+    }
+
+    /// Audio track `ordinal` (a `trak` box): its AudioSpecificConfig and chunks; refuses one that
+    /// is not AAC (the profile is checked by AACGlobalGain.audioSpecificConfig).
+    static func track(_ src: ByteSource, _ trak: Box, ordinal: Int, index: Int) throws(BitstreamGainError) -> Track {
+        guard let stbl = try child(src, trak, ["mdia", "minf", "stbl"]) else { throw .malformed(what: "MP4 sample table", offset: Int(trak.payload)) }
         var tables: [String: [UInt8]] = [:]
         for box in try boxes(src, from: stbl.payload, to: stbl.end) where ["stsd", "stsz", "stz2", "stsc", "stco", "co64"].contains(box.type) {
             tables[box.type] = try read(src, box)
         }
         guard let stsd = tables["stsd"], stsd.count >= 16 else { throw .malformed(what: "MP4 stsd box", offset: Int(stbl.payload)) }
         let entryType = String(decoding: stsd[12..<16], as: UTF8.self)
-        guard entryType == "mp4a" else { throw .unsupportedFormat("MP4 whose first audio track is \(entryType), not AAC") }
+        guard entryType == "mp4a" else { throw .unsupportedFormat("\(entryType) audio, not AAC") }
         let asc = try decoderSpecificInfo(Array(stsd[8...]))
 
         if tables["stz2"] != nil { throw .unsupportedFormat("MP4 with compact sample sizes (stz2)") }
@@ -148,7 +164,7 @@ public enum AACMP4Samples {
             }
         }
         guard sample == sizes.count else { throw .malformed(what: "MP4 sample-to-chunk table", offset: Int(stbl.payload)) }
-        return Track(asc: asc, audioTracks: audio.count, chunks: chunks)
+        return Track(ordinal: ordinal, index: index, asc: asc, chunks: chunks)
     }
 
     /// The AudioSpecificConfig in an mp4a sample entry's esds (directly or in QuickTime's wave).

@@ -1,8 +1,7 @@
 import Foundation
 
-/// `lufs-normalize --lossless-gain` for AAC-LC: an ADTS stream changed whole, or the first audio
-/// track of an MP4/M4A/MOV patched in place (the samples keep their sizes, so everything else in
-/// the file stays byte for byte).
+/// `lufs-normalize --lossless-gain` for AAC-LC: an ADTS stream changed whole, or every audio
+/// track of an MP4/M4A/MOV patched in place, each by its own gain (LosslessGainJob+MP4.swift).
 extension LosslessGainJob {
     /// Where the AAC is.
     enum AACContainer: String { case adts, mp4 }
@@ -21,16 +20,16 @@ extension LosslessGainJob {
     }
 
     /// Refuses, before anything is measured, AAC of a profile this doesn't change: by the first
-    /// ADTS header (SBR signalled only in the frames is found by the walk) or the MP4 track's
-    /// AudioSpecificConfig.
-    static func checkAACProfile(_ src: ByteSource, _ container: AACContainer) throws(BitstreamGainError) {
+    /// ADTS header (SBR signalled only in the frames is found by the walk) or every MP4 audio
+    /// track's sample entry and AudioSpecificConfig.
+    static func checkAACProfile(_ src: ByteSource, _ container: AACContainer) throws {
         switch container {
         case .mp4:
-            _ = try AACGlobalGain.audioSpecificConfig(try AACMP4Samples.firstAudioTrack(src).asc)
+            _ = try mp4Tracks(src)
         case .adts:
-            guard let b = try? src.read(at: 0, count: 1 << 16) else { throw .malformed(what: "ADTS frame header", offset: 0) }
+            guard let b = try? src.read(at: 0, count: 1 << 16) else { throw BitstreamGainError.malformed(what: "ADTS frame header", offset: 0) }
             let layout = try MP3GlobalGain.locate(b)
-            guard layout.audioStart + 7 <= b.count else { throw .malformed(what: "ADTS frame header", offset: layout.audioStart) }
+            guard layout.audioStart + 7 <= b.count else { throw BitstreamGainError.malformed(what: "ADTS frame header", offset: layout.audioStart) }
             try AACGlobalGain.checkObjectType(Int(b[layout.audioStart + 2] >> 6) + 1)
         }
     }
@@ -40,60 +39,35 @@ extension LosslessGainJob {
         (try? checkAACProfile(src, container)) != nil
     }
 
-    /// The measurement of the audio changed: the record's when it is of this file as it is now
-    /// (of its first audio stream), else measured here as lufs-measure measures.
-    func measureAAC(_ record: Record, path: String, identity: FileIdentity, container: AACContainer)
-        throws -> (integrated: Double?, truePeak: Double?, here: Bool, notes: [String]) {
-        try measure(container == .mp4 ? RecordedLoudness.stream(record["loudness"], ordinal: 0) : record["loudness"],
-                    path: path, identity: identity)
-    }
-
     func processAAC(_ record: Record, path: String, outPath: String, source: FileByteSource, container: AACContainer) throws -> Record {
+        if container == .mp4 { return try processMP4(record, path: path, outPath: outPath, source: source) }
         try Self.checkAACProfile(source, container)
         let identity = try FileIdentity.of(path)
-        let measured = try measureAAC(record, path: path, identity: identity, container: container)
-        var notes = measured.notes
+        let measured = try measure(record["loudness"], path: path, identity: identity)
         let plan = try LosslessGainPlan(measuredLUFS: measured.integrated, truePeakDBTP: measured.truePeak,
                                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, stepDB: AACGlobalGain.stepDB)
-        let result: AACGlobalGain.Result
-        var facts: [String: JSON] = ["container": .string(container.rawValue)]
-        switch container {
-        case .adts:
-            let r = try AACGlobalGain.applyADTS(try source.read(at: 0, count: Int(source.size)), steps: plan.steps)
-            result = r.result
-            if !dryRun {
-                let out = try AtomicOutput(path: outPath, overwrite: replaces)
-                do {
-                    try out.write(r.bytes)
-                    try out.commit()
-                } catch { out.abandon(); throw error }
-            }
-        case .mp4:
-            // The file is copied by the kernel on a thread of its own while the AAC is walked; the
-            // changed chunks (same sizes) are then written over the copy.
-            let copy = dryRun ? nil : try BackgroundCopy(source, to: outPath, overwrite: replaces)
+        let r = try AACGlobalGain.applyADTS(try source.read(at: 0, count: Int(source.size)), steps: plan.steps)
+        if !dryRun {
+            let out = try AtomicOutput(path: outPath, overwrite: replaces)
             do {
-                let r = try AACMP4Samples.patches(source, steps: plan.steps)
-                result = r.result
-                facts["patched_bytes"] = .int(r.patches.reduce(0) { $0 + $1.bytes.count })
-                if r.audioTracks > 1 {
-                    notes.append("The file has \(r.audioTracks) audio streams; the gain was taken by the first (the one measured), and the others were copied unchanged.")
-                }
-                var changes = PatchedCopy()
-                for p in r.patches.sorted(by: { $0.offset < $1.offset }) { changes.patch(at: Int(p.offset), p.bytes) }
-                try copy?.finish(patching: changes)
-            } catch { copy?.abandon(); throw error }
+                try out.write(r.bytes)
+                try out.commit()
+            } catch { out.abandon(); throw error }
         }
-        facts["blocks"] = .int(result.blocks)
-        facts["channel_streams"] = .int(result.channelStreams)
-        facts["min_global_gain"] = .int(result.minGain)
-        facts["max_global_gain"] = .int(result.maxGain)
+        var facts = Self.aacFacts(r.result)
+        facts["container"] = .string(container.rawValue)
         let record2 = LosslessGainRecord(outPath: outPath, dryRun: dryRun, codec: "aac", plan: plan,
                                          sourceLUFS: measured.integrated!, sourceTruePeakDBTP: measured.truePeak,
                                          targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName,
-                                         measuredHere: measured.here, notes: notes, bitstream: ["aac": .object(facts)])
-        var r = record
-        r["normalized"] = record2.json
-        return r
+                                         measuredHere: measured.here, notes: measured.notes, bitstream: ["aac": .object(facts)])
+        var r2 = record
+        r2["normalized"] = record2.json
+        return r2
+    }
+
+    /// What the walk changed, as the record's `aac` object has it.
+    static func aacFacts(_ result: AACGlobalGain.Result) -> [String: JSON] {
+        ["blocks": .int(result.blocks), "channel_streams": .int(result.channelStreams),
+         "min_global_gain": .int(result.minGain), "max_global_gain": .int(result.maxGain)]
     }
 }

@@ -26,24 +26,32 @@ struct LosslessGainJob {
     }
 
     /// Whether a lossy `path` could reach the target this way (for the `lossy` refusal's
-    /// suggestion): its codec is one this changes and the plan reaches the target.
-    static func couldReach(path: String, lufs: Double?, truePeak: Double?, targetLUFS: Double, ceilingDBTP: Double) -> Bool {
+    /// suggestion), from the record's `loudness`: its codec is one this changes and the plan
+    /// reaches the target; in an MP4/MOV, every audio track is AAC-LC and each reaches it from
+    /// its own stream's measurement.
+    static func couldReach(path: String, loudness: JSON?, targetLUFS: Double, ceilingDBTP: Double) -> Bool {
         guard let src = try? FileByteSource.input(path), let head = try? src.read(at: 0, count: 64) else { return false }
-        let aac = aacContainer(src).map { aacIsChangeable(src, $0) }
-        if aac == false { return false }
-        guard let c = aac == true ? .mp3 : try? codec(head) else { return false }
-        let step = aac == true ? AACGlobalGain.stepDB : c == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB
-        return (try? LosslessGainPlan(measuredLUFS: lufs, truePeakDBTP: truePeak, targetLUFS: targetLUFS,
-                                      ceilingDBTP: ceilingDBTP, stepDB: step)) != nil
+        func reaches(_ l: JSON?, _ step: Double) -> Bool {
+            guard let lufs = l?["integrated_lufs"]?.doubleValue else { return false }
+            return (try? LosslessGainPlan(measuredLUFS: lufs, truePeakDBTP: l?["true_peak_dbtp"]?.doubleValue, targetLUFS: targetLUFS,
+                                          ceilingDBTP: ceilingDBTP, stepDB: step)) != nil
+        }
+        switch aacContainer(src) {
+        case .mp4?:
+            guard let tracks = try? mp4Tracks(src) else { return false }
+            return tracks.allSatisfy { reaches(RecordedLoudness.stream(loudness, ordinal: $0.ordinal), AACGlobalGain.stepDB) }
+        case .adts?:
+            return aacIsChangeable(src, .adts) && reaches(loudness, AACGlobalGain.stepDB)
+        case nil:
+            guard let c = try? codec(head) else { return false }
+            return reaches(loudness, c == .mp3 ? MP3GlobalGain.stepDB : OpusHeaderGain.stepDB)
+        }
     }
 
-    /// The sentence the `lossy` refusal adds when --lossless-gain would reach the target from the
-    /// record's measurement (empty otherwise; nothing is measured for it).
+    /// The sentence a `lossy` (or can't-write-back) refusal adds when --lossless-gain would reach
+    /// the target from the record's measurement (empty otherwise; nothing is measured for it).
     static func hint(_ record: Record, path: String, targetLUFS: Double, ceilingDBTP: Double) -> String {
-        let l = record["loudness"]
-        guard let lufs = l?["integrated_lufs"]?.doubleValue,
-              couldReach(path: path, lufs: lufs, truePeak: l?["true_peak_dbtp"]?.doubleValue,
-                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP) else { return "" }
+        guard couldReach(path: path, loudness: record["loudness"], targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP) else { return "" }
         return " Or pass --lossless-gain: this file's gain can reach the target in its bitstream, with no re-encoding."
     }
 

@@ -1,5 +1,8 @@
 /// `normalized` for `lufs-normalize --lossless-gain`: the steps taken in the bitstream and the
 /// loudness and peak that follow from the measurement and the gain (nothing is decoded again).
+/// A file with several audio streams (the AAC tracks of an MP4/MOV) lists each stream's own
+/// steps and result under `streams`, the first stream's also at the top, where a file with one
+/// stream has them.
 struct LosslessGainRecord {
     var outPath: String
     var dryRun: Bool
@@ -15,6 +18,49 @@ struct LosslessGainRecord {
     var notes: [String]
     /// What the format records beside the gain (mp3gain's undo, Opus's header gain), as JSON.
     var bitstream: [String: JSON]
+    /// Every audio stream's result, in order, when the file has more than one.
+    var streams: [Stream] = []
+
+    /// One audio stream's gain and result.
+    struct Stream {
+        /// Among the audio streams, from 0 (ffmpeg's 0:a:N).
+        var ordinal: Int
+        /// Among all the file's streams (ffmpeg's stream index).
+        var index: Int
+        var plan: LosslessGainPlan
+        var sourceLUFS: Double
+        var sourceTruePeakDBTP: Double?
+        var measuredHere: Bool
+        /// The codec's facts (for AAC: blocks, channel streams, global_gain range, patched bytes).
+        var facts: [String: JSON]
+        /// The key the facts go under ("aac").
+        var factsKey: String
+
+        var json: JSON {
+            .object([
+                "stream": .int(ordinal),
+                "index": .int(index),
+                "codec": .string(factsKey),
+                "gain_db": .double(plan.gainDB, decimals: 4),
+                "integrated_lufs": .double(sourceLUFS + plan.gainDB, decimals: 2),
+                "true_peak_dbtp": .optional(sourceTruePeakDBTP.map { $0 + plan.gainDB }, decimals: 2),
+                "source_integrated_lufs": .double(sourceLUFS, decimals: 2),
+                "source_true_peak_dbtp": .optional(sourceTruePeakDBTP, decimals: 2),
+                "measured_here": .bool(measuredHere),
+                "lossless_gain": LosslessGainRecord.steps(plan),
+                factsKey: .object(facts),
+            ])
+        }
+    }
+
+    static func steps(_ plan: LosslessGainPlan) -> JSON {
+        .object([
+            "steps": .int(plan.steps),
+            "step_db": .double(plan.stepDB, decimals: 8),
+            "gain_db": .double(plan.gainDB, decimals: 4),
+            "residual_db": .double(plan.residualDB, decimals: 4),
+        ])
+    }
 
     var json: JSON {
         var o: [String: JSON] = [
@@ -32,18 +78,18 @@ struct LosslessGainRecord {
             "preset": presetName.map { .string($0) } ?? .null,
             "measured_here": .bool(measuredHere),
             "losses": .array([]),
-            "lossless_gain": .object([
-                "steps": .int(plan.steps),
-                "step_db": .double(plan.stepDB, decimals: 8),
-                "gain_db": .double(plan.gainDB, decimals: 4),
-                "residual_db": .double(plan.residualDB, decimals: 4),
-            ]),
+            "lossless_gain": Self.steps(plan),
         ]
         for (k, v) in bitstream { o[k] = v }
         let written = dryRun ? "would be" : "was"
-        o["notes"] = .array((notes + [
-            "The gain \(written) changed in the bitstream (\(plan.steps) step\(plan.steps == 1 ? "" : "s") of \(Self.stepText(plan.stepDB))); nothing was decoded or re-encoded, so integrated_lufs and true_peak_dbtp are the measurement plus the gain, with no re-decode needed.",
-        ]).map { .string($0) })
+        let step = Self.stepText(plan.stepDB)
+        var last = "The gain \(written) changed in the bitstream (\(plan.steps) step\(plan.steps == 1 ? "" : "s") of \(step)); nothing was decoded or re-encoded, so integrated_lufs and true_peak_dbtp are the measurement plus the gain, with no re-decode needed."
+        if streams.count > 1 {
+            o["streams"] = .array(streams.map(\.json))
+            let each = streams.map { "stream \($0.ordinal): \($0.plan.steps) step\($0.plan.steps == 1 ? "" : "s")" }.joined(separator: ", ")
+            last = "Each of the \(streams.count) audio streams' gain \(written) changed in the bitstream by its own measurement (\(each), of \(step)); nothing was decoded or re-encoded, so each stream's integrated_lufs and true_peak_dbtp (under streams; the first stream's also at the top) are its measurement plus its gain, with no re-decode needed."
+        }
+        o["notes"] = .array((notes + [last]).map { .string($0) })
         return .object(o)
     }
 

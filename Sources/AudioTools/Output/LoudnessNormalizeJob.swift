@@ -88,7 +88,11 @@ struct LoudnessNormalizeJob {
             if formatName == nil, !decodeEncodeOnly, dialogue != nil { throw DialogueNormalization.Refusal.mediaContainer }
             if formatName == nil, !decodeEncodeOnly,
                let r = try processMedia(record, path, outPath, opened, nil) { return r }
-            described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil)
+            do { described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil) } catch var e as ToolError {
+                // ADTS AAC (read, not written back) may still reach the target with --lossless-gain.
+                e.suggestion += LosslessGainJob.hint(record, path: path, targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP)
+                throw e
+            }
         }
         let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
                                       format: formatName, depth: depth, sampleRate: sampleRate)
