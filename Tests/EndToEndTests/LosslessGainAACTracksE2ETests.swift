@@ -49,6 +49,8 @@ import Testing
             let st = try #require(s["lossless_gain"]?["steps"]?.intValue)
             steps.append(st)
             #expect(s["stream"]?.intValue == k && s["measured_here"]?.boolValue == false)
+            // The track changed is the stream ffmpeg (and so lufs-measure) numbers k.
+            #expect(s["index"] == own?["index"] && s["index"]?.intValue == k + 1)
             // Each stream's gain comes from its own loudness.
             #expect(s["source_integrated_lufs"]?.doubleValue == own?["integrated_lufs"]?.doubleValue)
             #expect(st == (try Self.expectedSteps(own, target: -18)))
