@@ -58,6 +58,26 @@ extension LosslessGainJob {
         return (m.integratedLUFS, m.truePeakDBTP, true, [note])
     }
 
+    /// Every track's patches, the tracks walked at once, one thread each (they are independent);
+    /// each track's outcome in stream order, so the refusal reported is the first stream's
+    /// whatever the threads' timing.
+    static func walk(_ planned: [PlannedTrack], _ source: FileByteSource)
+        throws -> [Result<(patches: [AACMP4Samples.Patch], result: AACGlobalGain.Result), Error>] {
+        typealias Walked = Result<(patches: [AACMP4Samples.Patch], result: AACGlobalGain.Result), Error>
+        final class Slots: @unchecked Sendable {
+            let lock = NSLock()
+            var walked: [Walked?]
+            init(_ n: Int) { walked = Array(repeating: nil, count: n) }
+        }
+        let slots = Slots(planned.count)
+        DispatchQueue.concurrentPerform(iterations: planned.count) { k in
+            let p = planned[k]
+            let r = Walked { try naming(p.track.ordinal, of: planned.count) { try AACMP4Samples.patches(source, track: p.track, steps: p.plan.steps) } }
+            slots.lock.lock(); slots.walked[k] = r; slots.lock.unlock()
+        }
+        return slots.walked.map { $0! }
+    }
+
     func processMP4(_ record: Record, path: String, outPath: String, source: FileByteSource) throws -> Record {
         let tracks = try Self.mp4Tracks(source)
         let identity = try FileIdentity.of(path)
@@ -78,10 +98,8 @@ extension LosslessGainJob {
         var streams: [LosslessGainRecord.Stream] = []
         do {
             var lists: [[AACMP4Samples.Patch]] = []
-            for p in planned {
-                let r = try Self.naming(p.track.ordinal, of: n) {
-                    try AACMP4Samples.patches(source, track: p.track, steps: p.plan.steps)
-                }
+            for (p, walked) in zip(planned, try Self.walk(planned, source)) {
+                let r = try walked.get()
                 // A track whose gain is 0 steps is walked (so a damaged one is still refused) but
                 // not written.
                 let patches = p.plan.steps == 0 ? [] : r.patches
