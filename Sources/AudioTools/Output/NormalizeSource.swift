@@ -32,8 +32,11 @@ public struct NormalizeSource {
         let facts = opened.facts
         let container = facts?.container ?? "its container"
         let codec = facts?.codec ?? "other"
+        // A bare stream (ADTS AAC, say) names its codec as its container too.
+        let what = container.caseInsensitiveCompare(codec) == .orderedSame
+            ? "a bare \(codec.uppercased()) stream (no container)" : "\(codec.uppercased()) in \(container.uppercased())"
         guard formatGiven else {
-            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) is \(codec.uppercased()) in \(container.uppercased()), which can be read but not written back in the same format; nothing was written.",
+            throw ToolError(.unsupportedCodec, "\(ToolError.quoted(path)) is \(what), which can be read but not written back in the same format; nothing was written.",
                             suggestion: "Choose the output format with --format (flac or wav keep everything the decoded audio has).")
         }
         let lossless = ["alac", "pcm", "float", "flac"].contains(codec)

@@ -36,7 +36,7 @@ extension BitstreamGainError: ToolErrorConvertible {
                              suggestion: "Leave the file as it is, or check that the right file was measured.")
         case .targetOutOfReach(let needed, let reached, let step):
             return ToolError(.lossy, "\(name) needs \(db(needed)) to reach the target, but the bitstream gain can only reach \(db(reached)) (steps of \(step > 1 ? "1.5 dB" : "1/256 dB"), under the true-peak ceiling; no limiter without decoding); nothing was written.",
-                             suggestion: "Lower the target or raise --true-peak, or " + reencode.prefix(1).lowercased() + reencode.dropFirst() + " (the limiter then keeps the peaks under the ceiling).")
+                             suggestion: "Lower the target or raise --true-peak; or pass --allow-loss without --lossless-gain to re-encode it (a generation loss; the limiter then keeps the peaks under the ceiling); or pass --write-tags for ReplayGain tags.")
         }
     }
 }
