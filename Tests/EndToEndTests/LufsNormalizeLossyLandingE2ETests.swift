@@ -36,7 +36,7 @@ import Testing
         #expect(n["true_peak_dbtp"]?.doubleValue == tp, "\(format): \(n)")
         #expect(n["shortfall_lu"] == .null, "\(format): \(n)")
         let encodes = try #require(n["encodes"]?.intValue)
-        #expect((1...3).contains(encodes), "\(format): \(n)")
+        #expect((1...4).contains(encodes), "\(format): \(n)")
         #expect(n["codec_check"]?["handed_integrated_lufs"]?.doubleValue != nil, "\(format): \(n)")
         #expect(n["limiter"]?["applied"]?.boolValue == limited, "\(format): \(n)")
         let notes = n["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []

@@ -2,7 +2,7 @@ import Foundation
 
 /// A lossy file checked after its encoder: what was handed to the encoder and what the written
 /// file decodes to, both measured; when the decoded file is more than `toleranceLU` off the
-/// target or over the ceiling, the settings for one more encode: the loudness handed to the
+/// target or over the ceiling, the settings for another encode: the loudness handed to the
 /// encoder moved by the codec's own change, and the limiter's ceiling lowered by the codec's
 /// overshoot. Numbers in, numbers out.
 public struct CodecLanding: Equatable, Sendable {
@@ -20,6 +20,9 @@ public struct CodecLanding: Equatable, Sendable {
 
     static func amplitude(_ db: Double) -> Double { pow(10, db / 20) }
     static func decibels(_ a: Double) -> Double { 20 * log10(a) }
+
+    /// Further encodes at most after the first, each corrected by what the last one decoded to.
+    public static let maxCorrections = 2
 
     /// Integrated loudness and true peak, LUFS and dBTP (nil: not measurable).
     public struct Levels: Equatable, Sendable {
@@ -58,6 +61,13 @@ public struct CodecLanding: Equatable, Sendable {
         return max(0, b - a)
     }
 
+    /// What the codec added to the peak it was handed, in amplitude (1 = full scale; 0 when
+    /// it added nothing; nil: unmeasured).
+    public static func peakError(handed: Levels, decoded: Levels) -> Double? {
+        guard let a = handed.truePeakDBTP, let b = decoded.truePeakDBTP, a.isFinite, b.isFinite else { return nil }
+        return max(0, amplitude(b) - amplitude(a))
+    }
+
     /// Whether a decoded true peak is over the ceiling as the record states it (to 0.01 dB).
     public static func isOver(_ truePeakDBTP: Double?, ceilingDBTP: Double) -> Bool {
         guard let tp = truePeakDBTP, tp.isFinite else { return false }
@@ -94,9 +104,15 @@ public struct CodecLanding: Equatable, Sendable {
                 // (and a little more on audio limited harder: `errorAllowance`).
                 var room = limiterCeilingDBTP - (tp - ceilingDBTP) - marginDB
                 if let p = handed.truePeakDBTP, p.isFinite {
-                    let error = max(0, amplitude(tp) - amplitude(p))
+                    // No more room than the overshoot as a ratio, half as large again, would ask
+                    // either (a large error on a loud master is partly proportional). The error is
+                    // not steady from one encode to the next (its largest overshoot falls on one
+                    // transient or another): a file still over is corrected again from the next.
+                    let error = peakError(handed: handed, decoded: decoded) ?? 0
                     let peak = amplitude(ceilingDBTP - marginDB) - errorAllowance * error
-                    room = min(room, decibels(max(amplitude(ceilingDBTP - maxCeilingDropDB), peak)) + limiterMarginDB)
+                    let additive = decibels(max(amplitude(ceilingDBTP - maxCeilingDropDB), peak))
+                    let ratio = ceilingDBTP - marginDB - errorAllowance * max(0, tp - p)
+                    room = min(room, max(additive, ratio) + limiterMarginDB)
                 }
                 ceiling = max(ceilingDBTP - maxCeilingDropDB + limiterMarginDB, min(limiterCeilingDBTP, ceilingDBTP, room))
                 limit = true
@@ -116,15 +132,15 @@ public struct CodecLandingReport: Equatable, Sendable {
     /// The last encode: what was handed to the encoder and what the file decodes to.
     public var handed: CodecLanding.Levels
     public var decoded: CodecLanding.Levels
-    /// The first encode's decoded levels, when the file was encoded again.
-    public var firstDecoded: CodecLanding.Levels?
-    /// Why the file was encoded again (the first check's correction).
-    public var correction: CodecLanding.Correction?
+    /// What each earlier encode decoded to, when the file was encoded again.
+    public var earlier: [CodecLanding.Levels]
+    /// Why each further encode was made, and its settings (one for each of `earlier`).
+    public var corrections: [CodecLanding.Correction]
     /// The loudness was steered to the target (so a miss is a shortfall).
     public var steersLoudness: Bool
-    public init(encodes: Int, handed: CodecLanding.Levels, decoded: CodecLanding.Levels, firstDecoded: CodecLanding.Levels?,
-                correction: CodecLanding.Correction?, steersLoudness: Bool) {
-        self.encodes = encodes; self.handed = handed; self.decoded = decoded; self.firstDecoded = firstDecoded
-        self.correction = correction; self.steersLoudness = steersLoudness
+    public init(encodes: Int, handed: CodecLanding.Levels, decoded: CodecLanding.Levels, earlier: [CodecLanding.Levels],
+                corrections: [CodecLanding.Correction], steersLoudness: Bool) {
+        self.encodes = encodes; self.handed = handed; self.decoded = decoded; self.earlier = earlier
+        self.corrections = corrections; self.steersLoudness = steersLoudness
     }
 }

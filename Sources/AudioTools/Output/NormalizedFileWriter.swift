@@ -79,51 +79,55 @@ public struct NormalizedFileWriter {
                 return Written(report: first.report, meter: first.meter, uncheckedReason: "the decoder gave another channel count")
             }
             let ceiling = decision.plan.ceilingDBTP
-            var landing = CodecLandingReport(encodes: first.writtenPasses, handed: handed, decoded: checked.levels, firstDecoded: nil,
-                                             correction: nil, steersLoudness: steersLoudness)
-            let written = first.report
-            guard let c = CodecLanding.correction(handed: handed, decoded: checked.levels, targetLUFS: targetLUFS,
-                                                  ceilingDBTP: ceiling, limiterCeilingDBTP: decision.plan.ceilingDBTP,
-                                                  limiterMarginDB: decision.plan.limiterTiming.marginDB,
-                                                  limiting: decision.plan.limit, steersLoudness: steersLoudness, canLimit: canLimit) else {
-                try sink.commit()
-                return Written(report: written, meter: checked.meter, landing: landing)
+            var landing = CodecLandingReport(encodes: first.writtenPasses, handed: handed, decoded: checked.levels, earlier: [],
+                                             corrections: [], steersLoudness: steersLoudness)
+            var report = first.report, plan = decision.plan, model = first.model, meter = checked.meter
+            while landing.corrections.count < CodecLanding.maxCorrections,
+                  let c = CodecLanding.correction(handed: landing.handed, decoded: landing.decoded, targetLUFS: targetLUFS,
+                                                  ceilingDBTP: ceiling, limiterCeilingDBTP: plan.ceilingDBTP,
+                                                  limiterMarginDB: plan.limiterTiming.marginDB, limiting: plan.limit,
+                                                  steersLoudness: steersLoudness, canLimit: canLimit) {
+                // Encoded once more, corrected by what the codec did.
+                sink.abandon()
+                let previousGainDB = report.gainDB
+                plan.limit = c.limit
+                plan.ceilingDBTP = c.limiterCeilingDBTP
+                plan.limiterTiming.ceilingDBTP = c.limiterCeilingDBTP
+                // The gain predicted again from the analysis when the limiter's ceiling moved, or the
+                // first write was predicted from one; else moved by the codec's change (little limiting).
+                let steered = c.handedTargetLUFS != nil
+                let compensate = steered && ((c.forPeak && c.limit) || (decision.compensate && model != nil))
+                if compensate {
+                    plan.gainDB = decision.plan.gainDB
+                } else {
+                    let steer = c.handedTargetLUFS.flatMap { t in landing.handed.integratedLUFS.map { t - $0 } } ?? 0
+                    plan.gainDB = previousGainDB + steer + c.gainDeltaDB
+                }
+                try source.seek(toFrame: 0)
+                let next = try writeRound(plan, compensate: compensate, firstPassMayLand: false,
+                                          targetLUFS: c.handedTargetLUFS ?? targetLUFS, source: source, cores: cores,
+                                          model: compensate ? model?.withLimiter(plan.limiterTiming, limit: plan.limit) : nil,
+                                          maxWrittenPasses: 1)
+                sink = next.sink
+                if next.model != nil { model = next.model }
+                try sink.finishEncoding()
+                guard let again = sink.readablePath, let rechecked = try measureWritten(again, cores: cores) else {
+                    throw NormalizePipeline.Failure.channelMismatch
+                }
+                let passes = report.passes + next.report.passes
+                report = next.report
+                report.compensationDB = report.gainDB - decision.plan.gainDB
+                report.passes = passes
+                report.predictionMissLU = first.report.predictionMissLU
+                landing.encodes += next.writtenPasses
+                landing.earlier.append(landing.decoded)
+                landing.corrections.append(c)
+                landing.handed = levels(next.meter)
+                landing.decoded = rechecked.levels
+                meter = rechecked.meter
             }
-            // Encoded once more, corrected by what the codec did.
-            sink.abandon()
-            var plan = decision.plan
-            plan.limit = c.limit
-            plan.ceilingDBTP = c.limiterCeilingDBTP
-            plan.limiterTiming.ceilingDBTP = c.limiterCeilingDBTP
-            // The gain predicted again from the analysis when the limiter's ceiling moved, or the
-            // first write was predicted from one; else moved by the codec's change (little limiting).
-            let steered = c.handedTargetLUFS != nil
-            let compensate = steered && ((c.forPeak && c.limit) || (decision.compensate && first.model != nil))
-            if !compensate {
-                let steer = c.handedTargetLUFS.flatMap { t in handed.integratedLUFS.map { t - $0 } } ?? 0
-                plan.gainDB = written.gainDB + steer + c.gainDeltaDB
-            }
-            try source.seek(toFrame: 0)
-            let second = try writeRound(plan, compensate: compensate, firstPassMayLand: false,
-                                        targetLUFS: c.handedTargetLUFS ?? targetLUFS, source: source, cores: cores,
-                                        model: compensate ? first.model?.withLimiter(plan.limiterTiming, limit: plan.limit) : nil,
-                                        maxWrittenPasses: 1)
-            sink = second.sink
-            try sink.finishEncoding()
-            guard let again = sink.readablePath, let rechecked = try measureWritten(again, cores: cores) else {
-                throw NormalizePipeline.Failure.channelMismatch
-            }
-            var report = second.report
-            report.compensationDB = report.gainDB - decision.plan.gainDB
-            report.passes = first.report.passes + second.report.passes
-            report.predictionMissLU = first.report.predictionMissLU
-            landing.encodes += second.writtenPasses
-            landing.firstDecoded = landing.decoded
-            landing.handed = levels(second.meter)
-            landing.decoded = rechecked.levels
-            landing.correction = c
             try sink.commit()
-            return Written(report: report, meter: rechecked.meter, landing: landing)
+            return Written(report: report, meter: meter, landing: landing)
         } catch {
             sink.abandon()
             throw error
