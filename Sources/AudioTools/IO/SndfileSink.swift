@@ -56,6 +56,8 @@ public final class SndfileSink: AudioSink {
     private var handle: OpaquePointer?
     private var interleaved: [Float] = []
     public private(set) var framesWritten = 0
+    /// The encoder is closed and the file complete, not yet committed (`finishEncoding`).
+    private var encoded = false
 
     /// `formatCode` is a libsndfile format (major | subtype), e.g. from SndfileDescription.
     public init(path: String, formatCode: Int32, sampleRate: Int, channelCount: Int,
@@ -119,6 +121,15 @@ public final class SndfileSink: AudioSink {
     }
 
     public func commit() throws {
+        if handle != nil { try finishEncoding() }
+        guard encoded else { return }
+        encoded = false
+        try output.commit()
+    }
+
+    /// Closes the encoder, so the file is complete (a lossy codec's last frames flushed) but
+    /// still unnamed: it can be decoded through `readablePath` and then committed or abandoned.
+    public func finishEncoding() throws {
         guard let h = handle else { return }
         sf_write_sync(h)
         errno = 0
@@ -129,11 +140,18 @@ public final class SndfileSink: AudioSink {
             output.abandon()
             throw WriteError(path, .unfinished(errno: e))
         }
-        try output.commit()
+        encoded = true
+    }
+
+    /// A path that opens the file written so far (this process's descriptor of it, through
+    /// /proc), for decoding it before it is committed; nil where /proc can't be used.
+    public var readablePath: String? {
+        AtomicOutput.procFDLinks ? "/proc/self/fd/\(output.fd)" : nil
     }
 
     public func abandon() {
         if let h = handle { sf_close(h); handle = nil }
+        encoded = false
         output.abandon()
     }
 }

@@ -40,6 +40,14 @@ public struct LimitedLoudnessModel: Sendable {
         smoothing = Self.smoothingWeights(lookahead: lookahead, sampleRate: sampleRate, hop: hop)
     }
 
+    /// The same analysis for a limiter with other `settings` (a lower ceiling), or with the
+    /// limiter turned on or off: nil when it would turn on and the analysis kept no peaks.
+    public func withLimiter(_ settings: TruePeakLimiter.Settings, limit: Bool = true) -> LimitedLoudnessModel? {
+        if limit && !self.limit && peaks.count < energies.count { return nil }
+        return LimitedLoudnessModel(energies: energies, peaks: peaks, hop: hop, sampleRate: sampleRate, limit: limit,
+                                    settings: settings, analysedGainDB: analysedGainDB)
+    }
+
     /// The limiter's two box filters (see `TruePeakLimiter`) as weights on the gains of this unit
     /// and the ones before it: the frame kernel averaged over where a frame sits in its unit.
     public let smoothing: [Double]

@@ -77,7 +77,22 @@ extension NormalizePipeline {
                                     makeOutput: () throws -> Output, toleranceLU: Double = 0.05, maxWrittenPasses: Int = 2,
                                     maxCompensationDB: Double = 6, firstPassMayLand: Bool = false,
                                     decodeAhead: Bool = false) throws -> (report: NormalizeReport, output: Output, prediction: Prediction) {
-        var model: LimitedLoudnessModel? = nil
+        let r = try runPredicted(plan, targetLUFS: targetLUFS, source: source, weights: weights, makeOutput: makeOutput,
+                                 toleranceLU: toleranceLU, maxWrittenPasses: maxWrittenPasses, maxCompensationDB: maxCompensationDB,
+                                 firstPassMayLand: firstPassMayLand, decodeAhead: decodeAhead, model: nil)
+        return (r.report, r.output, r.prediction)
+    }
+
+    /// `runPredicted`, from a `model` already made of this source (no analysis pass then; its
+    /// limiter settings must be the plan's), returning the model it used (nil when the first
+    /// written pass landed before any was made): a later write at other settings needs no new
+    /// analysis (`LimitedLoudnessModel.withLimiter`).
+    public static func runPredicted(_ plan: NormalizePlan, targetLUFS: Double, source: AudioSource, weights: [Double],
+                                    makeOutput: () throws -> Output, toleranceLU: Double = 0.05, maxWrittenPasses: Int = 2,
+                                    maxCompensationDB: Double = 6, firstPassMayLand: Bool = false, decodeAhead: Bool = false,
+                                    model given: LimitedLoudnessModel?)
+        throws -> (report: NormalizeReport, output: Output, prediction: Prediction, model: LimitedLoudnessModel?) {
+        var model: LimitedLoudnessModel? = given
         var current = plan
         var prediction = Prediction(gainDB: plan.gainDB, predictedLUFS: nil, firstWrittenLUFS: nil, writtenPasses: 0)
         var analysisPasses = 0
@@ -87,7 +102,11 @@ extension NormalizePipeline {
             if let miss, let modelled = m.loudness(gainDB: current.gainDB) { target -= targetLUFS + miss - modelled }
             return m.gain(forTarget: target, planGainDB: plan.gainDB, maxCompensationDB: maxCompensationDB)
         }
-        if !firstPassMayLand {
+        if let m = model {
+            current.gainDB = predictGain(m, missedBy: nil)
+            prediction.gainDB = current.gainDB
+            prediction.predictedLUFS = m.loudness(gainDB: current.gainDB)
+        } else if !firstPassMayLand {
             let m = try analyse(plan, source: source, weights: weights, decodeAhead: decodeAhead)
             model = m
             analysisPasses = 1
@@ -136,7 +155,7 @@ extension NormalizePipeline {
                 report.compensationDB = current.gainDB - plan.gainDB
                 report.measuredLUFS = measured
                 report.predictionMissLU = missedPrediction
-                return (report, output, prediction)
+                return (report, output, prediction, model)
             }
             output.sink.abandon()
             current.gainDB = next

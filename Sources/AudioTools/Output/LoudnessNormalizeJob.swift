@@ -147,17 +147,24 @@ struct LoudnessNormalizeJob {
             notes.append("Album gain: \(String(format: "%.2f", gain.gainDB)) dB for every track of “\(a.key)” (\(a.tracks) tracks, \(a.lufs.map { String(format: "%.2f", $0) } ?? "no") LUFS as one programme), so the tracks keep their relative levels; no track gets its own compensation gain.")
         }
 
-        let writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
+        var writer = NormalizedFileWriter(outPath: outPath, format: out, tags: src.tags, layout: layout,
                                           overwrite: overwrite || naming.inPlace, collectsTimeline: reportWriter != nil,
                                           maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
-        let (report, meter) = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
+        // A lossy output is checked after its codec: its loudness steered back to the target
+        // when the target is the programme's own (not an album's gain or dialogue), its peak always.
+        writer.steersLoudness = peakMode == .limit && !album && dialogue == nil
+        writer.canLimit = peakMode == .limit
+        let written = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
+        let report = written.report, meter = written.meter
         passes += report.passes
         let m = meter.finish()
-        let result = NormalizedFileRecord(outPath: outPath, format: out, report: report, written: m, gain: gain, decision: decision,
+        var result = NormalizedFileRecord(outPath: outPath, format: out, report: report, written: m, gain: gain, decision: decision,
                                           targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName, peakMode: peakMode,
                                           album: album, maxCompensationDB: Self.maxCompensationDB,
                                           losses: src.losses + (positionLoss.map { [$0] } ?? []), notes: notes, passes: passes,
                                           measuredHere: source.here, sourceLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak)
+        result.landing = written.landing
+        result.uncheckedReason = written.uncheckedReason
         reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: meter.timeline, source: source.timeline,
                                  sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak,
                                  targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,

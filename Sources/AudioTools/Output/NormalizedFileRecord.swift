@@ -28,6 +28,10 @@ public struct NormalizedFileRecord {
     public var measuredHere: Bool
     public var sourceLUFS: Double?
     public var sourceTruePeakDBTP: Double?
+    /// A lossy output decoded again and checked after its codec (`written` is then the decoded
+    /// file's measurement); `uncheckedReason` when it couldn't be.
+    public var landing: CodecLandingReport? = nil
+    public var uncheckedReason: String? = nil
 
     public init(outPath: String, format: LufsNormalizeFormat, report: NormalizeReport, written: LoudnessMeasurement,
                 gain: NormalizeGainPlan, decision: NormalizeDecision, targetLUFS: Double, ceilingDBTP: Double,
@@ -48,8 +52,14 @@ public struct NormalizedFileRecord {
         if report.clampedSamples > 0 {
             losses.append("\(report.clampedSamples) samples were over full scale and were clamped when quantising")
         }
-        if out.isLossy {
-            notes.append("The loudness and true peak are of the samples handed to the \(out.displayName) encoder; decoding the file gives them back only to within the codec's error.")
+        var shortfall: Double? = nil
+        if let l = landing {
+            notes += CodecLandingNotes.notes(l, codec: out.displayName, targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP,
+                                             compensationDB: report.compensationDB, maxCompensationDB: maxCompensationDB)
+            shortfall = CodecLandingNotes.shortfall(l, targetLUFS: targetLUFS)
+        } else if out.isLossy {
+            notes.append("The loudness and true peak are of the samples handed to the \(out.displayName) encoder; decoding the file gives them back only to within the codec's error" +
+                         (uncheckedReason.map { " (it was not checked after the codec: \($0))." } ?? "."))
         }
         if report.framesLimited > 0 {
             let seconds = Double(report.framesLimited) / Double(out.sampleRate)
@@ -59,7 +69,6 @@ public struct NormalizedFileRecord {
         if let miss = report.predictionMissLU {
             notes.append("The predicted compensation left the first write \(String(format: "%.2f", abs(miss))) LU \(miss < 0 ? "under" : "over") the target, so the file was written a second time with that miss taken off.")
         }
-        var shortfall: Double? = nil
         if peakMode == .reduce, gain.shortfallLU > 0 {
             // An album track is not meant to reach the target itself: the album is what falls short.
             let s = album ? gain.shortfallLU : (m.integratedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU)
@@ -68,7 +77,7 @@ public struct NormalizedFileRecord {
         } else if peakMode == .ignore, let tp = m.truePeakDBTP, tp > ceilingDBTP {
             notes.append("--peak ignore let the true peak reach \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling (the floating-point file holds it).")
         }
-        if !album, peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
+        if landing == nil, !album, peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
             notes.append("The output is \(String(format: "%.2f", abs(lufs - targetLUFS))) LU \(lufs < targetLUFS ? "under" : "over") the target: reaching it would take more than \(Int(maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first.")
         }
         if m.integratedLUFS == nil { notes.append("The output has no measurable integrated loudness (under the −70 LUFS gate or shorter than 0.4 s).") }
@@ -101,6 +110,10 @@ public struct NormalizedFileRecord {
             "frames": .int(report.framesWritten),
             "notes": .array(notes.map { .string($0) }),
         ]
+        if let l = landing {
+            o["encodes"] = .int(l.encodes)
+            o["codec_check"] = CodecLandingNotes.json(l)
+        }
         if decision.hasFades {
             let fadeIn = decision.fadeInFrames, fadeOut = decision.fadeOutFrames, rate = out.sampleRate
             o["fades"] = .object([

@@ -3,6 +3,9 @@ import Foundation
 /// Runs the normalisation into a new file: the plan over the source into a sink (unnamed until
 /// committed, so a failure leaves nothing behind), with a loudness meter on the samples written.
 /// Compensated plans predict their gain from one analysis pass first (NormalizePipeline+Prediction).
+/// A lossy output is decoded again before it is committed and measured after its codec; when it
+/// is off the target or over the ceiling it is encoded once more, corrected by what the codec did
+/// (CodecLanding).
 public struct NormalizedFileWriter {
     public var outPath: String
     public var format: LufsNormalizeFormat
@@ -15,6 +18,23 @@ public struct NormalizedFileWriter {
     /// Passes and compensation limits for the gain search.
     public var maxPasses: Int
     public var maxCompensationDB: Double
+    /// Lossy output: the decoded loudness is brought to the target (false for `--peak reduce`, an
+    /// album's gain, a dialogue-gated target: only the peak is checked then), and the limiter may
+    /// run (`--peak limit`).
+    public var steersLoudness = true
+    public var canLimit = true
+
+    /// What was written: the report of the last written pass, the meter of what the file holds
+    /// (for a lossy output checked after its codec, the decoded file's), and the codec check.
+    public struct Written {
+        public var report: NormalizeReport
+        public var meter: LoudnessMeter
+        /// Lossy output decoded and checked (nil: lossless, or not checked).
+        public var landing: CodecLandingReport?
+        /// Why a lossy output could not be decoded again to check it (its numbers are then the
+        /// samples handed to the encoder).
+        public var uncheckedReason: String?
+    }
 
     public init(outPath: String, format: LufsNormalizeFormat, tags: AudioTags, layout: ChannelLayout, overwrite: Bool,
                 collectsTimeline: Bool, maxPasses: Int, maxCompensationDB: Double) {
@@ -23,12 +43,125 @@ public struct NormalizedFileWriter {
         self.maxPasses = maxPasses; self.maxCompensationDB = maxCompensationDB
     }
 
+    /// One write of the file: the report, its uncommitted sink, the meter of the samples handed
+    /// to it, the analysis model made on the way, and how many times it was written.
+    struct Round {
+        var report: NormalizeReport
+        var sink: SndfileSink
+        var meter: LoudnessMeter
+        var model: LimitedLoudnessModel?
+        var writtenPasses: Int
+    }
+
     /// Normalises `source` (at its first frame) by the decision's plan into `outPath` and commits it; the
     /// report and the meter of what was written. `cores` says when a core is spare for decoding
     /// ahead and metering true peak.
     public func write(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource,
-                      cores: CoreBudget) throws -> (report: NormalizeReport, meter: LoudnessMeter) {
-        let plan = decision.plan
+                      cores: CoreBudget) throws -> Written {
+        let first = try writeRound(decision.plan, compensate: decision.compensate, firstPassMayLand: decision.firstPassMayLand,
+                                   targetLUFS: targetLUFS, source: source, cores: cores, model: nil,
+                                   maxWrittenPasses: max(1, maxPasses - 2))
+        guard format.isLossy, let readable = first.sink.readablePath else {
+            try commit(first.sink)
+            return Written(report: first.report, meter: first.meter)
+        }
+        var sink = first.sink
+        do {
+            try sink.finishEncoding()
+            let handed = levels(first.meter)
+            let checked: (meter: LoudnessMeter, levels: CodecLanding.Levels)?
+            do { checked = try measureWritten(readable, cores: cores) } catch {
+                try commit(sink)
+                return Written(report: first.report, meter: first.meter, uncheckedReason: "the written file could not be decoded again")
+            }
+            guard let checked else {
+                try commit(sink)
+                return Written(report: first.report, meter: first.meter, uncheckedReason: "the decoder gave another channel count")
+            }
+            let ceiling = decision.plan.ceilingDBTP
+            var landing = CodecLandingReport(encodes: first.writtenPasses, handed: handed, decoded: checked.levels, earlier: [],
+                                             corrections: [], steersLoudness: steersLoudness)
+            var report = first.report, plan = decision.plan, model = first.model, meter = checked.meter
+            while landing.corrections.count < CodecLanding.maxCorrections,
+                  let c = CodecLanding.correction(handed: landing.handed, decoded: landing.decoded, targetLUFS: targetLUFS,
+                                                  ceilingDBTP: ceiling, limiterCeilingDBTP: plan.ceilingDBTP,
+                                                  limiterMarginDB: plan.limiterTiming.marginDB, limiting: plan.limit,
+                                                  steersLoudness: steersLoudness, canLimit: canLimit) {
+                // Encoded once more, corrected by what the codec did.
+                sink.abandon()
+                let previousGainDB = report.gainDB
+                plan.limit = c.limit
+                plan.ceilingDBTP = c.limiterCeilingDBTP
+                plan.limiterTiming.ceilingDBTP = c.limiterCeilingDBTP
+                // The gain predicted again from the analysis when the limiter's ceiling moved, or the
+                // first write was predicted from one; else moved by the codec's change (little limiting).
+                let steered = c.handedTargetLUFS != nil
+                let compensate = steered && ((c.forPeak && c.limit) || (decision.compensate && model != nil))
+                if compensate {
+                    plan.gainDB = decision.plan.gainDB
+                } else {
+                    let steer = c.handedTargetLUFS.flatMap { t in landing.handed.integratedLUFS.map { t - $0 } } ?? 0
+                    plan.gainDB = previousGainDB + steer + c.gainDeltaDB
+                }
+                try source.seek(toFrame: 0)
+                let next = try writeRound(plan, compensate: compensate, firstPassMayLand: false,
+                                          targetLUFS: c.handedTargetLUFS ?? targetLUFS, source: source, cores: cores,
+                                          model: compensate ? model?.withLimiter(plan.limiterTiming, limit: plan.limit) : nil,
+                                          maxWrittenPasses: 1)
+                sink = next.sink
+                if next.model != nil { model = next.model }
+                try sink.finishEncoding()
+                guard let again = sink.readablePath, let rechecked = try measureWritten(again, cores: cores) else {
+                    throw NormalizePipeline.Failure.channelMismatch
+                }
+                let passes = report.passes + next.report.passes
+                report = next.report
+                report.compensationDB = report.gainDB - decision.plan.gainDB
+                report.passes = passes
+                report.predictionMissLU = first.report.predictionMissLU
+                landing.encodes += next.writtenPasses
+                landing.earlier.append(landing.decoded)
+                landing.corrections.append(c)
+                landing.handed = levels(next.meter)
+                landing.decoded = rechecked.levels
+                meter = rechecked.meter
+            }
+            try sink.commit()
+            return Written(report: report, meter: meter, landing: landing)
+        } catch {
+            sink.abandon()
+            throw error
+        }
+    }
+
+    private func commit(_ sink: SndfileSink) throws {
+        do { try sink.commit() } catch { sink.abandon(); throw error }
+    }
+
+    private func levels(_ meter: LoudnessMeter) -> CodecLanding.Levels {
+        let m = meter.finish()
+        return .init(integratedLUFS: m.integratedLUFS, truePeakDBTP: m.truePeakDBTP)
+    }
+
+    /// The written file decoded (as lufs-measure decodes it) and measured; nil when it decodes to
+    /// another channel count than was written.
+    func measureWritten(_ path: String, cores: CoreBudget) throws -> (meter: LoudnessMeter, levels: CodecLanding.Levels)? {
+        let opened = try Decoder.open(path)
+        let weights = layout.weights
+        guard opened.source.format.channelCount == weights.count else { return nil }
+        let meter = LoudnessMeter(sampleRate: opened.source.format.sampleRate, weights: weights, collectsTimeline: collectsTimeline)
+        if cores.hasSpareCore {
+            try ReadAhead.forEachBlock(opened.source) { meter.add($0) }
+        } else {
+            try Decoder.forEachBlock(opened.source) { meter.add($0) }
+        }
+        return (meter, levels(meter))
+    }
+
+    /// One write into a new uncommitted sink: the plan's gain as it is, or (`compensate`) the gain
+    /// predicted to land on `targetLUFS` despite the limiter and fades.
+    func writeRound(_ plan: NormalizePlan, compensate: Bool, firstPassMayLand: Bool, targetLUFS: Double, source: AudioSource,
+                    cores: CoreBudget, model: LimitedLoudnessModel?, maxWrittenPasses: Int) throws -> Round {
         let weights = layout.weights, rate = format.sampleRate
         var sink: SndfileSink? = nil
         var finalMeter: LoudnessMeter? = nil
@@ -42,26 +175,24 @@ public struct NormalizedFileWriter {
             return .init(sink: s, onOutputBlock: { meter.add($0, onTwoCores: cores.hasSpareCore) },
                          integrated: { meter.finish().integratedLUFS })
         }
-        let report: NormalizeReport
         do {
-            if decision.compensate {
+            if compensate {
                 // One analysis pass predicts the compensation; the written pass is metered and
                 // written again only when it missed.
                 let result = try NormalizePipeline.runPredicted(
                     plan, targetLUFS: targetLUFS, source: source, weights: weights, makeOutput: makeOutput,
-                    maxWrittenPasses: max(1, maxPasses - 2), maxCompensationDB: maxCompensationDB,
-                    firstPassMayLand: decision.firstPassMayLand, decodeAhead: cores.hasSpareCore)
-                report = result.report
-            } else {
-                let output = try makeOutput()
-                report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,
-                                                   onOutputBlock: output.onOutputBlock)
+                    maxWrittenPasses: maxWrittenPasses, maxCompensationDB: maxCompensationDB,
+                    firstPassMayLand: firstPassMayLand, decodeAhead: cores.hasSpareCore, model: model)
+                return Round(report: result.report, sink: sink!, meter: finalMeter!, model: result.model,
+                             writtenPasses: result.prediction.writtenPasses)
             }
-            try sink!.commit()
+            let output = try makeOutput()
+            let report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,
+                                                   onOutputBlock: output.onOutputBlock)
+            return Round(report: report, sink: sink!, meter: finalMeter!, model: nil, writtenPasses: 1)
         } catch {
             sink?.abandon()
             throw error
         }
-        return (report, finalMeter!)
     }
 }

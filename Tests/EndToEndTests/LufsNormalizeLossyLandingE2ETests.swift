@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// Lossy outputs written through libsndfile (MP3, Ogg Vorbis, Opus) land on target after the
+/// codec: the written file, measured again by lufs-measure, is within 0.2 LU of the target and
+/// under the ceiling, whether the gain is plain or the limiter works; the record's loudness and
+/// true peak are that decoded file's, and it says how many encodes it took.
+@Suite struct LufsNormalizeLossyLandingE2ETests {
+    static let hasSox = E2E.has("sox")
+
+    /// Pink noise with a tremolo, 48 kHz stereo (Opus takes 48 kHz), `seconds` long, at `gain` dB;
+    /// `master`: with a tone bed and a slow swell instead (the bench's loud master).
+    static func material(_ path: String, seconds: Int, gain: Double, master: Bool = false) throws {
+        let shape = master ? ["synth", "\(seconds)", "sine", "mix", "110", "tremolo", "0.3", "60"] : ["tremolo", "3", "60"]
+        let made = try E2E.program("/usr/bin/env", ["sox", "-R", "-n", "-r", "48000", "-c", "2", "-b", "24", path,
+                                                    "synth", "\(seconds)", "pinknoise"] + shape + ["gain", "\(gain)"])
+        try #require(made.status == 0, "\(made.stderr)")
+    }
+
+    /// Normalises `input` into `format` and checks the written file with lufs-measure.
+    static func check(_ input: String, format: String, target: Double, jobs: String = "1", out: String,
+                      limited: Bool) throws -> Data? {
+        let r = try E2E.run("lufs-normalize", ["--jobs", jobs, "--target", "\(target)", "--true-peak", "-1", "--format", format,
+                                               "--allow-loss", "--out-dir", out, input])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        let n = try #require(r.records.first?["normalized"])
+        let written = try #require(n["output"]?.stringValue)
+        let again = try E2E.run("lufs-measure", [written])
+        let l = try #require(again.records.first?["loudness"])
+        let lufs = try #require(l["integrated_lufs"]?.doubleValue), tp = try #require(l["true_peak_dbtp"]?.doubleValue)
+        #expect(abs(lufs - target) <= 0.2, "\(format) at \(target): \(lufs) LUFS after the codec; \(n)")
+        #expect(tp <= -1, "\(format) at \(target): \(tp) dBTP after the codec; \(n)")
+        // The record tells the truth about the written file: lufs-measure's own numbers.
+        #expect(n["integrated_lufs"]?.doubleValue == lufs, "\(format): \(n)")
+        #expect(n["true_peak_dbtp"]?.doubleValue == tp, "\(format): \(n)")
+        #expect(n["shortfall_lu"] == .null, "\(format): \(n)")
+        let encodes = try #require(n["encodes"]?.intValue)
+        #expect((1...4).contains(encodes), "\(format): \(n)")
+        #expect(n["codec_check"]?["handed_integrated_lufs"]?.doubleValue != nil, "\(format): \(n)")
+        #expect(n["limiter"]?["applied"]?.boolValue == limited, "\(format): \(n)")
+        let notes = n["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(notes.contains { $0.contains("decoded again, after the") }, "\(notes)")
+        if encodes > 1 { #expect(notes.contains { $0.contains("encoded again") }, "\(notes)") }
+        return try Data(contentsOf: URL(fileURLWithPath: written))
+    }
+
+    @Test(.enabled(if: hasSox, "sox makes the pink-noise material (make test-deps installs it)"))
+    func plainGainLandsAfterTheCodec() throws {
+        let dir = E2E.tempDir("norm-lossy-plain")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = dir + "/quiet.wav"
+        try Self.material(f, seconds: 10, gain: -30)
+        for format in ["mp3", "ogg", "opus"] {
+            _ = try Self.check(f, format: format, target: -16, out: dir + "/out-" + format, limited: false)
+        }
+    }
+
+    @Test(.enabled(if: hasSox, "sox makes the pink-noise material (make test-deps installs it)"))
+    func aLoudMasterThroughTheLimiterLandsAfterTheCodec() throws {
+        let dir = E2E.tempDir("norm-lossy-loud")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = dir + "/loud.wav"
+        try Self.material(f, seconds: 10, gain: -14, master: true)
+        for format in ["mp3", "ogg", "opus"] {
+            let one = try Self.check(f, format: format, target: -9, out: dir + "/j1-" + format, limited: true)
+            if format == "mp3" {
+                // The same bytes whatever --jobs.
+                let two = try Self.check(f, format: format, target: -9, jobs: "2", out: dir + "/j2-" + format, limited: true)
+                #expect(one == two)
+            }
+        }
+    }
+}
