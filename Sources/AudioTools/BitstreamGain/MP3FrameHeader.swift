@@ -45,16 +45,14 @@ extension MP3GlobalGain {
         var sideStart: Int { protected ? 6 : 4 }
         var sideEnd: Int { sideStart + (mpeg1 ? (mono ? 17 : 32) : (mono ? 9 : 17)) }
 
-        static let rates1 = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
-        static let rates2 = [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160]
-        static let sampleRates = [[11025, 12000, 8000], [], [22050, 24000, 16000], [44100, 48000, 32000]]
-
+        /// Nil unless `b[at...]` starts a Layer III header with a fixed bitrate.
         init?(_ b: [UInt8], _ at: Int) {
             guard let h = b.withUnsafeBufferPointer({ FrameHeader($0, at) }) else { return nil }
             self = h
         }
 
-        /// Nil unless `b[at...]` starts a Layer III header with a fixed bitrate.
+        /// Nil unless `b[at...]` starts a Layer III header with a fixed bitrate. Called once a
+        /// frame: the tables are switches, which compile to lookups with no array to reach.
         init?(_ b: UnsafeBufferPointer<UInt8>, _ at: Int) {
             guard at + 4 <= b.count, b[at] == 0xFF, b[at + 1] & 0xE0 == 0xE0 else { return nil }
             let version = Int(b[at + 1] >> 3 & 3), layer = b[at + 1] >> 1 & 3
@@ -63,10 +61,33 @@ extension MP3GlobalGain {
             mpeg1 = version == 3
             mono = b[at + 3] >> 6 == 3
             protected = b[at + 1] & 1 == 0
-            let kbps = (mpeg1 ? Self.rates1 : Self.rates2)[rateIndex]
-            let sr = Self.sampleRates[version][srIndex]
+            let kbps = mpeg1 ? Self.rate1(rateIndex) : Self.rate2(rateIndex)
+            // MPEG-1's rates; MPEG-2 has half of them, MPEG-2.5 a quarter.
+            let sr = (srIndex == 0 ? 44100 : srIndex == 1 ? 48000 : 32000) >> (version == 3 ? 0 : version == 2 ? 1 : 2)
             length = (mpeg1 ? 144_000 : 72_000) * kbps / sr + Int(b[at + 2] >> 1 & 1)
         }
+
+        /// kbit/s by bitrate index (1…14), MPEG-1 Layer III and MPEG-2/2.5 Layer III.
+        static func rate1(_ i: Int) -> Int {
+            switch i {
+            case 1: 32
+            case 2: 40
+            case 3: 48
+            case 4: 56
+            case 5: 64
+            case 6: 80
+            case 7: 96
+            case 8: 112
+            case 9: 128
+            case 10: 160
+            case 11: 192
+            case 12: 224
+            case 13: 256
+            default: 320
+            }
+        }
+
+        static func rate2(_ i: Int) -> Int { i <= 8 ? 8 * i : 64 + 16 * (i - 8) }
 
         /// How many global_gain fields the side information holds (granules × channels).
         var gainCount: Int { (mpeg1 ? 2 : 1) * (mono ? 1 : 2) }

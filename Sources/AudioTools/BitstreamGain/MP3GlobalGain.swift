@@ -57,8 +57,9 @@ public enum MP3GlobalGain {
     }
 
     /// Bytes read, changed and handed on at a time: big enough that a write costs little more
-    /// than its copy, small enough to stay in the processor's cache from the read to the write.
-    public static let window = 1 << 20
+    /// than its copy, small enough to stay in the processor's cache from the read to the write
+    /// (and to fault in: a fresh buffer's every page is a fault, 256 of them for a mebibyte).
+    public static let window = 256 << 10
 
     /// Changes a file of `size` bytes that `read(offset, buffer)` fills buffers from (exactly, or
     /// throwing): every global_gain moved by `steps`, mp3gain's items written in the APEv2 tag.
