@@ -38,8 +38,9 @@ public enum ToolMain {
         public func clearProgress() { progress.clear() }
     }
 
-    /// `family`: the names of all the tools, this one included.
-    public static func start<T: RecordTool>(_ type: T.Type, family: [String], arguments: [String] = ToolMain.commandLineArguments) -> Startup<T> {
+    /// `family`: the names of all the tools, this one included; worked out only for the pages
+    /// that name them (every tool's description is built for it, which a run doesn't need).
+    public static func start<T: RecordTool>(_ type: T.Type, family: @autoclosure () -> [String], arguments: [String] = ToolMain.commandLineArguments) -> Startup<T> {
         let info = T.info
         Diagnostics.toolName = info.name
         signal(SIGPIPE, SIG_IGN)
@@ -72,9 +73,9 @@ public enum ToolMain {
 
     /// The packaging outputs (`--generate-man`, `--generate-completion SHELL`,
     /// `--generate-records-man FILE`): written to stdout, then the tool exits.
-    static func generate(_ info: ToolInfo, _ parsed: ParsedOptions, family: [String]) throws {
+    static func generate(_ info: ToolInfo, _ parsed: ParsedOptions, family: () -> [String]) throws {
         if parsed.flag("generate-man") {
-            writeStdout(ManPage.tool(info, others: family)); exit(0)
+            writeStdout(ManPage.tool(info, others: family())); exit(0)
         }
         if let shell = try parsed.choice("generate-completion") {
             writeStdout(ShellCompletion.script(shell, for: info)!); exit(0)
@@ -83,7 +84,7 @@ public enum ToolMain {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw UsageError("--generate-records-man: \(ToolError.quoted(path)) can't be read; give the path of docs/records.md.")
             }
-            writeStdout(ManPage.records(markdown: String(decoding: data, as: UTF8.self), tools: family)); exit(0)
+            writeStdout(ManPage.records(markdown: String(decoding: data, as: UTF8.self), tools: family())); exit(0)
         }
     }
 

@@ -3,9 +3,9 @@ import Foundation
 /// The standard run of a tool, from the first input record to the exit status.
 extension ToolMain {
     /// The standard loop: one output record per input record, in input order.
-    public static func run<T: RecordTool>(_ type: T.Type, family: [String], arguments: [String] = ToolMain.commandLineArguments) -> Never {
+    public static func run<T: RecordTool>(_ type: T.Type, family: @autoclosure () -> [String], arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let info = T.info
-        let startup = start(type, family: family, arguments: arguments)
+        let startup = start(type, family: family(), arguments: arguments)
         let tool = startup.tool
         let progress = startup.progress
         let jobs = startup.jobs

@@ -75,7 +75,7 @@ struct LosslessGainJob {
     func process(_ record: Record, path: String, outPath: String) throws -> Record {
         let source = try FileByteSource.input(path)
         if let aac = Self.aacContainer(source) { return try processAAC(record, path: path, outPath: outPath, source: source, container: aac) }
-        // Read a window at a time, never whole: the output is the input copied with patches.
+        // Read a window at a time, never whole.
         let input = try InputReader(source)
         let identity = try FileIdentity.of(path)
         let codec = try Self.codec(try source.read(at: 0, count: 64))
@@ -88,12 +88,22 @@ struct LosslessGainJob {
         let plan = try LosslessGainPlan(measuredLUFS: measured.integrated, truePeakDBTP: measured.truePeak,
                                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, stepDB: step)
 
-        let output: PatchedCopy
         var facts: [String: JSON] = [:]
         switch codec {
         case .mp3:
-            let r = try MP3GlobalGain.plan(size: Int(source.size), steps: plan.steps) { try input.read(at: $0, into: $1) }
-            output = r.copy
+            // One pass: each window of the file read, its frames changed and written out (nothing
+            // is written with --dry-run); a refusal met on the way drops what was written.
+            let out = dryRun ? nil : try AtomicOutput(path: outPath, overwrite: replaces)
+            let r: MP3GlobalGain.Change
+            do {
+                r = try MP3GlobalGain.change(size: Int(source.size), steps: plan.steps, read: { try input.read(at: $0, into: $1) },
+                                             write: out.map { out in { try out.write($0) } })
+                if let out {
+                    // The file must not have changed while it was read.
+                    try input.checkUnchanged()
+                    try out.commit()
+                }
+            } catch { out?.abandon(); throw error }
             facts["mp3gain"] = .object([
                 "frames": .int(r.frames),
                 "min_global_gain": .int(r.minGain), "max_global_gain": .int(r.maxGain),
@@ -105,20 +115,19 @@ struct LosslessGainJob {
             }
         case .opus:
             let r = try OpusHeaderGain.plan(try source.read(at: 0, count: Int(source.size)), gainQ78: plan.steps)
-            output = r.copy
             facts["opus"] = .object([
                 "header_gain_q78": .int(r.newGainQ78), "previous_header_gain_q78": .int(r.oldGainQ78),
                 "r128_tags": .object(Dictionary(uniqueKeysWithValues: r.tags.map { ($0.name, JSON.int($0.new)) })),
             ])
-        }
-        if !dryRun {
-            let out = try AtomicOutput(path: outPath, overwrite: replaces)
-            do {
-                try output.write(from: input, to: out)
-                // Read in two passes (the plan, then the copy): both must be of the same file.
-                try input.checkUnchanged()
-                try out.commit()
-            } catch { out.abandon(); throw error }
+            if !dryRun {
+                let out = try AtomicOutput(path: outPath, overwrite: replaces)
+                do {
+                    try r.copy.write(from: input, to: out)
+                    // Read in two passes (the plan, then the copy): both must be of the same file.
+                    try input.checkUnchanged()
+                    try out.commit()
+                } catch { out.abandon(); throw error }
+            }
         }
         let result = LosslessGainRecord(outPath: outPath, dryRun: dryRun, codec: codec.rawValue, plan: plan,
                                         sourceLUFS: measured.integrated!, sourceTruePeakDBTP: measured.truePeak,

@@ -119,4 +119,56 @@ import Testing
         let junk = Self.frame(gains: [1, 1, 1, 1]) + [0x12, 0x34, 0x56, 0x78] + Self.frame(gains: [1, 1, 1, 1])
         #expect(throws: BitstreamGainError.malformed(what: "MPEG audio frame", offset: 417)) { try MP3GlobalGain.apply(junk, steps: 1) }
     }
+
+    /// A file of many kinds of frame (MPEG-1 and 2, mono and stereo, with and without CRC), with
+    /// ID3v2, a Xing frame, zero padding, an APE tag and ID3v1 around them.
+    static func mixedFile() -> [UInt8] {
+        let id3: [UInt8] = Array("ID3".utf8) + [4, 0, 0, 0, 0, 0, 5] + [1, 2, 3, 4, 5]
+        var xing = frame(gains: [0, 0, 0, 0], fill: 0)
+        xing.replaceSubrange(36..<40, with: Array("Xing".utf8))
+        var frames: [UInt8] = []
+        for k in 0..<40 {
+            let g = 60 + k
+            switch k % 4 {
+            case 0: frames += frame(gains: [g, g + 1, g + 2, g + 3], fill: UInt8(k))
+            case 1: frames += frame(mono: true, crc: true, gains: [g, g + 5], fill: UInt8(k))
+            case 2: frames += frame(mpeg1: false, gains: [g, g + 7], fill: UInt8(k))
+            default: frames += frame(mpeg1: false, mono: true, crc: true, gains: [g], fill: UInt8(k))
+            }
+        }
+        var tag = APEv2Tag()
+        tag.others = [[3, 0, 0, 0, 0, 0, 0, 0] + Array("Artist".utf8) + [0] + Array("abc".utf8)]
+        let v1 = Array("TAG".utf8) + [UInt8](repeating: 0x20, count: 125)
+        return id3 + xing + frames + [UInt8](repeating: 0, count: 300) + tag.bytes() + v1
+    }
+
+    /// The file is read and written a window at a time, a window ending wherever it may (inside a
+    /// frame's header or side information, or in the padding): the output is the same for any window.
+    @Test func theOutputIsTheSameWhateverTheWindow() throws {
+        let file = Self.mixedFile()
+        let whole = try MP3GlobalGain.apply(file, steps: 3, window: file.count)
+        #expect(whole.frames == 40)
+        #expect((whole.minGain, whole.maxGain) == (63, 108))
+        for window in [64, 65, 100, 208, 417, 500, 1000, 4096] {
+            let r = try MP3GlobalGain.apply(file, steps: 3, window: window)
+            #expect(r.bytes == whole.bytes, "window \(window)")
+            #expect(r.frames == whole.frames)
+        }
+        // Only the gains (and CRCs) moved: the opposite change gives the frames back.
+        let back = try MP3GlobalGain.apply(whole.bytes, steps: -3, window: 100)
+        let apeAt = file.firstRange(of: Array("APETAGEX".utf8))!.lowerBound
+        #expect(Array(back.bytes[0..<apeAt]) == Array(file[0..<apeAt]))
+        #expect(Array(whole.bytes[0..<apeAt]) != Array(file[0..<apeAt]))
+    }
+
+    /// A refusal is the same error wherever the window boundaries fall, and junk after the
+    /// padding is found in a later window than the one the padding starts in.
+    @Test func refusalsWhateverTheWindow() {
+        let file = Self.frame(gains: [10, 10, 10, 10]) + Self.frame(gains: [250, 10, 10, 10]) + Self.frame(gains: [10, 10, 10, 254])
+        let padded = Self.frame(gains: [1, 1, 1, 1]) + [UInt8](repeating: 0, count: 500) + [1] + [UInt8](repeating: 0, count: 10)
+        for window in [64, 100, 417, 1 << 20] {
+            #expect(throws: BitstreamGainError.globalGainOutOfRange(frame: 2, value: 256)) { try MP3GlobalGain.apply(file, steps: 2, window: window) }
+            #expect(throws: BitstreamGainError.malformed(what: "MPEG audio frame", offset: 417)) { try MP3GlobalGain.apply(padded, steps: 1, window: window) }
+        }
+    }
 }
