@@ -38,45 +38,24 @@ enum CodecTrial {
         defer { if !finished { _ = child.end() } }
 
         // Before the codec: what the plan makes of each stretch, measured past its lead and piped on.
-        let before = LoudnessMeter(sampleRate: e.sampleRate, weights: weights)
-        var leads: [Int] = [], lengths: [Int] = []
         var interleaved: [Float] = []
-        for (k, s) in stretches.enumerated() {
-            // The stretch's samples kept by the analysis pass, else decoded again.
-            let source: AudioSource = try captured.map { MemoryAudioSource(sampleRate: e.sampleRate, channels: $0[k]) }
-                ?? FFmpegSource(path: input, audioStream: ordinal, window: (s.start, s.length))
-            var p = plan
-            p.totalFrames = nil
-            p.fadeOutFrames = 0
-            if s.start > 0 { p.fadeInFrames = 0 }
-            let lead = Int(s.lead * Double(e.sampleRate))
-            var seen = 0
-            var failed = false
-            _ = try NormalizePipeline.run(p, source: source, sink: nil, onOutputBlock: { block in
-                guard !failed else { return }
-                let n = block.frames, ch = block.channels.count
-                if seen + n > lead {
-                    let from = max(0, lead - seen)
-                    before.add(from == 0 ? block : part(block, from, n))
-                }
-                seen += n
-                if interleaved.count < n * ch { interleaved = [Float](repeating: 0, count: n * ch) }
-                interleaved.withUnsafeMutableBufferPointer { dst in
-                    for c in 0..<ch { block.channels[c].withUnsafeBufferPointer { src in var d = c; for i in 0..<n { dst[d] = src[i]; d += ch } } }
-                }
-                let ok = interleaved.withUnsafeBytes { child.write(UnsafeRawBufferPointer(rebasing: $0[0 ..< n * ch * 4]), toExtra: 0) }
-                if !ok { failed = true }
-            })
-            if failed { break }
-            leads.append(lead); lengths.append(seen)
+        let fed = try feed(input: input, ordinal: ordinal, plan: plan, sampleRate: e.sampleRate, weights: weights,
+                           stretches: stretches, captured: captured) { block in
+            let n = block.frames, ch = block.channels.count
+            if interleaved.count < n * ch { interleaved = [Float](repeating: 0, count: n * ch) }
+            interleaved.withUnsafeMutableBufferPointer { dst in
+                for c in 0..<ch { block.channels[c].withUnsafeBufferPointer { src in var d = c; for i in 0..<n { dst[d] = src[i]; d += ch } } }
+            }
+            return interleaved.withUnsafeBytes { child.write(UnsafeRawBufferPointer(rebasing: $0[0 ..< n * ch * 4]), toExtra: 0) }
         }
+        let leads = fed.leads, lengths = fed.lengths
         child.closeExtra(0)
         let t = child.wait()
         finished = true
         guard t.status == 0 else {
             throw MediaWriteError.ffmpegFailed(input: input, reason: t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)")
         }
-        let b = before.finish()
+        let b = fed.measured
 
         // After the codec: the same stretches of the decoded trial, their leads skipped again.
         let after = LoudnessMeter(sampleRate: e.sampleRate, weights: weights)
@@ -98,6 +77,47 @@ enum CodecTrial {
         let seconds = zip(lengths, leads).reduce(0) { $0 + Double($1.0 - $1.1) } / Double(e.sampleRate)
         return Measured(beforeLUFS: b.integratedLUFS, beforeTruePeak: b.truePeakDBTP, afterLUFS: a.integratedLUFS,
                         afterTruePeak: a.truePeakDBTP, seconds: seconds)
+    }
+
+    /// Runs `plan` over the stretches (the analysis pass's copies, else decoded again), each
+    /// measured past its lead; `each` is handed every block the plan makes and returns false to
+    /// stop. Returns the measurement and each stretch's lead and length, frames.
+    static func feed(input: String, ordinal: Int, plan: NormalizePlan, sampleRate: Int, weights: [Double],
+                     stretches: [(start: Double, length: Double, lead: Double)], captured: [[[Float]]]?,
+                     each: ((AudioBlock) -> Bool)? = nil) throws -> (measured: LoudnessMeasurement, leads: [Int], lengths: [Int]) {
+        let before = LoudnessMeter(sampleRate: sampleRate, weights: weights)
+        var leads: [Int] = [], lengths: [Int] = []
+        for (k, s) in stretches.enumerated() {
+            let source: AudioSource = try captured.map { MemoryAudioSource(sampleRate: sampleRate, channels: $0[k]) }
+                ?? FFmpegSource(path: input, audioStream: ordinal, window: (s.start, s.length))
+            var p = plan
+            p.totalFrames = nil
+            p.fadeOutFrames = 0
+            if s.start > 0 { p.fadeInFrames = 0 }
+            let lead = Int(s.lead * Double(sampleRate))
+            var seen = 0
+            var stopped = false
+            _ = try NormalizePipeline.run(p, source: source, sink: nil, onOutputBlock: { block in
+                guard !stopped else { return }
+                let n = block.frames
+                if seen + n > lead {
+                    let from = max(0, lead - seen)
+                    before.add(from == 0 ? block : part(block, from, n))
+                }
+                seen += n
+                if let each, !each(block) { stopped = true }
+            })
+            if stopped { break }
+            leads.append(lead); lengths.append(seen)
+        }
+        return (before.finish(), leads, lengths)
+    }
+
+    /// The stretches' integrated loudness through `plan`, no codec (the kept copies only).
+    static func loudness(plan: NormalizePlan, sampleRate: Int, weights: [Double], durationSeconds: Double?,
+                         captured: [[[Float]]]) throws -> Double? {
+        try feed(input: "", ordinal: 0, plan: plan, sampleRate: sampleRate, weights: weights,
+                 stretches: CodecOvershoot.stretches(durationSeconds: durationSeconds), captured: captured).measured.integratedLUFS
     }
 
     /// Frames `from..<to` of a block, copied.

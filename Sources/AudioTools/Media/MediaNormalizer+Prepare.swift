@@ -43,9 +43,18 @@ extension MediaNormalizer {
                                       prediction: p, maxCompensationDB: settings.maxCompensationDB)
         let before = j.plan
         apply(&j, gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
-        // A large move (a codec far from linear there) is checked with a second trial before the encode.
-        if CodecOvershoot.needsSecondTrial(gainMoveDB: j.plan.gainDB - before.gainDB,
-                                           ceilingMoveDB: before.ceilingDBTP - j.plan.ceilingDBTP, limited: job.compensate) {
+        let gainMove = j.plan.gainDB - before.gainDB, ceilingMove = before.ceilingDBTP - j.plan.ceilingDBTP
+        if let captured, let wanted = t.beforeLUFS.map({ $0 - p.loudnessChangeLU }),
+           CodecOvershoot.limiterOnlyMoved(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
+            // Only the limiter's ceiling came down (for the codec's overshoot): what that takes from
+            // the loudness is found on the kept stretches in memory, without the codec, and made up
+            // by gain; the codec's share was measured by the one trial.
+            let found = try limiterMakeUp(j.plan, wanted: wanted, sampleRate: j.encoding.sampleRate, weights: j.weights,
+                                          durationSeconds: probe.durationSeconds, captured: captured)
+            result.slope = found.slope
+            apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, found.gainDB)),
+                  limiterCeilingDBTP: j.plan.ceilingDBTP, settings: settings)
+        } else if CodecOvershoot.needsSecondTrial(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
             let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
                                        durationSeconds: probe.durationSeconds, captured: captured)
             p.trials += 1
@@ -64,6 +73,28 @@ extension MediaNormalizer {
         result.job = j
         result.prediction = p
         return result
+    }
+
+    /// The gain at which `plan` (its ceiling as it is) makes the kept stretches `wanted` LUFS, by
+    /// secant steps from the plan's gain, each a run of the normaliser over the stretches in memory;
+    /// and the loudness per dB of gain seen there (nil when no step was needed).
+    static func limiterMakeUp(_ plan: NormalizePlan, wanted: Double, sampleRate: Int, weights: [Double], durationSeconds: Double?,
+                              captured: [[[Float]]]) throws -> (gainDB: Double, slope: Double?) {
+        func loudness(_ g: Double) throws -> Double? {
+            var p = plan
+            p.gainDB = g
+            return try CodecTrial.loudness(plan: p, sampleRate: sampleRate, weights: weights, durationSeconds: durationSeconds, captured: captured)
+        }
+        var g = plan.gainDB
+        guard var l = try loudness(g) else { return (g, nil) }
+        var slope: Double? = nil
+        for _ in 0..<3 where abs(wanted - l) > 0.01 {
+            let next = g + CodecOvershoot.gainStep(wanted - l, slope: slope)
+            guard let m = try loudness(next) else { break }
+            if let s = CodecOvershoot.slope(from: (g, l), to: (next, m)) { slope = s }
+            g = next; l = m
+        }
+        return (g, slope)
     }
 
     /// A stream of the written file decoded again and measured.
