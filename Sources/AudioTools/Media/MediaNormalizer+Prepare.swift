@@ -21,6 +21,9 @@ extension MediaNormalizer {
         var passes = 0
         let trials = j.encoding.isLossy && settings.predictsCodec
         var captured: [[[Float]]]? = nil
+        // A limited lossy stream always gets a trial: its two ffmpegs start now and wait on their
+        // pipes while the analysis pass runs (ended with it if it fails).
+        var children = j.compensate && trials ? try CodecTrial.Children(input: input, encoding: j.encoding) : nil
         if j.compensate {
             let source = try opened.decoder(path: input, ordinal: j.ordinal)
             let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds)) : nil
@@ -36,7 +39,8 @@ extension MediaNormalizer {
         guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
                                         bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { return result }
         let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
-                                   durationSeconds: probe.durationSeconds, captured: captured)
+                                   durationSeconds: probe.durationSeconds, captured: captured, children: children)
+        children = nil
         var p = t.prediction
         if !settings.steersLoudness { p.loudnessChangeLU = 0 }
         let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
