@@ -32,6 +32,17 @@ extension MediaNormalizer {
             captured = windows?.captured
             passes = 1
         }
+        // The encode's decoder of this stream starts now, while the trial runs (a stream without
+        // an analysis pass takes the one opening the input started, or starts it here).
+        let ready = DispatchGroup()
+        if let opened {
+            ready.enter()
+            let path = input, ordinal = j.ordinal
+            let thread = Thread { opened.prestart(path: path, ordinal: ordinal); ready.leave() }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        defer { ready.wait() }
         let settled = j.plan.gainDB
         var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil)
         guard trials else { return result }
