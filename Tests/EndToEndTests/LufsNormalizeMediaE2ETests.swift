@@ -320,15 +320,28 @@ import Testing
         try Self.tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=blue:s=16x16:r=1:d=120",
                        "-f", "lavfi", "-i", "anoisesrc=d=120:r=48000:a=0.2", "-ac", "2", "-c:v", "libx264", "-preset", "ultrafast",
                        "-c:a", "aac", "-b:a", "64k", "-shortest", input])
-        // At 32 kb/s a channel the codec's loudness change is steered, so a trial encode runs first.
-        // The trial's temporary file goes to TMPDIR, here inside the test's folder, so its ffmpeg names it.
+        // At 32 kb/s a channel the codec's loudness change is steered, so a trial encode runs first:
+        // an ffmpeg of lufs-normalize's writing Matroska on its stdout, once it is being fed.
+        // Nothing of it may land in TMPDIR, here inside the test's folder.
         let c = try ChildProcess("/usr/bin/env", ["TMPDIR=\(tmp)", E2E.binDir.appendingPathComponent("lufs-normalize").path,
                                                   "--preset", "social", "--allow-loss", "--out-dir", "\(dir)/out", input], stdout: .null)
+        func trialEncoder() -> Int32? {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            return entries.compactMap { Int32($0) }.first { pid in
+                let stat = String(decoding: FileManager.default.contents(atPath: "/proc/\(pid)/stat") ?? Data(), as: UTF8.self)
+                let parent = stat.split(separator: ")").last?.split(separator: " ").dropFirst().first.flatMap { Int32($0) }
+                let d = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
+                let line = String(decoding: d.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+                return parent == c.pid && line.contains("-f matroska pipe:1")
+            }
+        }
         var trial = false
         for _ in 0..<6000 where !trial {
-            trial = NoHangE2ETests.processes(mentioning: tmp).contains { pid in
-                let d = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") ?? Data()
-                return String(decoding: d.map { $0 == 0 ? 32 : $0 }, as: UTF8.self).contains("audio-tools-trial")
+            // Started before the analysis pass: wait until it has taken in some of the trial.
+            if let pid = trialEncoder(), let io = FileManager.default.contents(atPath: "/proc/\(pid)/io"),
+               let read = String(decoding: io, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("rchar:") })?
+                   .split(separator: " ").last.flatMap({ Int($0) }), read > 1 << 20 {
+                trial = true
             }
             if !trial { usleep(2_000) }
         }

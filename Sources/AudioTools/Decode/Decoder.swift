@@ -27,10 +27,16 @@ public enum Decoder {
         public var decoder: DecoderKind
         /// ffprobe's description of the file, read the first time a reader asks and then kept,
         /// so no reader of this opened input runs ffprobe again.
-        private let streamFacts = StreamFacts()
+        private let streamFacts: StreamFacts
 
         public init(path: String, source: AudioSource, identity: FileIdentity, sndfile: SndfileDescription?,
                     facts: ContainerFacts?, decoder: DecoderKind) {
+            self.init(path: path, source: source, identity: identity, sndfile: sndfile, facts: facts, decoder: decoder, streamFacts: StreamFacts())
+        }
+
+        init(path: String, source: AudioSource, identity: FileIdentity, sndfile: SndfileDescription?,
+             facts: ContainerFacts?, decoder: DecoderKind, streamFacts: StreamFacts) {
+            self.streamFacts = streamFacts
             self.path = path
             self.source = source
             self.identity = identity
@@ -40,18 +46,66 @@ public enum Decoder {
         }
 
         /// The streams and container as ffprobe describes the file: one ffprobe run per opened
-        /// input, however many readers ask.
+        /// input, however many readers ask (started at open for media files, see `startMediaProbe`).
         public func mediaProbe() throws -> MediaProbe {
-            if let p = streamFacts.probe { return p }
-            let p = try MediaProbe.probe(path)
-            streamFacts.probe = p
-            return p
+            try streamFacts.probe(path)
+        }
+
+        /// Starts ffprobe now, on a thread of its own, so its run overlaps the decoder's start and
+        /// whatever the caller does next; `mediaProbe` then waits for it (or reads it at once).
+        public func startMediaProbe() {
+            streamFacts.start(path)
         }
     }
 
-    /// The facts about an opened input's streams read so far (shared by copies of `Opened`).
-    final class StreamFacts {
-        var probe: MediaProbe?
+    /// ffprobe's answer about an opened input's streams, asked at most once (shared by copies of
+    /// `Opened`): run in the background by `start`, or by the first reader.
+    final class StreamFacts: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var result: Result<MediaProbe, Error>?
+        private var running = false
+
+        func start(_ path: String) {
+            condition.lock()
+            guard result == nil, !running else { condition.unlock(); return }
+            running = true
+            condition.unlock()
+            // ffprobe ends by itself (it is a ChildProcess: a signal or exit kills it too).
+            let thread = Thread { self.finish(Result { try MediaProbe.probe(path) }) }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+
+        func probe(_ path: String) throws -> MediaProbe {
+            condition.lock()
+            while running { condition.wait() }
+            if let r = result { condition.unlock(); return try r.get() }
+            running = true
+            condition.unlock()
+            let r = Result { try MediaProbe.probe(path) }
+            finish(r)
+            return try r.get()
+        }
+
+        private func finish(_ r: Result<MediaProbe, Error>) {
+            condition.lock()
+            result = r
+            running = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Whether a file decoded by ffmpeg is one whose streams ffprobe will be asked about (a video,
+    /// several sound tracks, a Matroska file), so the probe is started as it is opened.
+    static func asksForStreams(_ facts: ContainerFacts) -> Bool {
+        switch facts.kind {
+        case .matroska, .webm: return true
+        case .isoMedia:
+            guard let tracks = facts.mp4?.tracks else { return true }
+            return facts.hasVideo == true || tracks.filter { $0.handler == "soun" }.count > 1
+        default: return false
+        }
     }
 
     /// Which decoder this build uses for a container, or nil when none can read it (ffmpeg
@@ -106,8 +160,11 @@ public enum Decoder {
                             file: FileByteSource? = nil) throws -> Opened {
         let kind = try requireDecoder(path, facts: facts)
         if kind == .ffmpeg {
+            let streams = StreamFacts()
+            // ffprobe and the decoder's ffmpeg start together (each reads the file's headers).
+            if asksForStreams(facts) { streams.start(path) }
             let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
-            return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind)
+            return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind, streamFacts: streams)
         }
         if let ogg = try openOgg(path, facts: facts, identity: identity, file: file) { return ogg }
         let s = try SndfileSource(path: path, file: file)

@@ -107,6 +107,13 @@ public enum CodecOvershoot {
         abs(gainMoveDB) > 0.3 || ceilingMoveDB > 1 || (limited && ceilingMoveDB > 0)
     }
 
+    /// Whether a trial's word moved only the limiter's ceiling of a limited stream, by at most
+    /// 1 dB, and the gain by at most 0.3 dB: what the lower ceiling takes from the loudness is
+    /// then found without the codec (the codec's share, measured, stays), and no second trial runs.
+    public static func limiterOnlyMoved(gainMoveDB: Double, ceilingMoveDB: Double, limited: Bool) -> Bool {
+        limited && ceilingMoveDB > 0 && ceilingMoveDB <= 1 && abs(gainMoveDB) <= 0.3
+    }
+
     /// Where the trial stretches lie in a stream of `durationSeconds` (nil: unknown): the whole
     /// stream when it is short, else the opening and two stretches inside, each inner one with a
     /// `lead` not measured (the codec's start-up on a cut would count as overshoot).

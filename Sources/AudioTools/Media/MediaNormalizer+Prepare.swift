@@ -21,6 +21,9 @@ extension MediaNormalizer {
         var passes = 0
         let trials = j.encoding.isLossy && settings.predictsCodec
         var captured: [[[Float]]]? = nil
+        // A limited lossy stream always gets a trial: its two ffmpegs start now and wait on their
+        // pipes while the analysis pass runs (ended with it if it fails).
+        var children = j.compensate && trials ? try CodecTrial.Children(input: input, encoding: j.encoding) : nil
         if j.compensate {
             let source = try opened.decoder(path: input, ordinal: j.ordinal)
             let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds)) : nil
@@ -29,6 +32,17 @@ extension MediaNormalizer {
             captured = windows?.captured
             passes = 1
         }
+        // The encode's decoder of this stream starts now, while the trial runs (a stream without
+        // an analysis pass takes the one opening the input started, or starts it here).
+        let ready = DispatchGroup()
+        if let opened {
+            ready.enter()
+            let path = input, ordinal = j.ordinal
+            let thread = Thread { opened.prestart(path: path, ordinal: ordinal); ready.leave() }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        defer { ready.wait() }
         let settled = j.plan.gainDB
         var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil)
         guard trials else { return result }
@@ -36,16 +50,26 @@ extension MediaNormalizer {
         guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
                                         bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { return result }
         let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
-                                   durationSeconds: probe.durationSeconds, captured: captured)
+                                   durationSeconds: probe.durationSeconds, captured: captured, children: children)
+        children = nil
         var p = t.prediction
         if !settings.steersLoudness { p.loudnessChangeLU = 0 }
         let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
                                       prediction: p, maxCompensationDB: settings.maxCompensationDB)
         let before = j.plan
         apply(&j, gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
-        // A large move (a codec far from linear there) is checked with a second trial before the encode.
-        if CodecOvershoot.needsSecondTrial(gainMoveDB: j.plan.gainDB - before.gainDB,
-                                           ceilingMoveDB: before.ceilingDBTP - j.plan.ceilingDBTP, limited: job.compensate) {
+        let gainMove = j.plan.gainDB - before.gainDB, ceilingMove = before.ceilingDBTP - j.plan.ceilingDBTP
+        if let captured, let wanted = t.beforeLUFS.map({ $0 - p.loudnessChangeLU }),
+           CodecOvershoot.limiterOnlyMoved(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
+            // Only the limiter's ceiling came down (for the codec's overshoot): what that takes from
+            // the loudness is found on the kept stretches in memory, without the codec, and made up
+            // by gain; the codec's share was measured by the one trial.
+            let found = try limiterMakeUp(j.plan, wanted: wanted, sampleRate: j.encoding.sampleRate, weights: j.weights,
+                                          durationSeconds: probe.durationSeconds, captured: captured)
+            result.slope = found.slope
+            apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, found.gainDB)),
+                  limiterCeilingDBTP: j.plan.ceilingDBTP, settings: settings)
+        } else if CodecOvershoot.needsSecondTrial(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
             let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
                                        durationSeconds: probe.durationSeconds, captured: captured)
             p.trials += 1
@@ -64,6 +88,28 @@ extension MediaNormalizer {
         result.job = j
         result.prediction = p
         return result
+    }
+
+    /// The gain at which `plan` (its ceiling as it is) makes the kept stretches `wanted` LUFS, by
+    /// secant steps from the plan's gain, each a run of the normaliser over the stretches in memory;
+    /// and the loudness per dB of gain seen there (nil when no step was needed).
+    static func limiterMakeUp(_ plan: NormalizePlan, wanted: Double, sampleRate: Int, weights: [Double], durationSeconds: Double?,
+                              captured: [[[Float]]]) throws -> (gainDB: Double, slope: Double?) {
+        func loudness(_ g: Double) throws -> Double? {
+            var p = plan
+            p.gainDB = g
+            return try CodecTrial.loudness(plan: p, sampleRate: sampleRate, weights: weights, durationSeconds: durationSeconds, captured: captured)
+        }
+        var g = plan.gainDB
+        guard var l = try loudness(g) else { return (g, nil) }
+        var slope: Double? = nil
+        for _ in 0..<3 where abs(wanted - l) > 0.01 {
+            let next = g + CodecOvershoot.gainStep(wanted - l, slope: slope)
+            guard let m = try loudness(next) else { break }
+            if let s = CodecOvershoot.slope(from: (g, l), to: (next, m)) { slope = s }
+            g = next; l = m
+        }
+        return (g, slope)
     }
 
     /// A stream of the written file decoded again and measured.

@@ -69,9 +69,17 @@ public enum MediaNormalizer {
     public static func run(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, jobs: [Job], muxer: String, destination: String,
                            overwrite: Bool, settings: Settings, opened: MediaDecoderHandOff? = nil) throws -> (streams: [StreamResult], encodes: Int) {
         var jobs = jobs.sorted { $0.ordinal < $1.ordinal }
+        let encodings = Dictionary(uniqueKeysWithValues: jobs.map { ($0.ordinal, $0.encoding) })
+        // The encoder's ffmpeg doesn't depend on the plans: started now, it opens the input and
+        // waits on its pipes while the streams are prepared (abandoned if preparing fails).
+        var early: MediaMuxer? = try MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
+                                                destination: destination, overwrite: overwrite)
         // Each stream's analysis pass and codec trials are its own: several streams run at once.
         let sorted = jobs
-        let prepared = try inParallel(jobs.count) { i in try prepare(sorted[i], input: input, probe: probe, settings: settings, opened: opened) }
+        let prepared: [Prepared]
+        do {
+            prepared = try inParallel(jobs.count) { i in try prepare(sorted[i], input: input, probe: probe, settings: settings, opened: opened) }
+        } catch { early?.abandon(); throw error }
         jobs = prepared.map(\.job)
         let passes = prepared.map(\.passes)
         let settled = prepared.map(\.settledGainDB)
@@ -85,12 +93,12 @@ public enum MediaNormalizer {
             let g = jobs[i].plan.gainDB + step
             return min(settled[i] + settings.maxCompensationDB, max(settled[i] - settings.maxCompensationDB, g))
         }
-        let encodings = Dictionary(uniqueKeysWithValues: jobs.map { ($0.ordinal, $0.encoding) })
         var encodes = 0
         while true {
             encodes += 1
-            let mux = try MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
-                                     destination: destination, overwrite: overwrite)
+            let mux = try early ?? MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
+                                              destination: destination, overwrite: overwrite)
+            early = nil
             let reports = try encode(input: input, jobs: jobs, into: mux, opened: encodes == 1 ? opened : nil)
             if let failure = mux.finishEncoding() {
                 throw MediaWriteError.ffmpegFailed(input: input, reason: failure)

@@ -48,7 +48,7 @@ enum MediaNormalizedRecord {
             o["compensation_db"] = .double(r.compensationDB, decimals: 2)
             if let p = r.prediction {
                 o["codec_trial"] = .object(["trial_seconds": .double(p.seconds, decimals: 2), "loudness_change_lu": .double(p.loudnessChangeLU, decimals: 2),
-                                      "peak_overshoot_db": .double(p.peakOvershootDB, decimals: 2),
+                                      "peak_overshoot_db": .double(p.peakOvershootDB, decimals: 2), "trials": .int(p.trials),
                                       "compensation_db": .double(r.codecCompensationDB, decimals: 2)])
             }
             o["encodes"] = .int(run.encodes)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AudioTools
 
@@ -58,5 +59,31 @@ struct CodecOvershootTests {
         #expect(CodecOvershoot.needsTrial(fedPeakDBTP: -8, ceilingDBTP: -1, limited: true, bitRatePerChannel: 64_000))
         #expect(CodecOvershoot.needsTrial(fedPeakDBTP: -8, ceilingDBTP: -1, limited: false, bitRatePerChannel: 35_000))
         #expect(CodecOvershoot.needsTrial(fedPeakDBTP: nil, ceilingDBTP: -1, limited: false, bitRatePerChannel: 64_000))
+    }
+
+    @Test func onlyALoweredLimiterIsFoundWithoutTheCodec() {
+        // A limited stream whose ceiling came down by up to 1 dB, the gain moved little: no second trial.
+        #expect(CodecOvershoot.limiterOnlyMoved(gainMoveDB: 0.1, ceilingMoveDB: 0.35, limited: true))
+        #expect(!CodecOvershoot.limiterOnlyMoved(gainMoveDB: 0.1, ceilingMoveDB: 0.35, limited: false))
+        #expect(!CodecOvershoot.limiterOnlyMoved(gainMoveDB: 0.5, ceilingMoveDB: 0.35, limited: true))
+        #expect(!CodecOvershoot.limiterOnlyMoved(gainMoveDB: 0, ceilingMoveDB: 1.5, limited: true))
+        #expect(!CodecOvershoot.limiterOnlyMoved(gainMoveDB: 0.2, ceilingMoveDB: 0, limited: true))
+    }
+
+    @Test func makeUpGainWithoutTheLimiterIsTheLoudnessMissing() throws {
+        // 1 kHz at -20 dBFS a channel, 3 s: without the limiter loudness follows gain dB for dB,
+        // so the gain found is the plan's plus what is missing, in one step.
+        let rate = 48_000
+        let tone: [Float] = (0..<(3 * rate)).map { (i: Int) -> Float in
+            let phase: Double = 2 * Double.pi * 1000 * Double(i) / Double(rate)
+            return Float(0.1 * sin(phase))
+        }
+        let captured = [[tone, tone]]
+        let plan = NormalizePlan(gainDB: 2)
+        let at = try #require(try CodecTrial.loudness(plan: plan, sampleRate: rate, weights: [1, 1], durationSeconds: 3, captured: captured))
+        let found = try MediaNormalizer.limiterMakeUp(plan, wanted: at + 1.5, sampleRate: rate, weights: [1, 1], durationSeconds: 3,
+                                                      captured: captured)
+        #expect(abs(found.gainDB - 3.5) < 0.01)
+        #expect(found.slope.map { abs($0 - 1) < 0.01 } == true)
     }
 }
