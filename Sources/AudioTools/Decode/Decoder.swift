@@ -96,14 +96,15 @@ public enum Decoder {
         }
     }
 
-    /// Whether a file decoded by ffmpeg is one whose streams ffprobe will be asked about (a video,
-    /// several sound tracks, a Matroska file), so the probe is started as it is opened.
+    /// Whether a file decoded by ffmpeg is one whose streams every tool asks ffprobe about
+    /// (several sound tracks, a Matroska file), so the probe is started as it is opened. A video
+    /// with one sound track is not: only lufs-normalize asks about it (`open(_:streams:)`).
     static func asksForStreams(_ facts: ContainerFacts) -> Bool {
         switch facts.kind {
         case .matroska, .webm: return true
         case .isoMedia:
             guard let tracks = facts.mp4?.tracks else { return true }
-            return facts.hasVideo == true || tracks.filter { $0.handler == "soun" }.count > 1
+            return tracks.filter { $0.handler == "soun" }.count > 1
         default: return false
         }
     }
@@ -126,7 +127,9 @@ public enum Decoder {
     /// readable regular file, is not empty, and its bytes are audio that isn't protected
     /// (protected files are never handed to a decoder). The path is opened once: the identity,
     /// the sniffing and libsndfile's decoding all go through that one descriptor.
-    public static func open(_ path: String) throws -> Opened {
+    /// `streams`: the caller will ask ffprobe about the streams (lufs-normalize's media path), so
+    /// a file ffmpeg decodes has it started at once.
+    public static func open(_ path: String, streams wanted: Bool = false) throws -> Opened {
         if path == StandardInput.path { return try StandardInput.open() }  // `-`: audio on standard input
         let file = try FileByteSource.input(path)
         let identity = file.identity
@@ -135,7 +138,7 @@ public enum Decoder {
         }
         let facts = try probeContainer(file)
         if let refusal = ProbeVerdicts.refusal(for: facts, path: path) { throw refusal }
-        return try open(path, facts: facts, identity: identity, file: file)
+        return try open(path, facts: facts, identity: identity, file: file, streams: wanted)
     }
 
     /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
@@ -157,12 +160,12 @@ public enum Decoder {
     /// Opens the decoder for a file whose bytes were already judged usable; libsndfile reads
     /// through `file`'s descriptor when given one (ffmpeg, a separate program, opens the path).
     public static func open(_ path: String, facts: ContainerFacts, identity: FileIdentity,
-                            file: FileByteSource? = nil) throws -> Opened {
+                            file: FileByteSource? = nil, streams wanted: Bool = false) throws -> Opened {
         let kind = try requireDecoder(path, facts: facts)
         if kind == .ffmpeg {
             let streams = StreamFacts()
             // ffprobe and the decoder's ffmpeg start together (each reads the file's headers).
-            if asksForStreams(facts) { streams.start(path) }
+            if wanted || asksForStreams(facts) { streams.start(path) }
             let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
             return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind, streamFacts: streams)
         }

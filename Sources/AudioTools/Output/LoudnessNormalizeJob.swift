@@ -69,7 +69,7 @@ struct LoudnessNormalizeJob {
         }
 
         if let lossless { return try lossless.process(record, path: path, outPath: outPath) }
-        let opened = try Decoder.open(path)
+        let opened = try Decoder.open(path, streams: true)
         let dialogue = dialogueGated ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity) : nil
         if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
             if depth != nil || sampleRate != nil {
