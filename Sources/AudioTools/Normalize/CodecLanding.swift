@@ -138,6 +138,8 @@ public struct CodecLandingReport: Equatable, Sendable {
     public var corrections: [CodecLanding.Correction]
     /// The loudness was steered to the target (so a miss is a shortfall).
     public var steersLoudness: Bool
+    /// The trial before the first encode and what it moved (nil: none ran).
+    public var trial: CodecLanding.Trial? = nil
     public init(encodes: Int, handed: CodecLanding.Levels, decoded: CodecLanding.Levels, earlier: [CodecLanding.Levels],
                 corrections: [CodecLanding.Correction], steersLoudness: Bool) {
         self.encodes = encodes; self.handed = handed; self.decoded = decoded; self.earlier = earlier

@@ -18,6 +18,7 @@ enum CodecLandingNotes {
     static func notes(_ l: CodecLandingReport, codec: String, targetLUFS: Double, ceilingDBTP: Double,
                       compensationDB: Double, maxCompensationDB: Double) -> [String] {
         var notes = ["The loudness and true peak are of the written file decoded again, after the \(codec) encoder (as lufs-measure reads it); the samples handed to the encoder measured \(lufs(l.handed.integratedLUFS)), \(dbtp(l.handed.truePeakDBTP))."]
+        if let t = l.trial { notes.append(trialNote(t, codec: codec, missed: !l.corrections.isEmpty)) }
         let ordinals = ["first", "second", "third", "fourth"]
         for (k, (c, before)) in zip(l.corrections, l.earlier).enumerated() {
             var what: [String] = []
@@ -41,6 +42,29 @@ enum CodecLandingNotes {
             notes.append("The written file's true peak is \(dbtp(l.decoded.truePeakDBTP)) after the codec, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling: the \(codec) encoder overshoots what it is handed by \(f(CodecLanding.peakOvershoot(handed: l.handed, decoded: l.decoded) ?? 0)) dB. Leave more headroom (a lower --true-peak), or use a higher bit rate or a lossless format.")
         }
         return notes
+    }
+
+    static func trialNote(_ t: CodecLanding.Trial, codec: String, missed: Bool) -> String {
+        var moved: [String] = []
+        if let c = t.limiterCeilingDBTP { moved.append("the limiter's ceiling lowered to \(f(c)) dBTP") }
+        if let h = t.handedTargetLUFS, abs(t.gainDeltaDB) >= 0.005 || t.limiterCeilingDBTP != nil { moved.append("the loudness handed to the encoder set to \(f(h)) LUFS") }
+        let change = t.loudnessChangeLU.map { "changed the loudness by \(f($0)) LU" } ?? "changed no measurable loudness"
+        let first = moved.isEmpty ? "the first encode needed no change" : "the first encode was made with \(moved.joined(separator: " and "))"
+        let outcome = missed ? "; the prediction missed, so the check after the codec encoded the file again" : ""
+        return "Before the first encode, \(f(t.seconds)) s of the file in \(t.handed.count) stretches went through the \(codec) encoder and back: it \(change) and overshot the true peak by \(f(t.peakOvershootDB)) dB; \(first)\(outcome)."
+    }
+
+    static func trialJSON(_ t: CodecLanding.Trial) -> JSON {
+        .object([
+            "trial_seconds": .double(t.seconds, decimals: 2),
+            "stretches": .int(t.handed.count),
+            "loudness_change_lu": .optional(t.loudnessChangeLU, decimals: 2),
+            "peak_overshoot_db": .double(t.peakOvershootDB, decimals: 2),
+            "handed_true_peak_dbtp": .optional(t.handedTruePeakDBTP, decimals: 2),
+            "handed_target_lufs": .optional(t.handedTargetLUFS, decimals: 2),
+            "gain_delta_db": .double(t.gainDeltaDB, decimals: 2),
+            "limiter_ceiling_dbtp": .optional(t.limiterCeilingDBTP, decimals: 2),
+        ])
     }
 
     static func json(_ l: CodecLandingReport) -> JSON {

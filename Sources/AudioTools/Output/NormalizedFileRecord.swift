@@ -113,6 +113,7 @@ public struct NormalizedFileRecord {
         if let l = landing {
             o["encodes"] = .int(l.encodes)
             o["codec_check"] = CodecLandingNotes.json(l)
+            o["codec_trial"] = l.trial.map(CodecLandingNotes.trialJSON) ?? .null
         }
         if decision.hasFades {
             let fadeIn = decision.fadeInFrames, fadeOut = decision.fadeOutFrames, rate = out.sampleRate

@@ -58,9 +58,15 @@ public struct NormalizedFileWriter {
     /// ahead and metering true peak.
     public func write(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource,
                       cores: CoreBudget) throws -> Written {
-        let first = try writeRound(decision.plan, compensate: decision.compensate, firstPassMayLand: decision.firstPassMayLand,
-                                   targetLUFS: targetLUFS, source: source, cores: cores, model: nil,
+        let start = try trialled(decision, targetLUFS: targetLUFS, source: source, cores: cores)
+        var first = try writeRound(start.plan, compensate: start.compensate, firstPassMayLand: start.firstPassMayLand,
+                                   targetLUFS: start.targetLUFS, source: source, cores: cores, model: start.model,
                                    maxWrittenPasses: max(1, maxPasses - 2))
+        if start.trial != nil {
+            // The analysis made before the trial counts as a pass; the gain the trial moved is compensation.
+            first.report.passes += start.analysisPasses
+            first.report.compensationDB = first.report.gainDB - decision.plan.gainDB
+        }
         guard format.isLossy, let readable = first.sink.readablePath else {
             try commit(first.sink)
             return Written(report: first.report, meter: first.meter)
@@ -81,7 +87,8 @@ public struct NormalizedFileWriter {
             let ceiling = decision.plan.ceilingDBTP
             var landing = CodecLandingReport(encodes: first.writtenPasses, handed: handed, decoded: checked.levels, earlier: [],
                                              corrections: [], steersLoudness: steersLoudness)
-            var report = first.report, plan = decision.plan, model = first.model, meter = checked.meter
+            landing.trial = start.trial
+            var report = first.report, plan = start.plan, model = first.model ?? start.model, meter = checked.meter
             while landing.corrections.count < CodecLanding.maxCorrections,
                   let c = CodecLanding.correction(handed: landing.handed, decoded: landing.decoded, targetLUFS: targetLUFS,
                                                   ceilingDBTP: ceiling, limiterCeilingDBTP: plan.ceilingDBTP,

@@ -1,0 +1,140 @@
+import Foundation
+
+/// The trial before a lossy file's first encode (CodecLanding.trialStretches, CodecLanding.Trial):
+/// each stretch of the source through the plan (its gain and limiter, no fades) into the same
+/// libsndfile encoder, unnamed and never committed, then decoded again; both sides measured past
+/// the stretch's lead.
+extension NormalizedFileWriter {
+    /// The trial of `plan` over `source`, or nil when the source's length is unknown. The source
+    /// is left anywhere: the caller seeks it back.
+    func runTrial(_ plan: NormalizePlan, source: AudioSource) throws -> CodecLanding.Trial? {
+        let rate = source.format.sampleRate
+        guard let total = plan.totalFrames ?? source.format.frameCount, total > 0 else { return nil }
+        let weights = layout.weights
+        var handed: [CodecLanding.Levels] = [], decoded: [CodecLanding.Levels] = [], measuredFrames = 0
+        for s in CodecLanding.trialStretches(totalFrames: total, sampleRate: rate) {
+            var trialPlan = plan
+            trialPlan.fadeInFrames = 0; trialPlan.fadeOutFrames = 0; trialPlan.totalFrames = s.count
+            let window = try WindowSource(source, start: s.start, count: s.count)
+            let sink = try SndfileSink(path: outPath, formatCode: format.formatCode, sampleRate: format.sampleRate,
+                                       channelCount: format.channelCount, overwrite: overwrite, tags: AudioTags())
+            defer { sink.abandon() }
+            sink.setSpeakers(layout.roles)
+            let before = LoudnessMeter(sampleRate: format.sampleRate, weights: weights)
+            var position = 0
+            _ = try NormalizePipeline.run(trialPlan, source: window, sink: sink, onOutputBlock: { block in
+                Self.measure(block, at: &position, after: s.lead, into: before)
+            })
+            try sink.finishEncoding()
+            guard let path = sink.readablePath else { return nil }
+            let opened = try Decoder.open(path)
+            guard opened.source.format.channelCount == weights.count else { return nil }
+            let after = LoudnessMeter(sampleRate: opened.source.format.sampleRate, weights: weights)
+            var decodedPosition = 0
+            _ = try Decoder.forEachBlock(opened.source) { Self.measure($0, at: &decodedPosition, after: s.lead, into: after) }
+            let b = before.finish(), a = after.finish()
+            handed.append(.init(integratedLUFS: b.integratedLUFS, truePeakDBTP: b.truePeakDBTP))
+            decoded.append(.init(integratedLUFS: a.integratedLUFS, truePeakDBTP: a.truePeakDBTP))
+            measuredFrames += s.count - s.lead
+        }
+        return CodecLanding.Trial(handed: handed, decoded: decoded, seconds: Double(measuredFrames) / Double(rate))
+    }
+
+    /// Meters the part of `block` (at frame `position` of the stretch) past `lead` frames.
+    static func measure(_ block: AudioBlock, at position: inout Int, after lead: Int, into meter: LoudnessMeter) {
+        defer { position += block.frames }
+        let skip = max(0, min(block.frames, lead - position))
+        if skip == 0 { meter.add(block); return }
+        guard skip < block.frames else { return }
+        meter.add(AudioBlock(channels: block.channels.map { Array($0[skip ..< block.frames]) }, frames: block.frames - skip))
+    }
+}
+
+/// `count` frames of a source from `start`, as a source of its own (frame 0 is `start`).
+final class WindowSource: AudioSource {
+    private let inner: AudioSource
+    private let start: Int, count: Int
+    private var position = 0
+    var format: AudioFormat {
+        var f = inner.format
+        f.frameCount = count
+        return f
+    }
+    var decodesCheaply: Bool { inner.decodesCheaply }
+
+    init(_ inner: AudioSource, start: Int, count: Int) throws {
+        self.inner = inner; self.start = start; self.count = count
+        try inner.seek(toFrame: start)
+    }
+
+    func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {
+        let want = min(maxFrames, count - position)
+        guard want > 0 else { return 0 }
+        let n = try inner.read(into: &block, maxFrames: want)
+        position += n
+        return n
+    }
+
+    func seek(toFrame frame: Int) throws {
+        try inner.seek(toFrame: start + frame)
+        position = frame
+    }
+}
+
+extension NormalizedFileWriter {
+    /// How the first write starts: the decision's plan, or for a lossy output the plan moved by
+    /// the trial (the analysis made first when the gain is predicted, so the trial hears the gain
+    /// the file gets).
+    struct Start {
+        var plan: NormalizePlan
+        var compensate: Bool
+        var firstPassMayLand: Bool
+        var targetLUFS: Double
+        var model: LimitedLoudnessModel?
+        var analysisPasses = 0
+        var trial: CodecLanding.Trial?
+    }
+
+    func trialled(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource, cores: CoreBudget) throws -> Start {
+        var start = Start(plan: decision.plan, compensate: decision.compensate, firstPassMayLand: decision.firstPassMayLand,
+                          targetLUFS: targetLUFS)
+        guard format.isLossy, steersLoudness || canLimit, overwrite || !PathBytes.exists(outPath) else { return start }
+        var trialPlan = decision.plan
+        if decision.compensate && !decision.firstPassMayLand {
+            let model = try NormalizePipeline.analyse(decision.plan, source: source, weights: layout.weights,
+                                                      decodeAhead: cores.hasSpareCore)
+            start.model = model
+            start.analysisPasses = 1
+            trialPlan.gainDB = model.gain(forTarget: targetLUFS, planGainDB: decision.plan.gainDB, maxCompensationDB: maxCompensationDB)
+        }
+        // A trial that can't run (a source that can't seek, an encoder that refuses a short
+        // stretch) leaves the first encode as it was; the check after it still holds.
+        let measured: CodecLanding.Trial?
+        do { measured = try runTrial(trialPlan, source: source) } catch { measured = nil }
+        try source.seek(toFrame: 0)
+        guard let measured else { return start }
+        let plan = decision.plan
+        let t = CodecLanding.firstEncode(measured, targetLUFS: targetLUFS, ceilingDBTP: plan.ceilingDBTP,
+                                         limiterCeilingDBTP: plan.ceilingDBTP, limiterMarginDB: plan.limiterTiming.marginDB,
+                                         limiting: plan.limit && canLimit, steersLoudness: steersLoudness)
+        start.trial = t
+        if let ceiling = t.limiterCeilingDBTP {
+            start.plan.ceilingDBTP = ceiling
+            start.plan.limiterTiming.ceilingDBTP = ceiling
+            if steersLoudness {
+                // A lower ceiling takes loudness away: the gain is predicted again from the analysis.
+                start.compensate = true
+                start.firstPassMayLand = false
+                start.model = start.model?.withLimiter(start.plan.limiterTiming, limit: start.plan.limit)
+            }
+        }
+        if let handedTarget = t.handedTargetLUFS {
+            // The gain moved by the codec's change (a first pass written at the plan's gain then
+            // lands), and a predicted gain aims at the moved target.
+            start.plan.gainDB += handedTarget - targetLUFS
+            start.trial?.gainDeltaDB = handedTarget - targetLUFS
+            if start.compensate { start.targetLUFS = handedTarget }
+        }
+        return start
+    }
+}

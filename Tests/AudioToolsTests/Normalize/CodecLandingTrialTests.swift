@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// The trial before a lossy file's first encode: where its stretches lie, what it predicts, and
+/// how it moves the first encode: analytic values.
+@Suite struct CodecLandingTrialTests {
+    typealias L = CodecLanding.Levels
+
+    @Test func aShortFileIsTriedWhole() {
+        let s = CodecLanding.trialStretches(totalFrames: 48_000 * 6, sampleRate: 48_000)
+        #expect(s.count == 1)
+        #expect(s[0].start == 0 && s[0].count == 48_000 * 6 && s[0].lead == 0)
+        #expect(CodecLanding.trialStretches(totalFrames: 0, sampleRate: 48_000).isEmpty)
+    }
+
+    @Test func aLongFileIsTriedInThreeStretchesWithLeads() {
+        let s = CodecLanding.trialStretches(totalFrames: 48_000 * 100, sampleRate: 48_000)
+        #expect(s.count == 3)
+        #expect(s[0].start == 0 && s[0].count == 120_000 && s[0].lead == 0)
+        #expect(s[1].start == 48_000 * 40 && s[1].count == 144_000 && s[1].lead == 24_000)
+        #expect(s[2].start == 48_000 * 75 && s[2].count == 144_000 && s[2].lead == 24_000)
+        // Near the end a stretch is moved back to fit.
+        let short = CodecLanding.trialStretches(totalFrames: 48_000 * 9, sampleRate: 48_000)
+        #expect(short[2].start + short[2].count <= 48_000 * 9)
+    }
+
+    @Test func thePredictionIsTheMeanChangeAndTheLargestOvershoot() {
+        let t = CodecLanding.Trial(handed: [L(integratedLUFS: -10, truePeakDBTP: -1.15), L(integratedLUFS: -9, truePeakDBTP: -1.15),
+                                            L(integratedLUFS: -20, truePeakDBTP: -8)],
+                                   decoded: [L(integratedLUFS: -10.1, truePeakDBTP: -0.85), L(integratedLUFS: -9.3, truePeakDBTP: -1.05),
+                                             L(integratedLUFS: -30, truePeakDBTP: -9)],
+                                   seconds: 7.5)
+        // The third stretch's 10 LU change is a trial gone wrong, not a prediction.
+        #expect(abs(t.loudnessChangeLU! - -0.2) < 1e-9)
+        #expect(abs(t.peakOvershootDB - 0.3) < 1e-9)
+        #expect(t.handedTruePeakDBTP == -1.15)
+    }
+
+    @Test func theFirstEncodeIsMovedByThePrediction() {
+        let t = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
+                                   decoded: [L(integratedLUFS: -9.1, truePeakDBTP: -0.75)], seconds: 2.5)
+        let m = CodecLanding.firstEncode(t, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
+                                         limiting: true, steersLoudness: true)
+        #expect(abs(m.handedTargetLUFS! - -8.9) < 1e-9)
+        // Peaks held at the ceiling less 0.15, plus 0.4 + 0.4 dB (more than 1.5 x 0.4), under the ceiling less 0.1.
+        #expect(abs(m.limiterCeilingDBTP! - (-1 - 0.1 - 0.8 + 0.15)) < 1e-9)
+        #expect(abs(CodecLanding.predictedOvershoot(2) - 3) < 1e-9)
+        // Not steered (--peak reduce, an album): the loudness is left; no limiter: its ceiling too.
+        let n = CodecLanding.firstEncode(t, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiting: false, steersLoudness: false)
+        #expect(n.handedTargetLUFS == nil && n.limiterCeilingDBTP == nil)
+    }
+
+    @Test func quietPeaksLeaveTheCeiling() {
+        let quiet = CodecLanding.Trial(handed: [L(integratedLUFS: -16, truePeakDBTP: -8)],
+                                       decoded: [L(integratedLUFS: -16.05, truePeakDBTP: -7.5)], seconds: 2.5)
+        #expect(CodecLanding.firstEncode(quiet, targetLUFS: -16, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiting: true,
+                                         steersLoudness: true).limiterCeilingDBTP == nil)
+        // A trial that showed no overshoot on limited peaks still makes room for the floor.
+        let clean = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
+                                       decoded: [L(integratedLUFS: -9, truePeakDBTP: -1.2)], seconds: 2.5)
+        let c = CodecLanding.firstEncode(clean, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
+                                         limiting: true, steersLoudness: true)
+        #expect(abs(c.limiterCeilingDBTP! - (-1 - 0.1 - 0.4 + 0.15)) < 1e-9)
+        // A huge overshoot lowers the ceiling no more than maxCeilingDropDB.
+        let wild = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
+                                      decoded: [L(integratedLUFS: -9, truePeakDBTP: 8)], seconds: 2.5)
+        let w = CodecLanding.firstEncode(wild, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
+                                         limiting: true, steersLoudness: true)
+        #expect(abs(w.limiterCeilingDBTP! - (-1 - CodecLanding.maxCeilingDropDB + 0.15)) < 1e-9)
+    }
+}
