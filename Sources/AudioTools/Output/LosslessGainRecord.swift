@@ -37,20 +37,27 @@ struct LosslessGainRecord {
         var factsKey: String
 
         var json: JSON {
-            .object([
-                "stream": .int(ordinal),
-                "index": .int(index),
-                "codec": .string(factsKey),
-                "gain_db": .double(plan.gainDB, decimals: 4),
-                "integrated_lufs": .double(sourceLUFS + plan.gainDB, decimals: 2),
-                "true_peak_dbtp": .optional(sourceTruePeakDBTP.map { $0 + plan.gainDB }, decimals: 2),
-                "source_integrated_lufs": .double(sourceLUFS, decimals: 2),
-                "source_true_peak_dbtp": .optional(sourceTruePeakDBTP, decimals: 2),
-                "measured_here": .bool(measuredHere),
-                "lossless_gain": LosslessGainRecord.steps(plan),
-                factsKey: .object(facts),
-            ])
+            var o = LosslessGainRecord.levels(plan, sourceLUFS: sourceLUFS, sourceTruePeakDBTP: sourceTruePeakDBTP)
+            o["stream"] = .int(ordinal)
+            o["index"] = .int(index)
+            o["codec"] = .string(factsKey)
+            o["measured_here"] = .bool(measuredHere)
+            o["lossless_gain"] = LosslessGainRecord.steps(plan)
+            o[factsKey] = .object(facts)
+            return .object(o)
         }
+    }
+
+    /// The gain and the loudness and peak before and after it (they follow from the measurement
+    /// and the gain exactly, so nothing is decoded again).
+    static func levels(_ plan: LosslessGainPlan, sourceLUFS: Double, sourceTruePeakDBTP: Double?) -> [String: JSON] {
+        [
+            "gain_db": .double(plan.gainDB, decimals: 4),
+            "integrated_lufs": .double(sourceLUFS + plan.gainDB, decimals: 2),
+            "true_peak_dbtp": .optional(sourceTruePeakDBTP.map { $0 + plan.gainDB }, decimals: 2),
+            "source_integrated_lufs": .double(sourceLUFS, decimals: 2),
+            "source_true_peak_dbtp": .optional(sourceTruePeakDBTP, decimals: 2),
+        ]
     }
 
     static func steps(_ plan: LosslessGainPlan) -> JSON {
@@ -63,23 +70,18 @@ struct LosslessGainRecord {
     }
 
     var json: JSON {
-        var o: [String: JSON] = [
+        var o: [String: JSON] = Self.levels(plan, sourceLUFS: sourceLUFS, sourceTruePeakDBTP: sourceTruePeakDBTP).merging([
             "output": .string(outPath),
             "mode": .string("lossless-gain"),
             "codec": .string(codec),
             "dry_run": .bool(dryRun),
-            "gain_db": .double(plan.gainDB, decimals: 4),
-            "integrated_lufs": .double(sourceLUFS + plan.gainDB, decimals: 2),
-            "true_peak_dbtp": .optional(sourceTruePeakDBTP.map { $0 + plan.gainDB }, decimals: 2),
-            "source_integrated_lufs": .double(sourceLUFS, decimals: 2),
-            "source_true_peak_dbtp": .optional(sourceTruePeakDBTP, decimals: 2),
             "target_lufs": .double(targetLUFS),
             "ceiling_dbtp": .double(ceilingDBTP),
             "preset": presetName.map { .string($0) } ?? .null,
             "measured_here": .bool(measuredHere),
             "losses": .array([]),
             "lossless_gain": Self.steps(plan),
-        ]
+        ]) { _, new in new }
         for (k, v) in bitstream { o[k] = v }
         let written = dryRun ? "would be" : "was"
         let step = Self.stepText(plan.stepDB)
