@@ -19,12 +19,19 @@ def _media_record(bin_dir, f, out):
         return "(no record: " + (r.stdout + r.stderr)[:200] + ")"
 
 
-def media_floor():
-    section("lufs-measure | lufs-normalize --preset social on a 30-second MP4 (2 AAC streams, one limited, mov_text eng, chapters), "
-            "beside the remux floor and ffmpeg-normalize")
+def _ready():
+    """Prints the load the section starts under; False (said as missing) without ffmpeg."""
     print(f"  (load average when starting: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     if not shutil.which("ffmpeg"):
         missing("ffmpeg (the media sections need it)")
+        return False
+    return True
+
+
+def media_floor():
+    section("lufs-measure | lufs-normalize --preset social on a 30-second MP4 (2 AAC streams, one limited, mov_text eng, chapters), "
+            "beside the remux floor and ffmpeg-normalize")
+    if not _ready():
         return
     f = os.path.join(DIR, "film-30s.mp4")
     if not os.path.exists(f):
@@ -84,9 +91,7 @@ def _media_case(f, out_name, runs):
 def media_floor_film():
     section("lufs-measure | lufs-normalize --preset social on the 10-minute 1080p film (one stereo AAC stream), "
             "beside the remux floor and ffmpeg-normalize")
-    print(f"  (load average when starting: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
-    if not shutil.which("ffmpeg"):
-        missing("ffmpeg (the media sections need it)")
+    if not _ready():
         return
     # ffmpeg-normalize takes two passes over ten minutes: one run of each here.
     _media_case(film_10min(), "media-floor-film-out", runs=1)
