@@ -69,7 +69,9 @@ public struct NormalizedFileWriter {
         }
         guard format.isLossy, let readable = first.sink.readablePath else {
             try commit(first.sink)
-            return Written(report: first.report, meter: first.meter)
+            // A lossy file that can't be reopened unnamed says so, rather than pass unchecked in silence.
+            return Written(report: first.report, meter: first.meter,
+                           uncheckedReason: format.isLossy ? "the unnamed file could not be reopened to decode it" : nil)
         }
         var sink = first.sink
         do {
