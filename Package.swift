@@ -26,7 +26,8 @@ let package = Package(
         // A small C++ target over TagLib (Debian libtag1-dev) with a C interface: tags in, tags out.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("stdc++")]),
         // Hot loops for one instruction set each (AVX2), chosen at run time; bit-identical to Swift's.
-        .target(name: "CVectorKernels"),
+        // Optimised in debug builds too, so the tests' runs of the speech detector take seconds.
+        .target(name: "CVectorKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
         .target(
             name: "AudioTools",
             dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite", "CTagLib", "CVectorKernels", "COpusFile"],

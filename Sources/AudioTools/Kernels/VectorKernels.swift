@@ -34,4 +34,15 @@ enum VectorKernels {
                             weights: UnsafePointer<Double>, energies: UnsafeMutablePointer<Double>) {
         vk_kweight_pair_sse2(a, b, pieces.baseAddress, pieces.count, closed, coefficients, state, weights, energies)
     }
+
+    /// `out[t·rows + r] = bias[r] + w[r] · columns[t]` over rows `stride` floats apart (a multiple
+    /// of 8, zero-padded); eight lanes per column, added in lane order. Portable C, compiled
+    /// optimised in debug builds too, where the Swift SIMD loop it replaced ran 200× slower.
+    static func columnsProduct(_ w: UnsafePointer<Float>, bias: UnsafePointer<Float>, rows: Int, stride: Int,
+                               columns: [UnsafePointer<Float>], into out: UnsafeMutablePointer<Float>) {
+        precondition(stride % 8 == 0)
+        columns.withUnsafeBufferPointer { c in
+            c.withMemoryRebound(to: UnsafePointer<Float>?.self) { vk_columns_product(w, bias, rows, stride, $0.baseAddress, c.count, out) }
+        }
+    }
 }

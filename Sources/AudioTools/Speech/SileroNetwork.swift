@@ -7,8 +7,8 @@ import Foundation
 /// an STFT as a convolution with a fixed basis (258 × 256, stride 128: four frames of 129 real and
 /// 129 imaginary parts) and its magnitude; four convolutions of kernel 3 with ReLU (129→128,
 /// 128→64 stride 2, 64→64 stride 2, 64→128); an LSTM cell of 128 carried from chunk to chunk;
-/// ReLU, a 1×1 convolution and a sigmoid. Every layer is a matrix times columns, written with
-/// SIMD8 loads and `acc += w * x` (see the performance notes).
+/// ReLU, a 1×1 convolution and a sigmoid. Every layer is a matrix times columns: a C kernel with
+/// eight lanes of `acc += w * x` (Kernels/VectorKernels).
 public final class SileroNetwork {
     public static let chunk = 512
     public static let context = 64
@@ -133,52 +133,14 @@ public final class SileroNetwork {
         for i in 0..<(l.rows * columns) { out[i] = max(out[i], 0) }
     }
 
-    /// `out[t·rows + r] = bias[r] + W[r] · columns[t]`, four columns at a time sharing each load
-    /// of W; a column's values past the layer's width must be readable (they meet zero weights).
+    /// `out[t·rows + r] = bias[r] + W[r] · columns[t]`; a column's values past the layer's width
+    /// must be readable (they meet zero weights). A C kernel, so that debug builds run it optimised.
     static func product(_ l: Layer, columns: [UnsafePointer<Float>], into out: inout [Float]) {
-        let stride = l.stride, rows = l.rows, n = columns.count
-        l.w.withUnsafeBufferPointer { wp in
-            out.withUnsafeMutableBufferPointer { op in
-                let w = UnsafeRawPointer(wp.baseAddress!), o = op.baseAddress!
-                var t = 0
-                while t + 4 <= n {
-                    let x0 = UnsafeRawPointer(columns[t]), x1 = UnsafeRawPointer(columns[t + 1])
-                    let x2 = UnsafeRawPointer(columns[t + 2]), x3 = UnsafeRawPointer(columns[t + 3])
-                    for r in 0..<rows {
-                        var a0 = SIMD8<Float>(), a1 = SIMD8<Float>(), a2 = SIMD8<Float>(), a3 = SIMD8<Float>()
-                        let row = w + r * stride * 4
-                        var i = 0
-                        while i < stride * 4 {
-                            let v = row.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-                            a0 += v * x0.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-                            a1 += v * x1.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-                            a2 += v * x2.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-                            a3 += v * x3.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-                            i += 32
-                        }
-                        let b = l.bias[r]
-                        o[t * rows + r] = b + a0.sum(); o[(t + 1) * rows + r] = b + a1.sum()
-                        o[(t + 2) * rows + r] = b + a2.sum(); o[(t + 3) * rows + r] = b + a3.sum()
-                    }
-                    t += 4
-                }
-                while t < n {
-                    let x0 = UnsafeRawPointer(columns[t])
-                    for r in 0..<rows {
-                        var a0 = SIMD8<Float>(), a1 = SIMD8<Float>()
-                        let row = w + r * stride * 4
-                        var i = 0
-                        while i + 64 <= stride * 4 {
-                            a0 += row.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self) * x0.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-                            a1 += row.loadUnaligned(fromByteOffset: i + 32, as: SIMD8<Float>.self) * x0.loadUnaligned(fromByteOffset: i + 32, as: SIMD8<Float>.self)
-                            i += 64
-                        }
-                        if i < stride * 4 {
-                            a0 += row.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self) * x0.loadUnaligned(fromByteOffset: i, as: SIMD8<Float>.self)
-                        }
-                        o[t * rows + r] = l.bias[r] + (a0 + a1).sum()
-                    }
-                    t += 1
+        l.w.withUnsafeBufferPointer { w in
+            l.bias.withUnsafeBufferPointer { b in
+                out.withUnsafeMutableBufferPointer { o in
+                    VectorKernels.columnsProduct(w.baseAddress!, bias: b.baseAddress!, rows: l.rows, stride: l.stride,
+                                                 columns: columns, into: o.baseAddress!)
                 }
             }
         }

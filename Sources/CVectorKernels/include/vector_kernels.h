@@ -40,6 +40,13 @@ void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *piece
                           ptrdiff_t closed, const double coefficients[7], double state[14],
                           const double weights[2], double *energies);
 
+/* out[t*rows + r] = bias[r] + (row r of w) . columns[t], for the speech detector's layers: w holds
+ * rows of `stride` floats (a multiple of 8, zero-padded), and each column must be readable for
+ * `stride` floats. Four columns share each row load; eight lanes accumulate, then add in lane order.
+ * Plain C on every CPU, the same bits as the Swift SIMD8 loop it replaced (SileroNetwork). */
+void vk_columns_product(const float *w, const float *bias, ptrdiff_t rows, ptrdiff_t stride,
+                        const float *const *columns, ptrdiff_t count, float *out);
+
 #ifdef __cplusplus
 }
 #endif
