@@ -1,5 +1,4 @@
-/// Ogg pages (RFC 3533): finding them, their packets' segments, and the page checksum (CRC-32,
-/// polynomial 0x04C11DB7, initial value 0, no reflection, no final XOR).
+/// Ogg pages (RFC 3533): finding them and their packets' segments (the checksum is IO/OggCRC).
 public struct OggPage: Equatable, Sendable {
     /// Byte offset of the page's "OggS" in the file.
     public var offset: Int
@@ -66,31 +65,5 @@ public struct OggPage: Equatable, Sendable {
 
     static func writeLE(_ out: inout [UInt8], _ v: UInt64, _ n: Int) {
         for i in 0..<n { out.append(UInt8(truncatingIfNeeded: v >> (8 * UInt64(i)))) }
-    }
-}
-
-/// The Ogg page checksum.
-public enum OggCRC {
-    static let table: [UInt32] = (0..<256).map { i -> UInt32 in
-        var r = UInt32(i) << 24
-        for _ in 0..<8 { r = r & 0x8000_0000 != 0 ? (r << 1) ^ 0x04C1_1DB7 : r << 1 }
-        return r
-    }
-
-    /// The CRC of `bytes[range]`, reading the four bytes at `zeroing` (the stored checksum) as 0.
-    public static func checksum(_ bytes: [UInt8], _ range: Range<Int>, zeroing: Int?) -> UInt32 {
-        var crc: UInt32 = 0
-        table.withUnsafeBufferPointer { t in
-            bytes.withUnsafeBufferPointer { b in
-                func run(_ r: Range<Int>) {
-                    for i in r { crc = (crc << 8) ^ t[Int(UInt8(truncatingIfNeeded: crc >> 24) ^ b[i])] }
-                }
-                guard let z = zeroing, range.contains(z) else { return run(range) }
-                run(range.lowerBound..<z)
-                for _ in 0..<min(4, range.upperBound - z) { crc = (crc << 8) ^ t[Int(UInt8(truncatingIfNeeded: crc >> 24))] }
-                run(min(z + 4, range.upperBound)..<range.upperBound)
-            }
-        }
-        return crc
     }
 }

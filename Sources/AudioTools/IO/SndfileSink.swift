@@ -56,6 +56,8 @@ public final class SndfileSink: AudioSink {
     private var handle: OpaquePointer?
     private var interleaved: [Float] = []
     public private(set) var framesWritten = 0
+    /// An Ogg container (Vorbis, Opus): renumbered once closed, see OggSerial.
+    private let isOgg: Bool
     /// The encoder is closed and the file complete, not yet committed (`finishEncoding`).
     private var encoded = false
 
@@ -64,6 +66,7 @@ public final class SndfileSink: AudioSink {
                 overwrite: Bool, tags: AudioTags = AudioTags()) throws {
         self.path = path
         self.channelCount = channelCount
+        isOgg = formatCode & Int32(SF_FORMAT_TYPEMASK) == Int32(SF_FORMAT_OGG)
         if !overwrite, PathBytes.exists(path) { throw WriteError(path, .exists) }
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
@@ -139,6 +142,12 @@ public final class SndfileSink: AudioSink {
             let e = errno
             output.abandon()
             throw WriteError(path, .unfinished(errno: e))
+        }
+        if isOgg {
+            do { _ = try OggSerial.makeReproducible(fd: output.fd) } catch {
+                output.abandon()
+                throw WriteError(path, .failed(.writing, errno: error.errno))
+            }
         }
         encoded = true
     }
