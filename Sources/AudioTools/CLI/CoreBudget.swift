@@ -3,8 +3,12 @@ import Foundation
 extension ParsedOptions {
     /// `--jobs`, or the number of cores.
     public func jobs() throws -> Int {
-        try int("jobs") ?? ProcessInfo.processInfo.activeProcessorCount
+        try int("jobs") ?? ParsedOptions.cores
     }
+
+    /// The cores this process may use, asked once: Foundation reads the affinity mask and the
+    /// cgroup's quota files for it each time, and a run asks more than once as it starts.
+    static let cores = ProcessInfo.processInfo.activeProcessorCount
 }
 
 /// How many of the `--jobs` workers are busy, so one file can use a core no other file is using:

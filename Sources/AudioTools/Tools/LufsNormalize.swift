@@ -13,7 +13,7 @@ public final class LufsNormalize: RecordTool {
             .number("target", "LUFS", in: -70 ... -1, help: "Integrated loudness to reach (overrides the preset's)."),
             .choice("gate-on", "dialogue|programme", ["dialogue", "programme"], help: "What the target is for: dialogue-gated loudness, taken from the record's loudness.dialogue (measure with lufs-measure --dialogue), or programme loudness (default, except for dialogue-gated presets such as netflix).", completes: .text),
             .number("true-peak", "DBTP", in: -30...0, help: "True-peak ceiling (overrides the preset's; default -1)."),
-            .choice("peak", "MODE", PeakMode.allCases.map(\.rawValue), default: PeakMode.limit.rawValue, help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output)."),
+            .choice("peak", "MODE", PeakMode.allCases.map { $0.rawValue }, default: PeakMode.limit.rawValue, help: "When the gain would exceed the ceiling: limit (default: true-peak limiter, loudness kept on target), reduce (lower the gain to fit, report the shortfall), ignore (only into floating-point output)."),
             LufsNormalize.outputSpec, RawPCM.spec,
             .value("out-dir", "DIR", help: "Write outputs into DIR, keeping each file name (and the folders below a directory argument)."),
             .value("output-template", "TEMPLATE", help: "Output path from {dir}, {stem}, {ext}, e.g. '{dir}/{stem}.norm.{ext}' ({dir} is the input's folder, or the folder below a directory argument inside --out-dir)."),

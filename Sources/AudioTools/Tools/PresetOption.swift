@@ -2,12 +2,18 @@
 extension LoudnessPreset {
     /// The option's declaration, with each tool's own help.
     static func option(help: String) -> OptionSpec {
-        .choice("preset", "NAME", all.map(\.name), ignoringCase: true, help: help,
+        .choice("preset", "NAME", all.map { $0.name }, ignoringCase: true, help: help,
                 invalid: { "--preset: '\($0)' is not a preset; choose one of: \(names)." })
     }
 
-    /// The preset names, comma-separated, for help and error texts.
-    static var names: String { all.map(\.name).joined(separator: ", ") }
+    /// The preset names, comma-separated, for help and error texts. Joined by hand: every run
+    /// builds its option table with it, and a key path or a generic join makes the Swift runtime
+    /// look up type metadata and conformances at start-up.
+    static var names: String {
+        var s = ""
+        for p in all { s += s.isEmpty ? p.name : ", " + p.name }
+        return s
+    }
 }
 
 extension ParsedOptions {

@@ -4,7 +4,7 @@ import Foundation
 /// one program that is all of them. ToolMain knows no tool: each executable hands it `names`.
 public enum ToolCatalog {
     public static let all: [ToolInfo] = [AudioProbe.info, LibraryFilter.info, LufsMeasure.info, LufsNormalize.info, VoAlign.info]
-    public static var names: [String] { all.map(\.name) }
+    public static var names: [String] { all.map { $0.name } }
 
     /// Each tool's run, given its arguments (after the program name).
     static let entries: [String: ([String]) -> Never] = [

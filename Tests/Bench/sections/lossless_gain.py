@@ -19,11 +19,19 @@ def _encoded_and_measured(wav, name, record, codec, bitrate):
 
 
 def lossless_gain():
+    if not lossless_gain_mp3():
+        return
+    lossless_gain_opus()
+    lossless_gain_aac()
+
+
+def lossless_gain_mp3():
+    """The MP3 rows alone (`bench.py lossless_gain_mp3`); False when a program they need is missing."""
     section("lossless gain: a 10-minute MP3 (192 kb/s), best of 3")
     for prog in ("ffmpeg", "mp3gain"):
         if not shutil.which(prog):
             missing(f"lossless gain against {prog}: {prog} is not installed")
-            return
+            return False
     wav = music(os.path.join(DIR, "lossless-10min.wav"), 600, rate=44100, bits=16)
     mp3, rec = _encoded_and_measured(wav, "lossless-10min.mp3", "lossless-10min.jsonl", "libmp3lame", "192k")
     out = os.path.join(DIR, "lossless-out")
@@ -34,6 +42,7 @@ def lossless_gain():
     # Every run replaces the previous run's output, as mp3gain replaces its file.
     ours = best([tool("lufs-normalize")] + args + ["--out-dir", out], runs=3, stdin=rec)
     scan = best([tool("lufs-normalize")] + args + ["--dry-run", "--out-dir", out], runs=3, stdin=rec)
+    start = best([tool("lufs-normalize"), "--version"], runs=5)
     # In place, as mp3gain works: each run on a fresh copy (not timed) with the original's
     # modification time, so the record measured of the copy stays true of every copy.
     copy = os.path.join(DIR, "lossless-copy.mp3")
@@ -65,6 +74,7 @@ def lossless_gain():
     print(f"  lufs-normalize --lossless-gain, --in-place        {ours_in_place:7.3f} s")
     print(f"  lufs-normalize --lossless-gain, --out-dir         {ours:7.3f} s   (replacing the last run's output)")
     print(f"    the same with --dry-run                         {scan:7.3f} s   (start-up, record and frame scan; no output)")
+    print(f"    lufs-normalize --version                        {start:7.3f} s   (start-up alone: the loader, the runtime, the option table)")
     print(f"  mp3gain -g {steps:<3d} (in place)                     {theirs:7.3f} s   (ours in place {theirs / ours_in_place:5.2f}x as fast; goal >= 1)")
     print(f"  ffmpeg re-encode (libmp3lame)                     {reencode:7.3f} s   (ours {reencode / ours_in_place:5.1f}x as fast; goal >= 50)")
     base = os.environ.get("BASE_BIN")
@@ -73,8 +83,17 @@ def lossless_gain():
         before_in_place = in_place([os.path.join(base, "lufs-normalize")] + args[:-1] + ["--in-place"], stdin=copy_rec)
         print(f"  before (BASE_BIN), --in-place                     {before_in_place:7.3f} s   (mp3gain {before_in_place / theirs:5.2f}x as fast as it; now {before_in_place / ours_in_place:5.2f}x faster)")
         print(f"  before (BASE_BIN), --out-dir                      {before:7.3f} s   (now {before / ours:5.2f}x faster)")
+        before_start = best([os.path.join(base, "lufs-normalize"), "--version"], runs=5)
+        print(f"  before (BASE_BIN), --version                      {before_start:7.3f} s")
+    return True
 
+
+def lossless_gain_opus():
     section("lossless gain: a 10-minute Opus (128 kb/s), best of 3")
+    wav = music(os.path.join(DIR, "lossless-10min.wav"), 600, rate=44100, bits=16)
+    out = os.path.join(DIR, "lossless-out")
+    args = ["--lossless-gain", "--target", "-16", "--overwrite"]
+    base = os.environ.get("BASE_BIN")
     opus, orec = _encoded_and_measured(wav, "lossless-10min.opus", "lossless-10min-opus.jsonl", "libopus", "128k")
     ours = best([tool("lufs-normalize")] + args + ["--out-dir", out], runs=3, stdin=orec)
     t = time.perf_counter()
@@ -84,8 +103,6 @@ def lossless_gain():
     if base:
         before = best([os.path.join(base, "lufs-normalize")] + args + ["--out-dir", out + "-base"], runs=3, stdin=orec)
         print(f"  before (BASE_BIN), --out-dir                      {before:7.3f} s   (now {before / ours:5.2f}x faster)")
-
-    lossless_gain_aac()
 
 
 def lossless_gain_aac():

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// How the programs start. A release build (Makefile: the Swift runtime linked in) links them
+/// position-dependent, so the dynamic loader has no pointers of the runtime to patch as each one
+/// starts; a build against the runtime's shared libraries must stay position-independent, or the
+/// loader warns on stderr about their protected symbols at every start.
+@Suite struct StartUpE2ETests {
+    /// The ELF header's e_type of a built program: 2 is ET_EXEC (fixed addresses), 3 ET_DYN (PIE).
+    static func elfType(_ path: String) throws -> UInt16 {
+        let f = try #require(FileHandle(forReadingAtPath: path), "\(path) can't be read")
+        defer { try? f.close() }
+        let h = try #require(try f.read(upToCount: 18))
+        try #require(h.count == 18 && Array(h.prefix(4)) == [0x7F, 0x45, 0x4C, 0x46], "\(path) is not an ELF file")
+        return UInt16(h[h.startIndex + 16]) | UInt16(h[h.startIndex + 17]) << 8
+    }
+
+    @Test func startsWithNothingOnStderr() throws {
+        for tool in ToolCatalog.names {
+            let r = try E2E.run(tool, ["--version"])
+            #expect(r.status == 0)
+            #expect(r.stdout.hasPrefix(tool + " ("))
+            #expect(r.stderr.isEmpty, "\(tool) --version wrote to stderr: \(r.stderr.prefix(300))")
+        }
+    }
+
+    /// Whichever way the programs under test were built: against the runtime's shared libraries
+    /// they are position-independent (checked with readelf), so the loader has nothing to warn of.
+    @Test(.enabled(if: E2E.has("readelf"), "needs readelf (binutils)"))
+    func aProgramOnTheSharedRuntimeIsPositionIndependent() throws {
+        for tool in ToolCatalog.names + ["audio-tools"] {
+            let path = E2E.binDir.appendingPathComponent(tool).path
+            let dynamic = try InstallE2ETests.sh("readelf", ["-d", path])
+            try #require(dynamic.status == 0, "readelf -d \(tool): \(dynamic.stderr)")
+            if dynamic.stdout.contains("libswiftCore") { #expect(try Self.elfType(path) == 3, "\(tool) is position-dependent") }
+        }
+    }
+
+    /// The release build and the Debian package's link the runtime in and link position-dependent.
+    @Test func theReleaseBuildsLinkPositionDependent() throws {
+        for target in [["build", "CONFIG=release"], ["deb"]] {
+            let r = try InstallE2ETests.sh("make", ["-n", "-s", "-C", InstallE2ETests.root.path] + target)
+            let build = r.stdout.split(separator: "\n").filter { $0.contains("swift build") }
+            #expect(build.count == 1 && build[0].contains("-c release --static-swift-stdlib -Xlinker -no-pie"),
+                    "make -n \(target.joined(separator: " ")): \(build)")
+        }
+    }
+}
