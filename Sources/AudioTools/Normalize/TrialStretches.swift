@@ -86,8 +86,10 @@ public enum TrialStretches {
             }
             return nil
         }
+        // Scores and loudness distances are compared to 0.001 dB and 0.01 LU, so the sums' rounding
+        // doesn't pick among equals.
         for _ in 0..<peakStretches {
-            guard let k = best({ score[$0 + w] - score[$0] }) else { break }
+            guard let k = best({ ((score[$0 + w] - score[$0]) * 1000).rounded() }) else { break }
             taken.append(k)
         }
         // The loudness: the stretch whose loudness is nearest the stream's (its hops above the
@@ -100,7 +102,7 @@ public enum TrialStretches {
             let typical = 10 * log10(gated.reduce(0, +) / Double(gated.count))
             if let k = best({ k in
                 let m = (power[k + w] - power[k]) / Double(w)
-                return m > 0 ? -abs(10 * log10(m) - typical) : -Double.infinity
+                return m > 0 ? -(abs(10 * log10(m) - typical) * 100).rounded() : -Double.infinity
             }) { taken.append(k) }
         }
         guard !taken.isEmpty else { return nil }
