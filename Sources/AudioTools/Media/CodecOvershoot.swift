@@ -114,14 +114,10 @@ public enum CodecOvershoot {
         limited && ceilingMoveDB > 0 && ceilingMoveDB <= 1 && abs(gainMoveDB) <= 0.3
     }
 
-    /// Where the trial stretches lie in a stream of `durationSeconds` (nil: unknown): the whole
-    /// stream when it is short, else the opening and two stretches inside, each inner one with a
-    /// `lead` not measured (the codec's start-up on a cut would count as overshoot).
-    public static func stretches(durationSeconds: Double?, wholeUpTo: Double = 8, length: Double = 2.5, lead: Double = 0.5)
-        -> [(start: Double, length: Double, lead: Double)] {
-        guard let d = durationSeconds, d > wholeUpTo else {
-            return [(0, durationSeconds.map { $0 + 1 } ?? length * 3, 0)]
-        }
-        return [(0, length, 0), (d * 0.4, length + lead, lead), (d * 0.75, length + lead, lead)]
+    /// Where the trial stretches lie in a stream of `durationSeconds` (nil: unknown): the one
+    /// choice the lossy audio files make too (TrialStretches.choose), at its fixed places (the
+    /// media path chooses them before its analysis pass, which captures them as it decodes).
+    public static func stretches(durationSeconds: Double?) -> [(start: Double, length: Double, lead: Double)] {
+        TrialStretches.choose(durationSeconds: durationSeconds).map { ($0.start, $0.length, $0.lead) }
     }
 }

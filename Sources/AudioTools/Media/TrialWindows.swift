@@ -14,7 +14,7 @@ final class TrialWindows: AudioSource {
     var format: AudioFormat { inner.format }
     var decodesCheaply: Bool { inner.decodesCheaply }
 
-    /// `stretches` as CodecOvershoot.stretches gives them (seconds, to the millisecond as a
+    /// `stretches` as CodecOvershoot.stretches (TrialStretches.choose) gives them (seconds, to the millisecond as a
     /// windowed decode would be asked for).
     init(_ inner: AudioSource, stretches: [(start: Double, length: Double, lead: Double)]) {
         self.inner = inner

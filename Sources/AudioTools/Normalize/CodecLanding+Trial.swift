@@ -20,20 +20,19 @@ extension CodecLanding {
     /// A loudness change beyond this is taken as a trial that went wrong (none is predicted), LU.
     public static let trialLimitLU = 3.0
 
-    /// Where the trial's stretches lie in a stream of `totalFrames` at `sampleRate`: the whole
-    /// stream when it is short, else the opening and two stretches inside (at two fifths and three
-    /// quarters), each inner one with a `lead` not measured (the codec's start on a cut is not
-    /// the file's). Frames.
-    public static func trialStretches(totalFrames: Int, sampleRate: Int, wholeUpToSeconds: Double = 8,
-                                      seconds: Double = 2.5, leadSeconds: Double = 0.5) -> [(start: Int, count: Int, lead: Int)] {
+    /// Where the trial's stretches lie in a stream of `totalFrames` at `sampleRate`, frames
+    /// (TrialStretches.choose: from the `envelope` of the processed audio when an analysis saw
+    /// it, else at fixed places), each inside the stream; `lead` frames of each are not measured.
+    public static func trialStretches(totalFrames: Int, sampleRate: Int, envelope: TrialStretches.Envelope? = nil,
+                                      thresholdDB: Double? = nil) -> [(start: Int, count: Int, lead: Int)] {
         guard totalFrames > 0, sampleRate > 0 else { return [] }
         let rate = Double(sampleRate)
-        if Double(totalFrames) <= wholeUpToSeconds * rate { return [(0, totalFrames, 0)] }
-        let n = Int((seconds * rate).rounded()), lead = Int((leadSeconds * rate).rounded())
-        return [(0, n, 0)] + [0.4, 0.75].map { at in
-            let start = min(Int((Double(totalFrames) * at).rounded()), totalFrames - n - lead)
-            return (start, n + lead, lead)
-        }
+        func frames(_ s: Double) -> Int { Int((s * rate).rounded()) }
+        return TrialStretches.choose(durationSeconds: Double(totalFrames) / rate, envelope: envelope, thresholdDB: thresholdDB)
+            .map { s in
+                let count = min(totalFrames, frames(s.length)), lead = min(frames(s.lead), count)
+                return (max(0, min(frames(s.start), totalFrames - count)), count, lead)
+            }
     }
 
     /// What the trial measured and predicts.
@@ -54,6 +53,15 @@ extension CodecLanding {
         public var handedTargetLUFS: Double? = nil
         public var limiterCeilingDBTP: Double? = nil
         public var gainDeltaDB: Double = 0
+        /// The written file's true peak predicted before the first encode at the plan's limiter
+        /// (the processed file's peak plus the predicted overshoot), dBTP; nil: no peak measurable.
+        public var predictedTruePeakDBTP: Double? = nil
+        /// The whole processed file's true peak the prediction started from, dBTP (nil: the
+        /// trial's own peaks stood for it).
+        public var fileTruePeakDBTP: Double? = nil
+        /// The stretches were chosen from the analysis (where the peaks come nearest the ceiling,
+        /// and one of typical loudness), not taken at fixed places.
+        public var stretchesChosen = false
 
         public init(handed: [Levels], decoded: [Levels], seconds: Double) {
             self.handed = handed; self.decoded = decoded; self.seconds = seconds
@@ -70,12 +78,18 @@ extension CodecLanding {
     /// overshoot (`predictedOvershoot`) come over the ceiling less `marginDB` and the limiter
     /// runs, its ceiling is lowered by that much (at most `maxCeilingDropDB`). Returns the trial
     /// with `handedTargetLUFS` and `limiterCeilingDBTP` filled in.
+    /// `fileTruePeakDBTP`: the whole processed file's true peak, as the analysis predicts it
+    /// (nil: the trial's own peaks stand for it).
     public static func firstEncode(_ trial: Trial, targetLUFS: Double, ceilingDBTP: Double, limiterCeilingDBTP: Double,
-                                   limiterMarginDB: Double = 0.15, limiting: Bool, steersLoudness: Bool) -> Trial {
+                                   limiterMarginDB: Double = 0.15, limiting: Bool, steersLoudness: Bool,
+                                   fileTruePeakDBTP: Double? = nil) -> Trial {
         var t = trial
         if steersLoudness, let c = trial.loudnessChangeLU { t.handedTargetLUFS = targetLUFS - c }
         let overshoot = predictedOvershoot(trial.peakOvershootDB)
-        if limiting, let peak = trial.handedTruePeakDBTP, peak + overshoot > ceilingDBTP - marginDB {
+        let peaks = [trial.handedTruePeakDBTP, fileTruePeakDBTP].compactMap { $0 }.filter(\.isFinite)
+        t.predictedTruePeakDBTP = peaks.max().map { $0 + overshoot }
+        t.fileTruePeakDBTP = fileTruePeakDBTP
+        if limiting, let peak = peaks.max(), peak + overshoot > ceilingDBTP - marginDB {
             // The limiter holds the peaks `limiterMarginDB` under its ceiling; the codec adds the overshoot.
             let wanted = ceilingDBTP - marginDB - overshoot + limiterMarginDB
             let ceiling = max(ceilingDBTP - maxCeilingDropDB + limiterMarginDB, min(limiterCeilingDBTP, ceilingDBTP, wanted))

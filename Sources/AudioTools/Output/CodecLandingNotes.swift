@@ -51,7 +51,10 @@ enum CodecLandingNotes {
         let change = t.loudnessChangeLU.map { "changed the loudness by \(f($0)) LU" } ?? "changed no measurable loudness"
         let first = moved.isEmpty ? "the first encode needed no change" : "the first encode was made with \(moved.joined(separator: " and "))"
         let outcome = missed ? "; the prediction missed, so the check after the codec encoded the file again" : ""
-        return "Before the first encode, \(f(t.seconds)) s of the file in \(t.handed.count) stretches went through the \(codec) encoder and back: it \(change) and overshot the true peak by \(f(t.peakOvershootDB)) dB; \(first)\(outcome)."
+        let stretches = t.handed.count == 1 ? "1 stretch" : "\(t.handed.count) stretches"
+        let chosen = t.stretchesChosen ? " (where its peaks come nearest the ceiling, and one of typical loudness)" : ""
+        let predicted = t.predictedTruePeakDBTP.map { "; the written file's true peak was predicted at \(f($0)) dBTP at the planned limiter" } ?? ""
+        return "Before the first encode, \(f(t.seconds)) s of the file in \(stretches)\(chosen) went through the \(codec) encoder and back: it \(change) and overshot the true peak by \(f(t.peakOvershootDB)) dB\(predicted); \(first)\(outcome)."
     }
 
     static func trialJSON(_ t: CodecLanding.Trial) -> JSON {
@@ -64,6 +67,9 @@ enum CodecLandingNotes {
             "handed_target_lufs": .optional(t.handedTargetLUFS, decimals: 2),
             "gain_delta_db": .double(t.gainDeltaDB, decimals: 2),
             "limiter_ceiling_dbtp": .optional(t.limiterCeilingDBTP, decimals: 2),
+            "stretches_chosen": .bool(t.stretchesChosen),
+            "file_true_peak_dbtp": .optional(t.fileTruePeakDBTP, decimals: 2),
+            "predicted_true_peak_dbtp": .optional(t.predictedTruePeakDBTP, decimals: 2),
         ])
     }
 

@@ -5,14 +5,14 @@ import Foundation
 /// libsndfile encoder, unnamed and never committed, then decoded again; both sides measured past
 /// the stretch's lead.
 extension NormalizedFileWriter {
-    /// The trial of `plan` over `source`, or nil when the source's length is unknown. The source
-    /// is left anywhere: the caller seeks it back.
-    func runTrial(_ plan: NormalizePlan, source: AudioSource) throws -> CodecLanding.Trial? {
+    /// The trial of `plan` over `stretches` of `source` (CodecLanding.trialStretches), or nil
+    /// when there are none. The source is left anywhere: the caller seeks it back.
+    func runTrial(_ plan: NormalizePlan, stretches: [(start: Int, count: Int, lead: Int)], source: AudioSource) throws -> CodecLanding.Trial? {
         let rate = source.format.sampleRate
-        guard let total = plan.totalFrames ?? source.format.frameCount, total > 0 else { return nil }
+        guard !stretches.isEmpty else { return nil }
         let weights = layout.weights
         var handed: [CodecLanding.Levels] = [], decoded: [CodecLanding.Levels] = [], measuredFrames = 0
-        for s in CodecLanding.trialStretches(totalFrames: total, sampleRate: rate) {
+        for s in stretches {
             var trialPlan = plan
             trialPlan.fadeInFrames = 0; trialPlan.fadeOutFrames = 0; trialPlan.totalFrames = s.count
             let window = try WindowSource(source, start: s.start, count: s.count)
@@ -100,24 +100,42 @@ extension NormalizedFileWriter {
                           targetLUFS: targetLUFS)
         guard format.isLossy, steersLoudness || canLimit, overwrite || !PathBytes.exists(outPath) else { return start }
         var trialPlan = decision.plan
-        if decision.compensate && !decision.firstPassMayLand {
-            let model = try NormalizePipeline.analyse(decision.plan, source: source, weights: layout.weights,
-                                                      decodeAhead: cores.hasSpareCore)
-            start.model = model
+        // One analysis pass (the decode without the encoder): where the processed peaks come
+        // nearest the ceiling (the trial's stretches), the whole file's processed true peak, and
+        // the compensated gain, predicted without a written pass that may miss.
+        // A plan that needs no compensation is written without it when the analysis fails (the
+        // written pass then says why, or the trial takes its stretches at fixed places).
+        var model: LimitedLoudnessModel? = nil
+        do {
+            model = try NormalizePipeline.analyse(decision.plan, source: source, weights: layout.weights,
+                                                  decodeAhead: cores.hasSpareCore)
             start.analysisPasses = 1
+        } catch where !decision.compensate {}
+        start.model = model
+        if decision.compensate, let model {
+            start.firstPassMayLand = false
             trialPlan.gainDB = model.gain(forTarget: targetLUFS, planGainDB: decision.plan.gainDB, maxCompensationDB: maxCompensationDB)
         }
+        let limiting = decision.plan.limit && canLimit
+        let thresholdDB = limiting ? model.map { 20 * log10(Double($0.threshold)) } : nil
+        let total = decision.plan.totalFrames ?? source.format.frameCount ?? 0, rate = source.format.sampleRate
+        let envelope = model?.envelope(gainDB: trialPlan.gainDB)
+        let stretches = CodecLanding.trialStretches(totalFrames: total, sampleRate: rate, envelope: envelope, thresholdDB: thresholdDB)
+        let chosen = Double(total) > TrialStretches.wholeUpToSeconds * Double(rate)
+            && envelope.flatMap { TrialStretches.chosen($0, thresholdDB: thresholdDB) } != nil
         // A trial that can't run (a source that can't seek, an encoder that refuses a short
         // stretch) leaves the first encode as it was; the check after it still holds.
         let measured: CodecLanding.Trial?
-        do { measured = try runTrial(trialPlan, source: source) } catch { measured = nil }
+        do { measured = try runTrial(trialPlan, stretches: stretches, source: source) } catch { measured = nil }
         try source.seek(toFrame: 0)
         guard let measured else { return start }
         let plan = decision.plan
         let t = CodecLanding.firstEncode(measured, targetLUFS: targetLUFS, ceilingDBTP: plan.ceilingDBTP,
                                          limiterCeilingDBTP: plan.ceilingDBTP, limiterMarginDB: plan.limiterTiming.marginDB,
-                                         limiting: plan.limit && canLimit, steersLoudness: steersLoudness)
+                                         limiting: limiting, steersLoudness: steersLoudness,
+                                         fileTruePeakDBTP: model?.processedTruePeakDBTP(gainDB: trialPlan.gainDB))
         start.trial = t
+        start.trial?.stretchesChosen = chosen
         if let ceiling = t.limiterCeilingDBTP {
             start.plan.ceilingDBTP = ceiling
             start.plan.limiterTiming.ceilingDBTP = ceiling

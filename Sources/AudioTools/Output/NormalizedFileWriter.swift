@@ -120,14 +120,27 @@ public struct NormalizedFileWriter {
                 sink = next.sink
                 if next.model != nil { model = next.model }
                 try sink.finishEncoding()
-                guard let again = sink.readablePath, let rechecked = try measureWritten(again, cores: cores) else {
-                    throw NormalizePipeline.Failure.channelMismatch
-                }
                 let passes = report.passes + next.report.passes
                 report = next.report
                 report.compensationDB = report.gainDB - decision.plan.gainDB
                 report.passes = passes
                 report.predictionMissLU = first.report.predictionMissLU
+                // A further encode that can't be decoded again is committed with the same note as a
+                // first one in that state: its numbers are the samples handed to the encoder.
+                var rechecked: (meter: LoudnessMeter, levels: CodecLanding.Levels)? = nil
+                var unchecked = "the unnamed file could not be reopened to decode it"
+                if let again = sink.readablePath {
+                    do {
+                        rechecked = try measureWritten(again, cores: cores)
+                        unchecked = "the decoder gave another channel count"
+                    } catch {
+                        unchecked = "the written file could not be decoded again"
+                    }
+                }
+                guard let rechecked else {
+                    try sink.commit()
+                    return Written(report: report, meter: next.meter, uncheckedReason: unchecked)
+                }
                 landing.encodes += next.writtenPasses
                 landing.earlier.append(landing.decoded)
                 landing.corrections.append(c)

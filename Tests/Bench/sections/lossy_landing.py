@@ -1,8 +1,9 @@
 # Lossy outputs through libsndfile (MP3, Ogg Vorbis, Opus) checked after the codec: a 2-minute
 # 48 kHz stereo WAV (the bench's music) to -9 LUFS (the limiter works) and a quiet one to -16 LUFS
 # (plain gain), under -1 dBTP. For each: how far off the target and the ceiling the written file
-# is when lufs-measure decodes it, the encodes, and the time, beside the decode + encode floor and
-# BASE_BIN (the build before the check). Run with: python3 Tests/Bench/bench.py lossy_landing
+# is when lufs-measure decodes it, the encodes, the codec's true-peak overshoot the trial saw and
+# the one the written file shows, and the time, beside the decode + encode floor and BASE_BIN (the
+# build before the change). Run with: python3 Tests/Bench/bench.py lossy_landing
 
 
 def lossy_landing():
@@ -41,6 +42,7 @@ def lossy_landing():
                     n = json.loads(r.stdout.splitlines()[0]).get("normalized", {})
                 except Exception:
                     n = {}
+                trial, check = n.get("codec_trial") or {}, n.get("codec_check") or {}
                 written = n.get("output")
                 m = measured(written) if written else {}
                 lufs, tp = m.get("integrated_lufs"), m.get("true_peak_dbtp")
@@ -48,7 +50,8 @@ def lossy_landing():
                 over = f"{tp + 1:+.2f} dB" if isinstance(tp, (int, float)) else "n/a"
                 print(f"  [{label}] {fmt:4s} {name} to {target}: {t:6.2f} s ({t / floor:4.2f}x the {floor:5.2f} s floor)"
                       f"   after the codec: {off} off the target, true peak {over} from the ceiling"
-                      f"   encodes {n.get('encodes', 'n/a')}   shortfall {n.get('shortfall_lu')}", flush=True)
+                      f"   encodes {n.get('encodes', 'n/a')}   shortfall {n.get('shortfall_lu')}"
+                      f"   overshoot: trial {trial.get('peak_overshoot_db')} dB, file {check.get('peak_overshoot_db')} dB", flush=True)
 
 
 EXTRA_SECTIONS.append("lossy_landing")
