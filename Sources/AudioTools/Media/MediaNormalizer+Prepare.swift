@@ -112,9 +112,9 @@ extension MediaNormalizer {
         return (g, slope)
     }
 
-    /// A stream of the written file decoded again and measured.
-    static func measureWritten(_ path: String, _ j: Job) throws -> LoudnessMeasurement {
-        let decoded = try FFmpegSource(path: path, audioStream: j.ordinal)
+    /// A stream of the written file (`audioStream` among its audio streams) decoded again and measured.
+    static func measureWritten(_ path: String, audioStream: Int, _ j: Job) throws -> LoudnessMeasurement {
+        let decoded = try FFmpegSource(path: path, audioStream: audioStream)
         let meter = LoudnessMeter(sampleRate: decoded.format.sampleRate,
                                   weights: decoded.format.channelCount == j.weights.count ? j.weights
                                       : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)
