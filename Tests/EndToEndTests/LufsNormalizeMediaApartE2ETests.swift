@@ -62,7 +62,8 @@ import Testing
         for _ in 0..<6000 where !encoding {
             let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/out")) ?? []
             encoding = files.contains { f in
-                f.hasSuffix(".m4a") && ((try? FileManager.default.attributesOfItem(atPath: "\(dir)/out/\(f)")[.size] as? Int) ?? 0) > 1 << 16
+                var st = stat()
+                return f.hasSuffix(".m4a") && stat("\(dir)/out/\(f)", &st) == 0 && st.st_size > 1 << 14
             }
             if !encoding { usleep(5_000) }
         }

@@ -92,7 +92,7 @@ public enum MediaNormalizer {
             let mux = try early ?? MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
                                               destination: destination, overwrite: overwrite)
             early = nil
-            let reports = try encode(input: input, jobs: jobs, into: mux, opened: encodes == 1 ? opened : nil)
+            let reports = try encode(input: input, jobs: jobs, prepared: prepared, into: mux, opened: encodes == 1 ? opened : nil)
             if let failure = mux.finishEncoding() {
                 throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
             }
@@ -122,7 +122,8 @@ public enum MediaNormalizer {
 
     /// One thread per stream: decoder → normaliser → pipe. The first failure stops ffmpeg, so
     /// the other threads' writes fail at once and every thread ends.
-    static func encode(input: String, jobs: [Job], into mux: MediaMuxer, opened: MediaDecoderHandOff? = nil) throws -> [NormalizeReport] {
+    static func encode(input: String, jobs: [Job], prepared: [Prepared], into mux: MediaMuxer,
+                       opened: MediaDecoderHandOff? = nil) throws -> [NormalizeReport] {
         final class Box: @unchecked Sendable {
             let lock = NSLock()
             var reports: [NormalizeReport?]
@@ -138,7 +139,7 @@ public enum MediaNormalizer {
                 defer { group.leave() }
                 let sink = muxer.sink(i)
                 do {
-                    let source = try opened.decoder(path: input, ordinal: j.ordinal)
+                    let source = try prepared[i].source(input: input, opened: opened)
                     let r = try NormalizePipeline.run(j.plan, source: source, sink: sink)
                     try sink.commit()
                     box.lock.lock(); box.reports[i] = r; box.lock.unlock()
