@@ -33,12 +33,13 @@ final class StreamCapture: AudioSource {
         let have = kept.first?.count ?? 0
         if n == 0 {
             if position == have { ended = true }
-        } else if !over, position == have, !kept.isEmpty {
-            if (have + n) * kept.count > limit {
+        } else if !over, position <= have, have < position + n, !kept.isEmpty {
+            // Only the frames after those kept (a re-read after a seek back isn't kept twice).
+            if (position + n) * kept.count > limit {
                 over = true
                 kept = []
             } else {
-                for c in kept.indices { kept[c].append(contentsOf: block.channels[c][0 ..< n]) }
+                for c in kept.indices { kept[c].append(contentsOf: block.channels[c][(have - position) ..< n]) }
             }
         }
         position += n
