@@ -19,8 +19,10 @@ public final class MediaMuxer {
 
     /// The ffmpeg arguments (exposed for tests).
     /// `delivered`: the streams the output holds, in order (default: all but a chapter track).
+    /// `copied`: audio streams (ordinal among audio streams) already encoded into a file of their
+    /// own (MediaStreamEncoder), copied from it packet for packet.
     public static func arguments(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, encodings: [Int: MediaAudioEncoding],
-                                 muxer: String, output: String) -> [String] {
+                                 copied: [Int: String] = [:], muxer: String, output: String) -> [String] {
         var args = ["-nostdin", "-v", "error", "-y", "-i", "file:" + input]
         let audio = probe.audioStreams
         let piped = audio.indices.filter { encodings[$0] != nil }
@@ -30,6 +32,8 @@ public final class MediaMuxer {
             if let l = e.channelLayout { args += ["-ch_layout", l] }
             args += ["-i", "pipe:\(3 + piped.firstIndex(of: k)!)"]
         }
+        let files = copied.keys.sorted()
+        for k in files { args += ["-i", "file:" + copied[k]!] }
         var maps: [String] = [], codecs: [String] = ["-c", "copy"], meta: [String] = [], timecode = false
         // The MP4 muxer can't copy a timecode track; it writes it again from the video's timecode
         // tag (its handler name then the muxer's own).
@@ -40,7 +44,9 @@ public final class MediaMuxer {
         }
         for (out, s) in streams.enumerated() {
             let ordinal = s.type == "audio" ? audio.firstIndex(where: { $0.index == s.index }) : nil
-            if let k = ordinal, let e = encodings[k] {
+            if let k = ordinal, let f = files.firstIndex(of: k) {
+                maps += ["-map", "\(1 + piped.count + f):a:0"]
+            } else if let k = ordinal, let e = encodings[k] {
                 maps += ["-map", "\(1 + piped.firstIndex(of: k)!):a:0"]
                 codecs += ["-c:\(out)", e.encoder]
                 if let b = e.bitRate { codecs += ["-b:\(out)", String(b)] }
@@ -61,17 +67,24 @@ public final class MediaMuxer {
         return args
     }
 
-    public init(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, encodings: [Int: MediaAudioEncoding], muxer: String,
-                destination: String, overwrite: Bool) throws {
-        self.destination = destination
-        self.overwrite = overwrite
-        let url = URL(fileURLWithPath: destination)
-        let dir = url.deletingLastPathComponent().path
+    /// Makes the destination's folder when missing.
+    static func makeFolder(for destination: String) throws {
+        let dir = URL(fileURLWithPath: destination).deletingLastPathComponent().path
         if !FileManager.default.fileExists(atPath: dir) {
             do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
                 throw MediaWriteError.folderUncreatable(destination: destination, reason: error.localizedDescription)
             }
         }
+    }
+
+    /// `copied`: streams encoded beforehand into files of their own (not in `encodings`).
+    public init(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, encodings: [Int: MediaAudioEncoding], copied: [Int: String] = [:],
+                muxer: String, destination: String, overwrite: Bool) throws {
+        self.destination = destination
+        self.overwrite = overwrite
+        let url = URL(fileURLWithPath: destination)
+        let dir = url.deletingLastPathComponent().path
+        try Self.makeFolder(for: destination)
         temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         encoded = encodings.keys.sorted().map { ($0, encodings[$0]!) }
         guard let ffmpeg = FFmpegSource.ffmpegPath else {
@@ -79,7 +92,8 @@ public final class MediaMuxer {
         }
         TemporaryFiles.register(temporary)
         do {
-            child = try ChildProcess(ffmpeg, Self.arguments(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer, output: temporary),
+            child = try ChildProcess(ffmpeg, Self.arguments(input: input, probe: probe, delivered: delivered, encodings: encodings, copied: copied,
+                                                                    muxer: muxer, output: temporary),
                                      stdin: .null, stdout: .null, extraInputs: encoded.count)
         } catch {
             TemporaryFiles.unregister(temporary)

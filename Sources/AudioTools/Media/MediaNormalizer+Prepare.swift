@@ -10,6 +10,15 @@ extension MediaNormalizer {
         var prediction: CodecOvershoot.Prediction?
         /// Loudness per dB of gain, when the second trial showed it.
         var slope: Double?
+        /// The whole stream as the analysis pass decoded it, when it was short enough to keep
+        /// (StreamCapture): its encodes read it from memory instead of decoding it again.
+        var whole: (sampleRate: Int, channels: [[Float]])? = nil
+
+        /// The source an encode of this stream reads: the kept stream, else a decoder.
+        func source(input: String, opened: MediaDecoderHandOff?) throws -> AudioSource {
+            if let w = whole { return MemoryAudioSource(sampleRate: w.sampleRate, channels: w.channels) }
+            return try opened.decoder(path: input, ordinal: job.ordinal)
+        }
     }
 
     /// The analysis pass (predicting the compensation before the encoder starts, so it never
@@ -24,18 +33,22 @@ extension MediaNormalizer {
         // A limited lossy stream always gets a trial: its two ffmpegs start now and wait on their
         // pipes while the analysis pass runs (ended with it if it fails).
         var children = j.compensate && trials ? try CodecTrial.Children(input: input, encoding: j.encoding) : nil
+        var whole: (sampleRate: Int, channels: [[Float]])? = nil
         if j.compensate {
-            let source = try opened.decoder(path: input, ordinal: j.ordinal)
+            let decoded = try opened.decoder(path: input, ordinal: j.ordinal)
+            let source = StreamCapture(decoded)
             let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds)) : nil
             j.plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
                                                    maxCompensationDB: settings.maxCompensationDB).plan
             captured = windows?.captured
+            whole = source.whole.map { (decoded.format.sampleRate, $0) }
             passes = 1
         }
         // The encode's decoder of this stream starts now, while the trial runs (a stream without
-        // an analysis pass takes the one opening the input started, or starts it here).
+        // an analysis pass takes the one opening the input started, or starts it here); none for
+        // a stream kept whole in memory.
         let ready = DispatchGroup()
-        if let opened {
+        if let opened, whole == nil {
             ready.enter()
             let path = input, ordinal = j.ordinal
             let thread = Thread { opened.prestart(path: path, ordinal: ordinal); ready.leave() }
@@ -44,7 +57,7 @@ extension MediaNormalizer {
         }
         defer { ready.wait() }
         let settled = j.plan.gainDB
-        var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil)
+        var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil, whole: whole)
         guard trials else { return result }
         let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
         guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
@@ -112,9 +125,9 @@ extension MediaNormalizer {
         return (g, slope)
     }
 
-    /// A stream of the written file decoded again and measured.
-    static func measureWritten(_ path: String, _ j: Job) throws -> LoudnessMeasurement {
-        let decoded = try FFmpegSource(path: path, audioStream: j.ordinal)
+    /// A stream of the written file (`audioStream` among its audio streams) decoded again and measured.
+    static func measureWritten(_ path: String, audioStream: Int, _ j: Job) throws -> LoudnessMeasurement {
+        let decoded = try FFmpegSource(path: path, audioStream: audioStream)
         let meter = LoudnessMeter(sampleRate: decoded.format.sampleRate,
                                   weights: decoded.format.channelCount == j.weights.count ? j.weights
                                       : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)

@@ -69,6 +69,10 @@ public enum MediaNormalizer {
     public static func run(input: String, probe: MediaProbe, delivered: [MediaStream]? = nil, jobs: [Job], muxer: String, destination: String,
                            overwrite: Bool, settings: Settings, opened: MediaDecoderHandOff? = nil) throws -> (streams: [StreamResult], encodes: Int) {
         var jobs = jobs.sorted { $0.ordinal < $1.ordinal }
+        if MediaStreamEncoder.applies(encodings: jobs.map(\.encoding), muxer: muxer) {
+            return try runEncodingApart(input: input, probe: probe, delivered: delivered, jobs: jobs, muxer: muxer, destination: destination,
+                                        overwrite: overwrite, settings: settings, opened: opened)
+        }
         let encodings = Dictionary(uniqueKeysWithValues: jobs.map { ($0.ordinal, $0.encoding) })
         // The encoder's ffmpeg doesn't depend on the plans: started now, it opens the input and
         // waits on its pipes while the streams are prepared (abandoned if preparing fails).
@@ -81,70 +85,27 @@ public enum MediaNormalizer {
             prepared = try inParallel(jobs.count) { i in try prepare(sorted[i], input: input, probe: probe, settings: settings, opened: opened) }
         } catch { early?.abandon(); throw error }
         jobs = prepared.map(\.job)
-        let passes = prepared.map(\.passes)
-        let settled = prepared.map(\.settledGainDB)
-        let predictions = prepared.map(\.prediction)
-        var reasons = [[String]](repeating: [], count: jobs.count)
-        // Loudness per dB of gain, once two runs at different gains have shown it; the last run.
-        var slopes = prepared.map(\.slope)
-        var last = [(gainDB: Double, lufs: Double)?](repeating: nil, count: jobs.count)
-        /// The gain moved by `step`, the codec's share kept within the compensation allowed.
-        func moved(_ i: Int, by step: Double) -> Double {
-            let g = jobs[i].plan.gainDB + step
-            return min(settled[i] + settings.maxCompensationDB, max(settled[i] - settings.maxCompensationDB, g))
-        }
+        var rounds = Rounds(prepared)
         var encodes = 0
         while true {
             encodes += 1
             let mux = try early ?? MediaMuxer(input: input, probe: probe, delivered: delivered, encodings: encodings, muxer: muxer,
                                               destination: destination, overwrite: overwrite)
             early = nil
-            let reports = try encode(input: input, jobs: jobs, into: mux, opened: encodes == 1 ? opened : nil)
+            let reports = try encode(input: input, jobs: jobs, prepared: prepared, into: mux, opened: encodes == 1 ? opened : nil)
             if let failure = mux.finishEncoding() {
                 throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
             }
-            var results: [StreamResult] = []
-            var again = false
+            let reviewed: (results: [StreamResult], again: Bool)
             do {
                 // The written streams decoded and measured at once, each by its own ffmpeg.
                 let written = mux.temporary, encoded = jobs
-                let measuredAll = try inParallel(jobs.count) { i in try measureWritten(written, encoded[i]) }
-                for (i, j) in jobs.enumerated() {
-                    let m = measuredAll[i]
-                    var r = StreamResult(ordinal: j.ordinal, report: reports[i], measured: m,
-                                         ceilingLoweredDB: max(0, settings.ceilingDBTP - j.plan.ceilingDBTP),
-                                         passes: passes[i] + encodes)
-                    r.plannedGainDB = j.plannedGainDB
-                    r.compensationDB = j.plan.gainDB - j.plannedGainDB
-                    r.codecCompensationDB = j.plan.gainDB - settled[i]
-                    r.prediction = predictions[i]
-                    r.reencodedFor = reasons[i]
-                    results.append(r)
-                    if let l = m.integratedLUFS {
-                        if let p = last[i], let sl = CodecOvershoot.slope(from: p, to: (j.plan.gainDB, l)) { slopes[i] = sl }
-                        last[i] = (j.plan.gainDB, l)
-                    }
-                    guard encodes < settings.maxEncodes, j.plan.gainDB > -60 || j.plan.limit else { continue }
-                    // What the encoder was fed: the limiter's ceiling at most, else the source's peak with the gain.
-                    let fed = min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, (j.sourceTruePeakDBTP ?? j.plan.ceilingDBTP) + j.plan.gainDB)
-                    guard let c = CodecOvershoot.correction(measuredLUFS: m.integratedLUFS, measuredTruePeak: m.truePeakDBTP,
-                                                            preCodecPeakDBTP: fed, limiterCeilingDBTP: j.plan.ceilingDBTP,
-                                                            targetLUFS: j.targetLUFS, ceilingDBTP: settings.ceilingDBTP,
-                                                            lossy: j.encoding.isLossy, checkLoudness: settings.steersLoudness) else { continue }
-                    if c.gainDeltaDB != 0 { reasons[i].append("loudness") }
-                    if c.limiterCeilingDBTP != j.plan.ceilingDBTP { reasons[i].append("peak") }
-                    var gain = moved(i, by: CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i]))
-                    if !settings.steersLoudness, c.limiterCeilingDBTP < j.plan.ceilingDBTP, !j.plan.limit {
-                        // Under --peak reduce the overshoot comes off the gain.
-                        gain -= j.plan.ceilingDBTP - c.limiterCeilingDBTP
-                    }
-                    apply(&jobs[i], gainDB: gain, limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
-                    again = true
-                }
+                let measured = try inParallel(jobs.count) { i in try measureWritten(written, audioStream: encoded[i].ordinal, encoded[i]) }
+                reviewed = rounds.review(&jobs, reports: reports, measured: measured, encodes: encodes, settings: settings)
             } catch { mux.abandon(); throw error }
-            if again { mux.abandon(); continue }
+            if reviewed.again { mux.abandon(); continue }
             try mux.commit()
-            return (results, encodes)
+            return (reviewed.results, encodes)
         }
     }
 
@@ -161,7 +122,8 @@ public enum MediaNormalizer {
 
     /// One thread per stream: decoder → normaliser → pipe. The first failure stops ffmpeg, so
     /// the other threads' writes fail at once and every thread ends.
-    static func encode(input: String, jobs: [Job], into mux: MediaMuxer, opened: MediaDecoderHandOff? = nil) throws -> [NormalizeReport] {
+    static func encode(input: String, jobs: [Job], prepared: [Prepared], into mux: MediaMuxer,
+                       opened: MediaDecoderHandOff? = nil) throws -> [NormalizeReport] {
         final class Box: @unchecked Sendable {
             let lock = NSLock()
             var reports: [NormalizeReport?]
@@ -177,7 +139,7 @@ public enum MediaNormalizer {
                 defer { group.leave() }
                 let sink = muxer.sink(i)
                 do {
-                    let source = try opened.decoder(path: input, ordinal: j.ordinal)
+                    let source = try prepared[i].source(input: input, opened: opened)
                     let r = try NormalizePipeline.run(j.plan, source: source, sink: sink)
                     try sink.commit()
                     box.lock.lock(); box.reports[i] = r; box.lock.unlock()

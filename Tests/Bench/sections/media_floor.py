@@ -80,6 +80,10 @@ def _media_case(f, out_name, runs):
     base = os.environ.get("BASE_BIN")
     if base:
         ours(base, "lufs-measure | lufs-normalize (BASE_BIN)", "base")
+        # How the file is encoded may change; what is written needn't (the same plan, the same bytes).
+        a, b = (os.path.join(out, d, os.path.basename(f)) for d in ("new", "base"))
+        same = os.path.exists(a) and os.path.exists(b) and open(a, "rb").read() == open(b, "rb").read()
+        print(f"  this build's output is {'byte for byte' if same else 'NOT'} the same as BASE_BIN's", flush=True)
     ffn = ffmpeg_normalize()
     if ffn:
         theirs, theirs_cpu = best_wall_and_cpu([ffn, f, "-f", "-nt", "ebu", "-t", "-14", "-tp", "-1", "-c:a", "aac", "-b:a", "128k",

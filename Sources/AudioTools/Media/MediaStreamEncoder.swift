@@ -1,0 +1,121 @@
+import Foundation
+
+/// One audio stream encoded by an ffmpeg of its own, fed raw float samples on its pipe 3, into a
+/// temporary audio-only file next to the destination, which the muxer then copies packet for
+/// packet. Each stream so has its own encoder: on several cores the streams are encoded at once
+/// (one ffmpeg encodes its streams one after the other), a stream starts encoding as soon as its
+/// own plan is ready, and it is decoded again and measured while the others still encode.
+/// The temporary file is an MP4 (seekable, so it keeps the codec's priming and the last packet's
+/// length exactly as an encode straight into the output would: the muxed file is the same bytes).
+/// ffmpeg is ended and the file removed on every path (`abandon`, release, a signal).
+final class MediaStreamEncoder: @unchecked Sendable {
+    let temporary: String
+    let channels: Int
+    private let lock = NSLock()
+    private var child: ChildProcess?
+    private var kept = false
+
+    /// Whether a file written by `muxer` takes its streams encoded this way: AAC (its encoder's
+    /// priming and padding travel in an MP4 exactly) into an MP4, MOV or M4A.
+    static func applies(encodings: [MediaAudioEncoding], muxer: String) -> Bool {
+        !encodings.isEmpty && ["mp4", "mov", "ipod"].contains(muxer) && encodings.allSatisfy { $0.encoder == "aac" }
+    }
+
+    /// The ffmpeg arguments (exposed for tests).
+    static func arguments(encoding e: MediaAudioEncoding, output: String) -> [String] {
+        var args = ["-nostdin", "-v", "error", "-y", "-f", "f32le", "-ar", String(e.sampleRate), "-ac", String(e.channels)]
+        if let l = e.channelLayout { args += ["-ch_layout", l] }
+        args += ["-i", "pipe:3", "-map", "0:a:0", "-c:a", e.encoder]
+        if let b = e.bitRate { args += ["-b:a", String(b)] }
+        if let f = e.sampleFormat { args += ["-sample_fmt", f] }
+        return args + ["-f", "mp4", "file:" + output]
+    }
+
+    /// Starts the encoder (it waits on its pipe until fed). `destination`: the output file, whose
+    /// folder (already made by the caller) holds the temporary file.
+    init(input: String, destination: String, ordinal: Int, encoding e: MediaAudioEncoding) throws {
+        let url = URL(fileURLWithPath: destination)
+        temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent
+            + ".audio\(ordinal)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).m4a"
+        channels = e.channels
+        guard let ffmpeg = FFmpegSource.ffmpegPath else { throw MediaWriteError.noFFmpeg(input: input) }
+        TemporaryFiles.register(temporary)
+        do {
+            child = try ChildProcess(ffmpeg, Self.arguments(encoding: e, output: temporary), stdin: .null, stdout: .null, extraInputs: 1)
+        } catch {
+            TemporaryFiles.unregister(temporary)
+            throw MediaWriteError.ffmpegWontStart(input: input, reason: "\(error)")
+        }
+    }
+
+    deinit { abandon() }
+
+    private func current() -> ChildProcess? { lock.lock(); defer { lock.unlock() }; return child }
+    private func take() -> ChildProcess? { lock.lock(); defer { lock.unlock() }; let c = child; child = nil; return c }
+
+    /// The sink feeding the encoder (closing its pipe on commit), written from one thread.
+    func sink() -> AudioSink { Sink(encoder: self) }
+
+    /// Waits for ffmpeg to finish (its pipe must be closed). Returns ffmpeg's first message when it
+    /// failed (the file is then removed), nil when the file is complete.
+    func finish() -> String? {
+        guard let c = take() else { return "ffmpeg was stopped" }
+        let t = c.wait()
+        guard t.status == 0 else {
+            remove()
+            return t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)"
+        }
+        return nil
+    }
+
+    /// Kills ffmpeg (when running) and removes the file.
+    func abandon() {
+        take()?.end()
+        remove()
+    }
+
+    /// Stops ffmpeg without closing its pipe, so a thread blocked writing to it returns at once
+    /// (the file is removed by `abandon`).
+    func kill() {
+        if let c = current() { _ = Glibc.kill(c.pid, SIGKILL) }
+    }
+
+    /// Removes the file (once it was copied into the output, or given up).
+    func remove() {
+        lock.lock()
+        let done = kept
+        kept = true
+        lock.unlock()
+        guard !done else { return }
+        unlink(temporary)
+        TemporaryFiles.unregister(temporary)
+    }
+
+    fileprivate func write(_ bytes: UnsafeRawBufferPointer) -> Bool { current()?.write(bytes, toExtra: 0) ?? false }
+    fileprivate func close() { current()?.closeExtra(0) }
+
+    /// Interleaves blocks into raw float samples on the encoder's pipe.
+    final class Sink: AudioSink {
+        let encoder: MediaStreamEncoder
+        private var buffer: [Float] = []
+        init(encoder: MediaStreamEncoder) { self.encoder = encoder }
+
+        func write(_ block: AudioBlock) throws {
+            let n = block.frames, ch = encoder.channels
+            guard block.channels.count == ch else { throw NormalizePipeline.Failure.channelMismatch }
+            if buffer.count < n * ch { buffer = [Float](repeating: 0, count: n * ch) }
+            buffer.withUnsafeMutableBufferPointer { dst in
+                for c in 0..<ch {
+                    block.channels[c].withUnsafeBufferPointer { src in
+                        var d = c
+                        for i in 0..<n { dst[d] = src[i]; d += ch }
+                    }
+                }
+            }
+            let ok = buffer.withUnsafeBytes { encoder.write(UnsafeRawBufferPointer(rebasing: $0[0 ..< n * ch * 4])) }
+            if !ok { throw MediaMuxerStopped() }
+        }
+        func commit() throws { encoder.close() }
+        func abandon() { encoder.close() }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// A short stream read whole by the analysis pass is kept, sample for sample, for its encode; a
+/// long one, or one not read to its end, is not.
+struct StreamCaptureTests {
+    static func ramp(_ frames: Int) -> [[Float]] {
+        [(0..<frames).map { Float($0) }, (0..<frames).map { -Float($0) }]
+    }
+
+    static func readAll(_ s: AudioSource, blockFrames: Int) throws {
+        var block = AudioBlock(channelCount: s.format.channelCount, capacity: blockFrames)
+        while try s.read(into: &block, maxFrames: blockFrames) > 0 {}
+    }
+
+    @Test func keepsTheWholeStreamWhateverTheBlocks() throws {
+        let samples = Self.ramp(10_007)
+        for blockFrames in [1, 256, 4096, 20_000] {
+            let c = StreamCapture(MemoryAudioSource(sampleRate: 48000, channels: samples))
+            try Self.readAll(c, blockFrames: blockFrames)
+            #expect(c.whole.map { $0 == samples } == true, "blocks of \(blockFrames)")
+        }
+    }
+
+    @Test func aSeekBackAndAReReadKeepNothingTwice() throws {
+        let samples = Self.ramp(5000)
+        let c = StreamCapture(MemoryAudioSource(sampleRate: 48000, channels: samples))
+        var block = AudioBlock(channelCount: 2, capacity: 1000)
+        _ = try c.read(into: &block, maxFrames: 1000)
+        _ = try c.read(into: &block, maxFrames: 1000)
+        try c.seek(toFrame: 500)
+        try Self.readAll(c, blockFrames: 700)
+        #expect(c.whole.map { $0 == samples } == true)
+    }
+
+    @Test func aLongStreamOrOneNotReadToItsEndIsNotKept() throws {
+        // Over the limit (samples of all channels): nothing kept.
+        let long = StreamCapture(MemoryAudioSource(sampleRate: 48000, channels: Self.ramp(600)), limit: 1000)
+        try Self.readAll(long, blockFrames: 128)
+        #expect(long.whole == nil)
+        let fits = StreamCapture(MemoryAudioSource(sampleRate: 48000, channels: Self.ramp(500)), limit: 1000)
+        try Self.readAll(fits, blockFrames: 128)
+        #expect(fits.whole?.first?.count == 500)
+        // Stopped before the end: not the whole stream.
+        let cut = StreamCapture(MemoryAudioSource(sampleRate: 48000, channels: Self.ramp(500)))
+        var block = AudioBlock(channelCount: 2, capacity: 128)
+        _ = try cut.read(into: &block, maxFrames: 128)
+        #expect(cut.whole == nil)
+        // Skipped ahead: what was skipped is not kept, so neither is the stream.
+        let skipped = StreamCapture(MemoryAudioSource(sampleRate: 48000, channels: Self.ramp(500)))
+        try skipped.seek(toFrame: 100)
+        try Self.readAll(skipped, blockFrames: 128)
+        #expect(skipped.whole == nil)
+    }
+}
