@@ -63,6 +63,10 @@ public final class MediaMuxer {
             meta += ["-disposition:\(out)", s.disposition.isEmpty ? "0" : s.disposition.joined(separator: "+")]
         }
         args += maps + codecs + ["-map_metadata", "0", "-map_chapters", "0"] + meta + (timecode ? ["-write_tmcd", "1"] : [])
+        // Matroska and WebM draw their segment and track ids at random and stamp the time of
+        // writing; bit-exact mode derives the ids from the streams and leaves the date out, so
+        // unchanged input gives the same bytes (the writing application then reads "Lavf").
+        if muxer == "matroska" || muxer == "webm" { args += ["-fflags", "+bitexact"] }
         args += ["-max_muxing_queue_size", "65536", "-max_interleave_delta", "0", "-f", muxer, "file:" + output]
         return args
     }
