@@ -16,7 +16,7 @@ public final class LimitedLoudnessAnalyzer {
     private var pairStates: [[Double]]
     private var laneWeights: [[Double]]
     private let usesSSE2 = VectorKernels.hasSSE2 && !VectorKernels.portableOnly
-    private var energies: [Float] = []
+    private let energies = FloatSpill()
     private var unitInHop = 0
     private var unitRemaining: Int
     private var pieces: [Int] = []
@@ -31,7 +31,7 @@ public final class LimitedLoudnessAnalyzer {
     private var nextUnit = 0
     private var nextUnitStart = 0
     private var framesIn = 0
-    private var peaks: [Float] = []
+    private let peaks = FloatSpill()
     /// Samples either side of a sample that its interpolated neighbours read.
     private let reach: Int
     /// `taps` regrouped for `unitPeak`'s vector form: entry k holds, per lane, the tap k of one
@@ -112,7 +112,7 @@ public final class LimitedLoudnessAnalyzer {
             for c in 0..<buffers.count { buffers[c].append(contentsOf: repeatElement(0, count: pad)) }
             processUnits(upTo: framesIn, final: true)
         }
-        return LimitedLoudnessModel(energies: energies, peaks: peaks, hop: hop, sampleRate: sampleRate,
+        return LimitedLoudnessModel(energyColumn: energies, peakColumn: peaks, hop: hop, sampleRate: sampleRate,
                                     limit: limit, settings: settings, analysedGainDB: analysedGainDB)
     }
 

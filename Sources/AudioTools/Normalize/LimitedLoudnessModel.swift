@@ -9,9 +9,11 @@ import Foundation
 /// running the limiter. Numbers in, numbers out.
 public struct LimitedLoudnessModel: Sendable {
     /// K-weighted, channel-weighted energy Σ G·y² of each complete unit.
-    public let energies: [Float]
+    public var energies: [Float] { energyColumn.values }
     /// Largest inter-sample peak of each unit over all channels (at least as many as `energies`).
-    public let peaks: [Float]
+    public var peaks: [Float] { peakColumn.values }
+    /// The two, read a chunk at a time (a long stream's are in a temporary file, not in memory).
+    let energyColumn: FloatSpill, peakColumn: FloatSpill
     /// Gain already in the analysed samples, dB (0 for the source itself).
     public let analysedGainDB: Double
     /// Frames per 100 ms hop (the meter's); a hop is 100 units.
@@ -27,8 +29,14 @@ public struct LimitedLoudnessModel: Sendable {
 
     public init(energies: [Float], peaks: [Float], hop: Int, sampleRate: Int, limit: Bool,
                 settings: TruePeakLimiter.Settings, analysedGainDB: Double = 0) {
-        self.energies = energies
-        self.peaks = peaks
+        self.init(energyColumn: FloatSpill(energies), peakColumn: FloatSpill(peaks), hop: hop, sampleRate: sampleRate,
+                  limit: limit, settings: settings, analysedGainDB: analysedGainDB)
+    }
+
+    init(energyColumn: FloatSpill, peakColumn: FloatSpill, hop: Int, sampleRate: Int, limit: Bool,
+         settings: TruePeakLimiter.Settings, analysedGainDB: Double = 0) {
+        self.energyColumn = energyColumn
+        self.peakColumn = peakColumn
         self.analysedGainDB = analysedGainDB
         self.hop = hop
         self.sampleRate = sampleRate
@@ -43,8 +51,8 @@ public struct LimitedLoudnessModel: Sendable {
     /// The same analysis for a limiter with other `settings` (a lower ceiling), or with the
     /// limiter turned on or off: nil when it would turn on and the analysis kept no peaks.
     public func withLimiter(_ settings: TruePeakLimiter.Settings, limit: Bool = true) -> LimitedLoudnessModel? {
-        if limit && !self.limit && peaks.count < energies.count { return nil }
-        return LimitedLoudnessModel(energies: energies, peaks: peaks, hop: hop, sampleRate: sampleRate, limit: limit,
+        if limit && !self.limit && peakColumn.count < energyColumn.count { return nil }
+        return LimitedLoudnessModel(energyColumn: energyColumn, peakColumn: peakColumn, hop: hop, sampleRate: sampleRate, limit: limit,
                                     settings: settings, analysedGainDB: analysedGainDB)
     }
 
@@ -82,15 +90,16 @@ public struct LimitedLoudnessModel: Sendable {
     /// Integrated loudness (BS.1770 gating) of the output at `gainDB`, limited when `limit`; nil
     /// when nothing passes the gates or the audio is shorter than one 400 ms block.
     public func loudness(gainDB: Double) -> Double? {
-        let units = energies.count
+        let units = energyColumn.count
         let hops = units / Self.unitsPerHop
         guard hops >= LoudnessMeter.momentaryHops else { return nil }
         let a = pow(10, (gainDB - analysedGainDB) / 20)
         var hopEnergies = [Double](repeating: 0, count: hops)
         if !limit {
+            let energies = FloatSpill.Reader(energyColumn)
             for h in 0..<hops {
                 var s = 0.0
-                for j in (h * Self.unitsPerHop)..<((h + 1) * Self.unitsPerHop) { s += Double(energies[j]) }
+                for _ in 0..<Self.unitsPerHop { s += Double(energies.read()) }
                 hopEnergies[h] = s * a * a
             }
         } else {
@@ -119,7 +128,7 @@ public struct LimitedLoudnessModel: Sendable {
     /// last unit it reaches counted as far as it is covered on average); each unit's energy is
     /// weighted by its squared gain and summed into its hop.
     private func limitedHopEnergies(gain a: Double, into hopEnergies: inout [Double]) {
-        let total = peaks.count
+        let total = peakColumn.count
         let perHop = Self.unitsPerHop
         let nominal = max(1, hop / perHop)
         // Units whose every frame's look-ahead covers them, and the share of the next one.
@@ -141,8 +150,8 @@ public struct LimitedLoudnessModel: Sendable {
         var depth = 0.0
         var produced = 0, producedInHop = 0
         let a2 = a * a
-        energies.withUnsafeBufferPointer { e in
-        peaks.withUnsafeBufferPointer { pk in
+        // Both columns are read in order, a chunk at a time.
+        let e = FloatSpill.Reader(energyColumn), pk = FloatSpill.Reader(peakColumn)
         weights.withUnsafeBufferPointer { w in
         decays.withUnsafeBufferPointer { dc in
         gains.withUnsafeMutableBufferPointer { gr in
@@ -156,7 +165,7 @@ public struct LimitedLoudnessModel: Sendable {
                     depth = (depth + ov) * dc[producedInHop] - ov
                     if depth < 0 { depth = 0 }
                     if produced < total {
-                        let p = Double(pk[produced]) * a
+                        let p = Double(pk.read()) * a
                         if p > thr, 1 - thr / p > depth { depth = 1 - thr / p }
                     }
                     gr[produced & ringMask] = 1 - depth
@@ -173,11 +182,11 @@ public struct LimitedLoudnessModel: Sendable {
                 mn[j & minimaMask] = m
                 var g = 0.0
                 for d in 0..<taps { g += w[d] * (j >= d ? mn[(j - d) & minimaMask] : 1) }
-                he[hopIndex] += Double(e[j]) * a2 * g * g
+                he[hopIndex] += Double(e.read()) * a2 * g * g
                 unitInHop += 1
                 if unitInHop == perHop { unitInHop = 0; hopIndex += 1 }
             }
-        }}}}}}}
+        }}}}}
     }
 
     /// The gain, dB, within `maxCompensationDB` of `planGainDB`, whose predicted loudness is

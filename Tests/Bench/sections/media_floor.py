@@ -101,32 +101,5 @@ def media_floor_film():
     _media_case(film_10min(), "media-floor-film-out", runs=1)
 
 
-def media_memory():
-    section("lufs-normalize --preset social on a two-hour film (64x48 video, stereo AAC): peak resident memory, beside ten minutes of it")
-    if not shutil.which("ffmpeg"):
-        missing("ffmpeg (the media sections need it)")
-        return
-    f = os.path.join(DIR, "film-2h.mp4")
-    if not os.path.exists(f):
-        print("  generating film-2h.mp4 (tiny picture at 1 frame/s, two hours of stereo AAC) ...", flush=True)
-        sh(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=1:duration=7200",
-            "-f", "lavfi", "-i", "anoisesrc=d=7200:c=pink:r=48000:a=0.1", "-ac", "2",
-            "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-b:a", "96k", "-shortest", f + ".tmp.mp4"])
-        os.rename(f + ".tmp.mp4", f)
-    short = os.path.join(DIR, "film-10min-small.mp4")
-    if not os.path.exists(short):
-        # The same picture and sound as the two-hour film, ten minutes: memory must not grow with length.
-        sh(["ffmpeg", "-v", "error", "-y", "-i", f, "-t", "600", "-c", "copy", short + ".tmp.mp4"])
-        os.rename(short + ".tmp.mp4", short)
-    out = os.path.join(DIR, "media-memory-out")
-    for label, bin_dir, film in [("this build, 10 min", BIN, short), ("this build, 2 h", BIN, f)] + (
-            [("BASE_BIN, 2 h", os.environ["BASE_BIN"], f)] if os.environ.get("BASE_BIN") else []):
-        t = time.perf_counter()
-        rss = max_rss_mib([os.path.join(bin_dir, "lufs-normalize"), "--overwrite", "--preset", "social", "--allow-loss",
-                           "--out-dir", out, film])
-        print(f"  {label:18s} peak resident memory {rss:7.1f} MiB   ({time.perf_counter() - t:6.1f} s)", flush=True)
-
-
 EXTRA_SECTIONS.append("media_floor")
 EXTRA_SECTIONS.append("media_floor_film")
-EXTRA_SECTIONS.append("media_memory")
