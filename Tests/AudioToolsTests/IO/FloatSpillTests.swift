@@ -42,8 +42,9 @@ import Testing
     }
 
     @Test func aModelOverSpilledColumnsGivesTheSameLoudnessBits() throws {
-        // 200 s of units (1 ms each at 48 kHz): noise-like energies, peaks the limiter works on.
-        let n = 200_000
+        // A chunk and a part of units (1 ms each at 48 kHz), so the columns spill: noise-like
+        // energies, peaks the limiter works on. Kept short: the model is slow in debug builds.
+        let n = FloatSpill.chunkValues + 4_000
         let energies = Self.values(n, seed: 3).map { $0 * 1e-3 }
         let peaks = Self.values(n + 3, seed: 4).map { 0.2 + 0.8 * $0 }
         let settings = TruePeakLimiter.Settings(ceilingDBTP: -1)
@@ -51,7 +52,7 @@ import Testing
             let inMemory = LimitedLoudnessModel(energies: energies, peaks: peaks, hop: 4800, sampleRate: 48_000, limit: limit, settings: settings)
             let spilled = LimitedLoudnessModel(energyColumn: Self.spilled(energies), peakColumn: Self.spilled(peaks), hop: 4800,
                                                sampleRate: 48_000, limit: limit, settings: settings)
-            for g in [-6.0, 0, 3.5, 9] {
+            for g in [-6.0, 3.5] {
                 let a = try #require(inMemory.loudness(gainDB: g)), b = try #require(spilled.loudness(gainDB: g))
                 #expect(a.bitPattern == b.bitPattern, "limit \(limit), gain \(g): \(a) vs \(b)")
             }
