@@ -18,4 +18,21 @@ public struct AudioBlock {
     }
 
     public var channelCount: Int { channels.count }
+
+    /// The first `ch` channels' frames interleaved (frame by frame, channel by channel) into
+    /// `buffer`, grown when too small; the count of samples written, `frames × ch`.
+    @discardableResult
+    public func interleave(channels ch: Int, into buffer: inout [Float]) -> Int {
+        let n = frames
+        if buffer.count < n * ch { buffer = [Float](repeating: 0, count: n * ch) }
+        buffer.withUnsafeMutableBufferPointer { dst in
+            for c in 0..<ch {
+                channels[c].withUnsafeBufferPointer { src in
+                    var d = c
+                    for i in 0..<n { dst[d] = src[i]; d += ch }
+                }
+            }
+        }
+        return n * ch
+    }
 }

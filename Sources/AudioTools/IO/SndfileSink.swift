@@ -103,15 +103,7 @@ public final class SndfileSink: AudioSink {
         guard let h = handle else { return }
         let n = block.frames
         let ch = channelCount
-        if interleaved.count < n * ch { interleaved = [Float](repeating: 0, count: n * ch) }
-        interleaved.withUnsafeMutableBufferPointer { dst in
-            for c in 0..<ch {
-                block.channels[c].withUnsafeBufferPointer { src in
-                    var d = c
-                    for i in 0..<n { dst[d] = src[i]; d += ch }
-                }
-            }
-        }
+        block.interleave(channels: ch, into: &interleaved)
         errno = 0
         let w = interleaved.withUnsafeBufferPointer { sf_writef_float(h, $0.baseAddress, sf_count_t(n)) }
         if w != n {

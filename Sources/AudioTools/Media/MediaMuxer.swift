@@ -164,15 +164,7 @@ public final class MediaMuxer {
         func write(_ block: AudioBlock) throws {
             let n = block.frames, ch = channels
             guard block.channels.count == ch else { throw NormalizePipeline.Failure.channelMismatch }
-            if buffer.count < n * ch { buffer = [Float](repeating: 0, count: n * ch) }
-            buffer.withUnsafeMutableBufferPointer { dst in
-                for c in 0..<ch {
-                    block.channels[c].withUnsafeBufferPointer { src in
-                        var d = c
-                        for i in 0..<n { dst[d] = src[i]; d += ch }
-                    }
-                }
-            }
+            block.interleave(channels: ch, into: &buffer)
             let ok = buffer.withUnsafeBytes { muxer.write(UnsafeRawBufferPointer(rebasing: $0[0 ..< n * ch * 4]), pipe: pipe) }
             if !ok { throw MediaMuxerStopped() }
         }
