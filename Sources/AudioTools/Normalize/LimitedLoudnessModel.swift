@@ -8,9 +8,11 @@ import Foundation
 /// and gates the 400 ms blocks as the meter does: the loudness of the limited output, without
 /// running the limiter. Numbers in, numbers out.
 public struct LimitedLoudnessModel: Sendable {
-    /// K-weighted, channel-weighted energy Σ G·y² of each complete unit.
+    /// K-weighted, channel-weighted energy Σ G·y² of each complete unit. Every value copied
+    /// out of the column at each use: for tests; the model's own loops read the columns in order.
     public var energies: [Float] { energyColumn.values }
-    /// Largest inter-sample peak of each unit over all channels (at least as many as `energies`).
+    /// Largest inter-sample peak of each unit over all channels (at least as many as `energies`);
+    /// copied out at each use, like `energies`.
     public var peaks: [Float] { peakColumn.values }
     /// The two, read a chunk at a time (a long stream's are in a temporary file, not in memory).
     let energyColumn: FloatSpill, peakColumn: FloatSpill

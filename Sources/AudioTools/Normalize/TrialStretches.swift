@@ -119,13 +119,15 @@ extension LimitedLoudnessModel {
     /// stretches; nil when the analysis kept no peaks.
     public func envelope(gainDB: Double) -> TrialStretches.Envelope? {
         let perHop = Self.unitsPerHop
-        let hops = energies.count / perHop
-        guard hops > 0, peaks.count >= hops * perHop, hop > 0 else { return nil }
+        let hops = energyColumn.count / perHop
+        guard hops > 0, peakColumn.count >= hops * perHop, hop > 0 else { return nil }
         let a = pow(10, (gainDB - analysedGainDB) / 20)
         var p = [Double](repeating: 0, count: hops), w = [Double](repeating: 0, count: hops)
+        // Each column read once, in order (a long stream's are in a file, not in memory).
+        let energies = FloatSpill.Reader(energyColumn), peaks = FloatSpill.Reader(peakColumn)
         for h in 0..<hops {
             var top: Float = 0, sum = 0.0
-            for j in (h * perHop)..<((h + 1) * perHop) { top = max(top, peaks[j]); sum += Double(energies[j]) }
+            for _ in 0..<perHop { top = max(top, peaks.read()); sum += Double(energies.read()) }
             p[h] = Double(top) * a
             w[h] = sum / Double(hop) * a * a
         }
@@ -135,7 +137,11 @@ extension LimitedLoudnessModel {
     /// The processed stream's largest true peak at `gainDB`, dBTP: the limiter's threshold when
     /// the peaks would pass it and the limiter runs (nil: the analysis kept no peaks).
     public func processedTruePeakDBTP(gainDB: Double) -> Double? {
-        guard !peaks.isEmpty, let top = peaks.max(), top > 0 else { return nil }
+        guard peakColumn.count > 0 else { return nil }
+        let peaks = FloatSpill.Reader(peakColumn)
+        var top: Float = 0
+        for _ in 0..<peakColumn.count { top = max(top, peaks.read()) }
+        guard top > 0 else { return nil }
         let peak = 20 * log10(Double(top)) + gainDB - analysedGainDB
         return limit ? min(peak, 20 * log10(Double(threshold))) : peak
     }
