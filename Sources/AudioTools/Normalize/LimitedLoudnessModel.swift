@@ -8,12 +8,12 @@ import Foundation
 /// and gates the 400 ms blocks as the meter does: the loudness of the limited output, without
 /// running the limiter. Numbers in, numbers out.
 public struct LimitedLoudnessModel: Sendable {
-    /// K-weighted, channel-weighted energy Σ G·y² of each complete unit. Every value copied
-    /// out of the column at each use: for tests; the model's own loops read the columns in order.
-    public var energies: [Float] { energyColumn.values }
-    /// Largest inter-sample peak of each unit over all channels (at least as many as `energies`);
-    /// copied out at each use, like `energies`.
-    public var peaks: [Float] { peakColumn.values }
+    /// K-weighted, channel-weighted energy Σ G·y² of each complete unit, copied out of its
+    /// column (a function, not a property, so a loop can't index it by mistake: the model's own
+    /// loops read the columns in order through readers).
+    public func energyValues() -> [Float] { energyColumn.values }
+    /// Largest inter-sample peak of each unit over all channels (at least as many energies), copied out.
+    public func peakValues() -> [Float] { peakColumn.values }
     /// The two, read a chunk at a time (a long stream's are in a temporary file, not in memory).
     let energyColumn: FloatSpill, peakColumn: FloatSpill
     /// Gain already in the analysed samples, dB (0 for the source itself).

@@ -47,7 +47,7 @@ import Testing
             start += length
             unit += 1
         }
-        #expect(model.peaks == expected)
+        #expect(model.peakValues() == expected)
     }
 
     @Test func absMaxAndFirstIndexAreTheScalarOnes() {
