@@ -68,10 +68,6 @@ import Testing
             if !encoding { usleep(5_000) }
         }
         #expect(encoding, "no stream was being encoded")
-        kill(c.pid, SIGTERM)
-        let status = NoHangE2ETests.finish(c, seconds: 20)
-        #expect(status == 128 + SIGTERM, "\(status.map(String.init) ?? "hung: killed after 20 s")")
-        #expect(NoHangE2ETests.leftovers(dir).isEmpty, "ffmpeg outlived lufs-normalize")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/out")) ?? []).isEmpty)
+        NoHangE2ETests.expectStoppedCleanly(c, dir: dir)
     }
 }

@@ -251,11 +251,7 @@ import Testing
             if !encoding { usleep(5_000) }
         }
         #expect(encoding, "the encoder never started")
-        kill(c.pid, SIGTERM)
-        let status = NoHangE2ETests.finish(c, seconds: 20)
-        #expect(status == 128 + SIGTERM, "\(status.map(String.init) ?? "hung: killed after 20 s")")
-        #expect(NoHangE2ETests.leftovers(dir).isEmpty, "ffmpeg outlived lufs-normalize")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/out")) ?? []).isEmpty)
+        NoHangE2ETests.expectStoppedCleanly(c, dir: dir)
     }
 
     /// Every stream's tags and dispositions, whole, for comparing input and output.
@@ -346,11 +342,7 @@ import Testing
             if !trial { usleep(2_000) }
         }
         #expect(trial, "the trial encode never started")
-        kill(c.pid, SIGTERM)
-        let status = NoHangE2ETests.finish(c, seconds: 20)
-        #expect(status == 128 + SIGTERM, "\(status.map(String.init) ?? "hung: killed after 20 s")")
-        #expect(NoHangE2ETests.leftovers(dir).isEmpty, "ffmpeg outlived lufs-normalize")
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/out")) ?? []).isEmpty)
+        NoHangE2ETests.expectStoppedCleanly(c, dir: dir)
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? []).isEmpty)
     }
 }

@@ -26,6 +26,16 @@ import Testing
         return hung ? nil : t.status
     }
 
+    /// SIGTERM to a media normalise mid-way: it ends by the signal within 20 s, no ffmpeg
+    /// outlives it, and `dir`/out is left empty.
+    static func expectStoppedCleanly(_ c: ChildProcess, dir: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        kill(c.pid, SIGTERM)
+        let status = finish(c, seconds: 20)
+        #expect(status == 128 + SIGTERM, "\(status.map(String.init) ?? "hung: killed after 20 s")", sourceLocation: sourceLocation)
+        #expect(leftovers(dir).isEmpty, "ffmpeg outlived lufs-normalize", sourceLocation: sourceLocation)
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: "\(dir)/out")) ?? []).isEmpty, sourceLocation: sourceLocation)
+    }
+
     /// A run that is killed after `seconds`; nil when it had to be (a hang).
     static func run(_ tool: String, _ args: [String], seconds: Double = 30) throws -> Int32? {
         finish(try start(tool, args), seconds: seconds)
