@@ -39,12 +39,16 @@ public enum CodecOvershoot {
 
     /// The gain and the limiter's ceiling for the encode: the gain raised by what the codec takes
     /// away (at most `maxCompensationDB` either way), the limiter's ceiling lowered so the
-    /// codec's overshoot stays under `ceilingDBTP` with `marginDB` to spare.
+    /// codec's overshoot stays under `ceilingDBTP` with `marginDB` to spare. The overshoot is the
+    /// trial's widened as for lossy files (CodecLanding.predictedOvershoot): a few seconds see
+    /// fewer of the codec's overshoots than the stream of `streamSeconds` (nil: unknown).
     /// `limiterCeilingDBTP`: the plan's (at most the ceiling).
     public static func adjust(gainDB: Double, limiterCeilingDBTP: Double, ceilingDBTP: Double, prediction p: Prediction,
-                              maxCompensationDB: Double) -> (gainDB: Double, limiterCeilingDBTP: Double) {
+                              maxCompensationDB: Double, streamSeconds: Double? = nil) -> (gainDB: Double, limiterCeilingDBTP: Double) {
         let correction = min(maxCompensationDB, max(-maxCompensationDB, -p.loudnessChangeLU))
-        let ceiling = p.peakOvershootDB > 0 ? min(limiterCeilingDBTP, ceilingDBTP - p.peakOvershootDB - marginDB) : limiterCeilingDBTP
+        let overshoot = p.peakOvershootDB > 0
+            ? CodecLanding.predictedOvershoot(p.peakOvershootDB, trialSeconds: p.seconds, streamSeconds: streamSeconds) : 0
+        let ceiling = overshoot > 0 ? min(limiterCeilingDBTP, ceilingDBTP - overshoot - marginDB) : limiterCeilingDBTP
         return (gainDB + correction, ceiling)
     }
 

@@ -68,7 +68,7 @@ extension MediaNormalizer {
         var p = t.prediction
         if !settings.steersLoudness { p.loudnessChangeLU = 0 }
         let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
-                                      prediction: p, maxCompensationDB: settings.maxCompensationDB)
+                                      prediction: p, maxCompensationDB: settings.maxCompensationDB, streamSeconds: probe.durationSeconds)
         let before = j.plan
         apply(&j, gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
         let gainMove = j.plan.gainDB - before.gainDB, ceilingMove = before.ceilingDBTP - j.plan.ceilingDBTP

@@ -13,10 +13,26 @@ extension CodecLanding {
     /// where its trial's stretches showed 0.04 dB; MP3 by 0.39 dB where they showed 0.22 dB).
     public static let trialAllowance = 1.5
     public static let trialFloorDB = 0.4
-    /// The overshoot the first encode makes room for, dB.
-    public static func predictedOvershoot(_ trialOvershootDB: Double) -> Double {
-        max(trialAllowance * trialOvershootDB, trialOvershootDB + trialFloorDB)
+    /// The allowance above was set on streams up to this many times as long as the trial's
+    /// measured seconds (2-minute files, 7.5 s of trial). A longer stream has more transients for
+    /// the codec's largest overshoot to fall on: each 2.5-s stretch's overshoot on limited noise
+    /// varied by 0.14 to 0.24 dB (MP3, Vorbis, Opus, AAC), and the largest of n draws from a tail
+    /// of that spread grows by about 0.25 to 0.4 dB for each tenfold of n; this much is added for
+    /// each tenfold of length past the ratio, dB (a two-hour film after 7.5 s of trial: about 0.45 dB).
+    public static let allowanceLengthRatio = 16.0
+    public static let growthPerTenfoldDB = 0.25
+    /// The overshoot the first encode makes room for, dB: the trial's, widened by the allowance
+    /// and, for a stream much longer than the trial (`trialSeconds`, `streamSeconds`), by its growth.
+    public static func predictedOvershoot(_ trialOvershootDB: Double, trialSeconds: Double? = nil, streamSeconds: Double? = nil) -> Double {
+        var growth = 0.0
+        if let t = trialSeconds, let d = streamSeconds, t > 0, d > t * allowanceLengthRatio {
+            growth = growthPerTenfoldDB * log10(d / (t * allowanceLengthRatio))
+        }
+        return max(trialAllowance * trialOvershootDB, trialOvershootDB + trialFloorDB) + growth
     }
+    /// Trials run again at the limiter's lowered ceiling, at most, before the first encode: limited
+    /// harder, a codec's overshoot can grow (Opus and Vorbis rebuild a noise band's crest factor).
+    public static let confirmingTrials = 2
     /// A loudness change beyond this is taken as a trial that went wrong (none is predicted), LU.
     public static let trialLimitLU = 3.0
 
@@ -62,6 +78,10 @@ extension CodecLanding {
         /// The stretches were chosen from the analysis (where the peaks come nearest the ceiling,
         /// and one of typical loudness), not taken at fixed places.
         public var stretchesChosen = false
+        /// Trials run: the first, and one at each lowered ceiling it checked.
+        public var trials = 1
+        /// The overshoot the last of those further trials saw, dB (nil: none ran).
+        public var confirmedOvershootDB: Double? = nil
 
         public init(handed: [Levels], decoded: [Levels], seconds: Double) {
             self.handed = handed; self.decoded = decoded; self.seconds = seconds
@@ -82,10 +102,10 @@ extension CodecLanding {
     /// (nil: the trial's own peaks stand for it).
     public static func firstEncode(_ trial: Trial, targetLUFS: Double, ceilingDBTP: Double, limiterCeilingDBTP: Double,
                                    limiterMarginDB: Double = 0.15, limiting: Bool, steersLoudness: Bool,
-                                   fileTruePeakDBTP: Double? = nil) -> Trial {
+                                   fileTruePeakDBTP: Double? = nil, streamSeconds: Double? = nil) -> Trial {
         var t = trial
         if steersLoudness, let c = trial.loudnessChangeLU { t.handedTargetLUFS = targetLUFS - c }
-        let overshoot = predictedOvershoot(trial.peakOvershootDB)
+        let overshoot = predictedOvershoot(trial.peakOvershootDB, trialSeconds: trial.seconds, streamSeconds: streamSeconds)
         let peaks = [trial.handedTruePeakDBTP, fileTruePeakDBTP].compactMap { $0 }.filter(\.isFinite)
         t.predictedTruePeakDBTP = peaks.max().map { $0 + overshoot }
         t.fileTruePeakDBTP = fileTruePeakDBTP

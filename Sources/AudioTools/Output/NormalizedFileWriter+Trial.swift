@@ -133,19 +133,11 @@ extension NormalizedFileWriter {
         let t = CodecLanding.firstEncode(measured, targetLUFS: targetLUFS, ceilingDBTP: plan.ceilingDBTP,
                                          limiterCeilingDBTP: plan.ceilingDBTP, limiterMarginDB: plan.limiterTiming.marginDB,
                                          limiting: limiting, steersLoudness: steersLoudness,
-                                         fileTruePeakDBTP: model?.processedTruePeakDBTP(gainDB: trialPlan.gainDB))
+                                         fileTruePeakDBTP: model?.processedTruePeakDBTP(gainDB: trialPlan.gainDB),
+                                         streamSeconds: Double(total) / Double(rate))
         start.trial = t
         start.trial?.stretchesChosen = chosen
-        if let ceiling = t.limiterCeilingDBTP {
-            start.plan.ceilingDBTP = ceiling
-            start.plan.limiterTiming.ceilingDBTP = ceiling
-            if steersLoudness {
-                // A lower ceiling takes loudness away: the gain is predicted again from the analysis.
-                start.compensate = true
-                start.firstPassMayLand = false
-                start.model = start.model?.withLimiter(start.plan.limiterTiming, limit: start.plan.limit)
-            }
-        }
+        if let ceiling = t.limiterCeilingDBTP { lower(&start, to: ceiling) }
         if let handedTarget = t.handedTargetLUFS {
             // The gain moved by the codec's change (a first pass written at the plan's gain then
             // lands), and a predicted gain aims at the moved target.
@@ -153,6 +145,47 @@ extension NormalizedFileWriter {
             start.trial?.gainDeltaDB = handedTarget - targetLUFS
             if start.compensate { start.targetLUFS = handedTarget }
         }
+        try confirm(&start, decision: decision, stretches: stretches, source: source, streamSeconds: Double(total) / Double(rate))
         return start
+    }
+
+    /// The limiter's ceiling of the first encode lowered to `ceiling`; a lower ceiling takes
+    /// loudness away, so the gain is predicted again from the analysis.
+    private func lower(_ start: inout Start, to ceiling: Double) {
+        start.plan.ceilingDBTP = ceiling
+        start.plan.limiterTiming.ceilingDBTP = ceiling
+        if steersLoudness {
+            start.compensate = true
+            start.firstPassMayLand = false
+            start.model = start.model?.withLimiter(start.plan.limiterTiming, limit: start.plan.limit)
+        }
+    }
+
+    /// When the trial lowered the limiter's ceiling, the codec is tried again at the lowered one,
+    /// at the gain the analysis predicts there: limited harder, a codec can overshoot more (Opus
+    /// and Vorbis rebuild a noise band's crest factor the limiter took down). While that trial's
+    /// peaks still come over, the ceiling comes down again (at most `confirmingTrials` times), so
+    /// the first encode lands instead of a second encode of the whole file.
+    private func confirm(_ start: inout Start, decision: NormalizeDecision, stretches: [(start: Int, count: Int, lead: Int)],
+                         source: AudioSource, streamSeconds: Double) throws {
+        guard steersLoudness, start.compensate, start.trial != nil else { return }
+        while let ceiling = start.trial?.limiterCeilingDBTP, let model = start.model, start.trial!.trials <= CodecLanding.confirmingTrials {
+            var p = start.plan
+            p.gainDB = model.gain(forTarget: start.targetLUFS, planGainDB: decision.plan.gainDB, maxCompensationDB: maxCompensationDB)
+            let again: CodecLanding.Trial?
+            do { again = try runTrial(p, stretches: stretches, source: source) } catch { again = nil }
+            try source.seek(toFrame: 0)
+            guard let again else { return }
+            start.trial!.trials += 1
+            let u = CodecLanding.firstEncode(again, targetLUFS: start.targetLUFS, ceilingDBTP: decision.plan.ceilingDBTP,
+                                             limiterCeilingDBTP: ceiling, limiterMarginDB: p.limiterTiming.marginDB, limiting: true,
+                                             steersLoudness: false, fileTruePeakDBTP: model.processedTruePeakDBTP(gainDB: p.gainDB),
+                                             streamSeconds: streamSeconds)
+            start.trial!.confirmedOvershootDB = again.peakOvershootDB
+            // Confirmed: this trial's peaks with the allowance stay under at this ceiling.
+            guard let lowered = u.limiterCeilingDBTP, lowered < ceiling - 0.005 else { return }
+            start.trial!.limiterCeilingDBTP = lowered
+            lower(&start, to: lowered)
+        }
     }
 }

@@ -19,7 +19,12 @@ struct CodecOvershootTests {
         let p = CodecOvershoot.Prediction(loudnessChangeLU: -0.3, peakOvershootDB: 0.7, seconds: 7.5)
         let a = CodecOvershoot.adjust(gainDB: 5, limiterCeilingDBTP: -1, ceilingDBTP: -1, prediction: p, maxCompensationDB: 6)
         #expect(abs(a.gainDB - 5.3) < 1e-9)
-        #expect(abs(a.limiterCeilingDBTP - (-1 - 0.7 - CodecOvershoot.marginDB)) < 1e-9)
+        // The trial's 0.7 dB widened as for lossy files: 0.7 + 0.4.
+        #expect(abs(a.limiterCeilingDBTP - (-1 - 1.1 - CodecOvershoot.marginDB)) < 1e-9)
+        // A two-hour stream after 7.5 s of trial: 0.25 dB for each tenfold past 16 times the trial.
+        let long = CodecOvershoot.adjust(gainDB: 5, limiterCeilingDBTP: -1, ceilingDBTP: -1, prediction: p, maxCompensationDB: 6,
+                                         streamSeconds: 7200)
+        #expect(abs(long.limiterCeilingDBTP - (-1 - 1.1 - 0.25 * log10(7200 / 120) - CodecOvershoot.marginDB)) < 1e-9)
         // The compensation is bounded; no overshoot leaves the limiter's ceiling as it was.
         let b = CodecOvershoot.adjust(gainDB: 0, limiterCeilingDBTP: -1.5, ceilingDBTP: -1,
                                       prediction: .init(loudnessChangeLU: -9, peakOvershootDB: 0, seconds: 1), maxCompensationDB: 2)

@@ -51,6 +51,22 @@ import Testing
         #expect(n.handedTargetLUFS == nil && n.limiterCeilingDBTP == nil)
     }
 
+    @Test func aLongStreamWidensThePredictedOvershoot() {
+        // Up to 16 times the trial's measured seconds: the allowance alone (0.5 + 0.4).
+        #expect(abs(CodecLanding.predictedOvershoot(0.5, trialSeconds: 7.5, streamSeconds: 120) - 0.9) < 1e-9)
+        // A hundred times past that: two tenfolds of 0.25 dB more.
+        #expect(abs(CodecLanding.predictedOvershoot(0.5, trialSeconds: 7.5, streamSeconds: 12_000) - 1.4) < 1e-9)
+        // A length not known: the allowance alone.
+        #expect(abs(CodecLanding.predictedOvershoot(0.5, trialSeconds: nil, streamSeconds: 12_000) - 0.9) < 1e-9)
+        // The first encode of a long file makes room for it: 0.4 + 0.4 + 0.25 under the ceiling less 0.1.
+        let t = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
+                                   decoded: [L(integratedLUFS: -9, truePeakDBTP: -0.75)], seconds: 7.5)
+        let m = CodecLanding.firstEncode(t, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
+                                         limiting: true, steersLoudness: true, streamSeconds: 1200)
+        #expect(abs(m.limiterCeilingDBTP! - (-1 - 0.1 - 1.05 + 0.15)) < 1e-9)
+        #expect(m.trials == 1 && m.confirmedOvershootDB == nil)
+    }
+
     @Test func quietPeaksLeaveTheCeiling() {
         let quiet = CodecLanding.Trial(handed: [L(integratedLUFS: -16, truePeakDBTP: -8)],
                                        decoded: [L(integratedLUFS: -16.05, truePeakDBTP: -7.5)], seconds: 2.5)
