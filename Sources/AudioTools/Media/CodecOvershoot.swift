@@ -121,7 +121,16 @@ public enum CodecOvershoot {
     /// Where the trial stretches lie in a stream of `durationSeconds` (nil: unknown): the one
     /// choice the lossy audio files make too (TrialStretches.choose), at its fixed places (the
     /// media path chooses them before its analysis pass, which captures them as it decodes).
-    public static func stretches(durationSeconds: Double?) -> [(start: Double, length: Double, lead: Double)] {
-        TrialStretches.choose(durationSeconds: durationSeconds).map { ($0.start, $0.length, $0.lead) }
+    /// At `sampleRate`, a stretch starts on the codecs' frame grid (CodecLanding.codecGridFrames),
+    /// so the encoder codes it in the frames it codes the stream in; where the grid is not a whole
+    /// number of milliseconds (44.1 kHz), as chosen.
+    public static func stretches(durationSeconds: Double?, sampleRate: Int? = nil) -> [(start: Double, length: Double, lead: Double)] {
+        let grid = sampleRate.flatMap { r in r > 0 && (CodecLanding.codecGridFrames * 1000) % r == 0 ? CodecLanding.codecGridFrames * 1000 / r : nil }
+        return TrialStretches.choose(durationSeconds: durationSeconds).map { s in
+            guard let grid else { return (s.start, s.length, s.lead) }
+            let ms = Int((s.start * 1000).rounded()), aligned = ms / grid * grid
+            let moved = Double(ms - aligned) / 1000
+            return (Double(aligned) / 1000, s.length + moved, s.lead + moved)
+        }
     }
 }

@@ -57,7 +57,7 @@ enum CodecTrial {
     /// ffmpegs started beforehand (else started here); they are ended whatever happens.
     static func run(input: String, ordinal: Int, plan: NormalizePlan, encoding e: MediaAudioEncoding, weights: [Double],
                     durationSeconds: Double?, captured: [[[Float]]]? = nil, children: Children? = nil) throws -> Measured {
-        let stretches = CodecOvershoot.stretches(durationSeconds: durationSeconds)
+        let stretches = CodecOvershoot.stretches(durationSeconds: durationSeconds, sampleRate: e.sampleRate)
         let c = try children ?? Children(input: input, encoding: e)
         defer { c.end() }
         // Beside the feed: one thread hands the encoder's output to the decoder, one keeps what
@@ -180,7 +180,8 @@ enum CodecTrial {
     static func loudness(plan: NormalizePlan, sampleRate: Int, weights: [Double], durationSeconds: Double?,
                          captured: [[[Float]]]) throws -> Double? {
         try feed(input: "", ordinal: 0, plan: plan, sampleRate: sampleRate, weights: weights,
-                 stretches: CodecOvershoot.stretches(durationSeconds: durationSeconds), captured: captured).measured.integratedLUFS
+                 stretches: CodecOvershoot.stretches(durationSeconds: durationSeconds, sampleRate: sampleRate),
+                 captured: captured).measured.integratedLUFS
     }
 
     /// Frames `from..<to` of a block, copied.

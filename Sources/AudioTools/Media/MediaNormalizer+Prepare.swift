@@ -37,7 +37,8 @@ extension MediaNormalizer {
         if j.compensate {
             let decoded = try opened.decoder(path: input, ordinal: j.ordinal)
             let source = StreamCapture(decoded)
-            let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds)) : nil
+            let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds,
+                                                                                     sampleRate: j.encoding.sampleRate)) : nil
             j.plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
                                                    maxCompensationDB: settings.maxCompensationDB).plan
             captured = windows?.captured

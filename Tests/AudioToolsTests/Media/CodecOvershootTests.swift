@@ -52,6 +52,13 @@ struct CodecOvershootTests {
         #expect(CodecOvershoot.stretches(durationSeconds: 2).map(\.start) == [0])
         let s = CodecOvershoot.stretches(durationSeconds: 100)
         #expect(s.map(\.start) == [0, 40, 75] && s.map(\.lead) == [0, 0.5, 0.5])
+        // At 48 kHz each starts on the codecs' frame grid (46,080 frames, 0.96 s) at or before its
+        // place, the difference added to its lead; at 44.1 kHz the grid isn't whole milliseconds.
+        let g = CodecOvershoot.stretches(durationSeconds: 30, sampleRate: 48_000)
+        #expect(g.map(\.start) == [0, 11.52, 22.08])
+        #expect(abs(g[1].lead - 0.98) < 1e-9 && abs(g[2].lead - 0.92) < 1e-9)
+        #expect(abs(g[1].length - 3.48) < 1e-9 && abs(g[2].length - 3.42) < 1e-9)
+        #expect(CodecOvershoot.stretches(durationSeconds: 30, sampleRate: 44_100).map(\.start) == [0, 12, 22.5])
         #expect(CodecOvershoot.needsSecondTrial(gainMoveDB: 0.1, ceilingMoveDB: 0.5, limited: false) == false)
         #expect(CodecOvershoot.needsSecondTrial(gainMoveDB: 0.1, ceilingMoveDB: 0.5, limited: true))
         #expect(CodecOvershoot.needsSecondTrial(gainMoveDB: 0.4, ceilingMoveDB: 0, limited: false))

@@ -18,8 +18,12 @@ import Testing
         let s = CodecLanding.trialStretches(totalFrames: 48_000 * 100, sampleRate: 48_000)
         #expect(s.count == 3)
         #expect(s[0].start == 0 && s[0].count == 120_000 && s[0].lead == 0)
-        #expect(s[1].start == 48_000 * 40 && s[1].count == 144_000 && s[1].lead == 24_000)
-        #expect(s[2].start == 48_000 * 75 && s[2].count == 144_000 && s[2].lead == 24_000)
+        // At 40 s and 75 s, each moved back onto the codecs' frame grid (a multiple of 46,080
+        // frames): what it moved by is lead, so the measured part stays where it was.
+        #expect(s[1].start == 41 * 46_080 && s[1].count == 144_000 + 48_000 * 40 - 41 * 46_080)
+        #expect(s[1].lead == 24_000 + 48_000 * 40 - 41 * 46_080)
+        #expect(s[2].start == 78 * 46_080 && s[2].count == 144_000 + 48_000 * 75 - 78 * 46_080)
+        #expect(s[2].lead == 24_000 + 48_000 * 75 - 78 * 46_080)
         // Near the end a stretch is moved back to fit.
         let short = CodecLanding.trialStretches(totalFrames: 48_000 * 9, sampleRate: 48_000)
         #expect(short[2].start + short[2].count <= 48_000 * 9)

@@ -52,12 +52,15 @@ import Testing
 
     @Test func inFramesEachStretchFitsTheFile() {
         let s = CodecLanding.trialStretches(totalFrames: 48_000 * 100, sampleRate: 48_000, envelope: Self.envelope(), thresholdDB: -1)
-        #expect(s.map(\.start) == [864_000, 1_416_000, 2_832_000])
-        #expect(s.allSatisfy { $0.count == 144_000 && $0.lead == 24_000 })
-        // An envelope too short for a stretch leaves the fixed places.
+        // Chosen at 864,000, 1,416,000 and 2,832,000 frames, each starts on the codecs' frame grid
+        // before that (a multiple of 46,080) and measures the same 120,000 frames from there.
+        let chosen = [864_000, 1_416_000, 2_832_000]
+        #expect(s.map(\.start) == chosen.map { $0 / 46_080 * 46_080 })
+        #expect(zip(s, chosen).allSatisfy { $0.start + $0.count == $1 + 144_000 && $0.count - $0.lead == 120_000 })
+        // An envelope too short for a stretch leaves the fixed places (on the grid).
         let short = TrialStretches.Envelope(hopSeconds: 0.1, peaks: [1, 1], powers: [1, 1])
         #expect(CodecLanding.trialStretches(totalFrames: 48_000 * 100, sampleRate: 48_000, envelope: short).map(\.start)
-                == [0, 48_000 * 40, 48_000 * 75])
+                == [0, 48_000 * 40 / 46_080 * 46_080, 48_000 * 75 / 46_080 * 46_080])
     }
 
     @Test func theModelGivesTheEnvelopeAndTheProcessedPeak() {
