@@ -30,9 +30,6 @@ extension CodecLanding {
         }
         return max(trialAllowance * trialOvershootDB, trialOvershootDB + trialFloorDB) + growth
     }
-    /// Trials run again at the limiter's lowered ceiling, at most, before the first encode: limited
-    /// harder, a codec's overshoot can grow (Opus and Vorbis rebuild a noise band's crest factor).
-    public static let confirmingTrials = 1
     /// A loudness change beyond this is taken as a trial that went wrong (none is predicted), LU.
     public static let trialLimitLU = 3.0
 
@@ -88,10 +85,6 @@ extension CodecLanding {
         /// The stretches were chosen from the analysis (where the peaks come nearest the ceiling,
         /// and one of typical loudness), not taken at fixed places.
         public var stretchesChosen = false
-        /// Trials run: the first, and one at each lowered ceiling it checked.
-        public var trials = 1
-        /// The overshoot the last of those further trials saw, dB (nil: none ran).
-        public var confirmedOvershootDB: Double? = nil
 
         public init(handed: [Levels], decoded: [Levels], seconds: Double) {
             self.handed = handed; self.decoded = decoded; self.seconds = seconds

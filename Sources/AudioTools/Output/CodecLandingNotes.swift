@@ -54,10 +54,7 @@ enum CodecLandingNotes {
         let stretches = t.handed.count == 1 ? "1 stretch" : "\(t.handed.count) stretches"
         let chosen = t.stretchesChosen ? " (where its peaks come nearest the ceiling, and one of typical loudness)" : ""
         let predicted = t.predictedTruePeakDBTP.map { "; the written file's true peak was predicted at \(f($0)) dBTP at the planned limiter" } ?? ""
-        let again = t.confirmedOvershootDB.map { o in
-            "; tried again at the lowered ceiling (\(t.trials - 1) more \(t.trials == 2 ? "trial" : "trials")), the codec overshot by \(f(o)) dB"
-        } ?? ""
-        return "Before the first encode, \(f(t.seconds)) s of the file in \(stretches)\(chosen) went through the \(codec) encoder and back: it \(change) and overshot the true peak by \(f(t.peakOvershootDB)) dB\(again)\(predicted); \(first)\(outcome)."
+        return "Before the first encode, \(f(t.seconds)) s of the file in \(stretches)\(chosen) went through the \(codec) encoder and back: it \(change) and overshot the true peak by \(f(t.peakOvershootDB)) dB\(predicted); \(first)\(outcome)."
     }
 
     static func trialJSON(_ t: CodecLanding.Trial) -> JSON {
@@ -73,8 +70,6 @@ enum CodecLandingNotes {
             "stretches_chosen": .bool(t.stretchesChosen),
             "file_true_peak_dbtp": .optional(t.fileTruePeakDBTP, decimals: 2),
             "predicted_true_peak_dbtp": .optional(t.predictedTruePeakDBTP, decimals: 2),
-            "trials": .int(t.trials),
-            "confirmed_peak_overshoot_db": .optional(t.confirmedOvershootDB, decimals: 2),
         ])
     }
 

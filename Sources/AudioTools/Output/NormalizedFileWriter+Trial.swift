@@ -145,7 +145,6 @@ extension NormalizedFileWriter {
             start.trial?.gainDeltaDB = handedTarget - targetLUFS
             if start.compensate { start.targetLUFS = handedTarget }
         }
-        try confirm(&start, decision: decision, stretches: stretches, source: source, streamSeconds: Double(total) / Double(rate))
         return start
     }
 
@@ -158,34 +157,6 @@ extension NormalizedFileWriter {
             start.compensate = true
             start.firstPassMayLand = false
             start.model = start.model?.withLimiter(start.plan.limiterTiming, limit: start.plan.limit)
-        }
-    }
-
-    /// When the trial lowered the limiter's ceiling, the codec is tried again at the lowered one,
-    /// at the gain the analysis predicts there: limited harder, a codec can overshoot more (Opus
-    /// and Vorbis rebuild a noise band's crest factor the limiter took down). While that trial's
-    /// peaks still come over, the ceiling comes down again (at most `confirmingTrials` times), so
-    /// the first encode lands instead of a second encode of the whole file.
-    private func confirm(_ start: inout Start, decision: NormalizeDecision, stretches: [(start: Int, count: Int, lead: Int)],
-                         source: AudioSource, streamSeconds: Double) throws {
-        guard steersLoudness, start.compensate, start.trial != nil else { return }
-        while let ceiling = start.trial?.limiterCeilingDBTP, let model = start.model, start.trial!.trials <= CodecLanding.confirmingTrials {
-            var p = start.plan
-            p.gainDB = model.gain(forTarget: start.targetLUFS, planGainDB: decision.plan.gainDB, maxCompensationDB: maxCompensationDB)
-            let again: CodecLanding.Trial?
-            do { again = try runTrial(p, stretches: stretches, source: source) } catch { again = nil }
-            try source.seek(toFrame: 0)
-            guard let again else { return }
-            start.trial!.trials += 1
-            let u = CodecLanding.firstEncode(again, targetLUFS: start.targetLUFS, ceilingDBTP: decision.plan.ceilingDBTP,
-                                             limiterCeilingDBTP: ceiling, limiterMarginDB: p.limiterTiming.marginDB, limiting: true,
-                                             steersLoudness: false, fileTruePeakDBTP: model.processedTruePeakDBTP(gainDB: p.gainDB),
-                                             streamSeconds: streamSeconds)
-            start.trial!.confirmedOvershootDB = again.peakOvershootDB
-            // Confirmed: this trial's peaks with the allowance stay under at this ceiling.
-            guard let lowered = u.limiterCeilingDBTP, lowered < ceiling - 0.005 else { return }
-            start.trial!.limiterCeilingDBTP = lowered
-            lower(&start, to: lowered)
         }
     }
 }

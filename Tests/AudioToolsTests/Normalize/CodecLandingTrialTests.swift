@@ -68,7 +68,6 @@ import Testing
         let m = CodecLanding.firstEncode(t, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
                                          limiting: true, steersLoudness: true, streamSeconds: 1200)
         #expect(abs(m.limiterCeilingDBTP! - (-1 - 0.1 - 1.05 + 0.15)) < 1e-9)
-        #expect(m.trials == 1 && m.confirmedOvershootDB == nil)
     }
 
     @Test func quietPeaksLeaveTheCeiling() {
