@@ -168,7 +168,7 @@ def film_10min():
     with open(listing, "w") as l:
         l.write(f"file '{os.path.abspath(minute)}'\n" * 10)
     sh(["ffmpeg", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", listing, "-c", "copy", picture])
-    sh(["ffmpeg", "-v", "error", "-y", "-i", picture, "-f", "lavfi", "-i", "anoisesrc=d=600:c=pink:r=48000:a=0.05",
+    sh(["ffmpeg", "-v", "error", "-y", "-i", picture, "-f", "lavfi", "-i", "anoisesrc=d=600:c=pink:r=48000:a=0.05:seed=1",
         "-f", "lavfi", "-i", "sine=f=220:d=600:r=48000",
         "-filter_complex", "[1][2]amix=inputs=2,aformat=channel_layouts=stereo[a]", "-map", "0:v", "-map", "[a]",
         "-c:v", "copy", "-c:a", "aac", "-b:a", "160k", "-metadata:s:a:0", "language=eng", "-shortest", f + ".tmp.mp4"])

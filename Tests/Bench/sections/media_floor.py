@@ -45,7 +45,7 @@ def media_floor():
             # A loud, peaky master (a kick twice a second over noise: the limiter works on it at
             # -14 LUFS) and a quieter stem.
             "-f", "lavfi", "-i", "aevalsrc=exprs=0.9*sin(2*PI*55*t)*exp(-10*mod(t\\,0.5))+0.1*(random(0)-0.5):d=30:s=48000",
-            "-f", "lavfi", "-i", "anoisesrc=d=30:c=pink:r=48000:a=0.2",
+            "-f", "lavfi", "-i", "anoisesrc=d=30:c=pink:r=48000:a=0.2:seed=1",
             "-i", srt, "-i", meta, "-map", "0:v", "-map", "1:a", "-map", "2:a", "-map", "3",
             "-map_metadata", "4", "-map_chapters", "4", "-c:v", "libx264", "-preset", "ultrafast",
             "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-c:s", "mov_text",
