@@ -62,26 +62,37 @@ extension MP3GlobalGain {
             var frames = self.frames, minGain = self.minGain, maxGain = self.maxGain
             defer { self.frames = frames; self.minGain = minGain; self.maxGain = maxGain }
             let steps = self.steps, writes = self.writes
-            /// One global_gain, `shift` bits from the right of the two bytes at `q`, moved.
-            @inline(__always) func gain(_ q: UnsafeMutablePointer<UInt8>, _ shift: Int) throws(BitstreamGainError) {
-                let v = Int(q[0]) << 8 | Int(q[1])
-                let new = (v >> shift) & 0xFF + steps
-                guard new >= 0, new <= 255 else { throw .globalGainOutOfRange(frame: frames, value: new) }
-                if writes {
-                    let w = (v & ~(0xFF << shift)) | (new << shift)
-                    q[0] = UInt8(truncatingIfNeeded: w >> 8)
-                    q[1] = UInt8(truncatingIfNeeded: w)
-                }
-                minGain = min(minGain, new)
-                maxGain = max(maxGain, new)
-            }
+            // The header kind met last, in locals too: only a header that differs from it in
+            // more than its padding bit is parsed.
+            var kindWord = lastWord, kind = last
+            defer { lastWord = kindWord; last = kind }
+            // Where a frame can start for `run`: its header (and, short of the file's end, its
+            // first `margin` bytes) in the window, and in the audio.
+            let stop = min(audioEnd, end < size ? end - Self.margin + 1 : end - 3)
             while at < end, at < audioEnd {
+                // The run of frames that need nothing but their gains moved; the loop below takes
+                // the first frame and whatever stops a run (another kind, a window's end, a
+                // frame cut off, a gain out of range, a CRC to write).
+                if !first, let k = kind, !(writes && k.header.protected) {
+                    at = Self.run(p, base: base, from: at, stop: stop, audioEnd: audioEnd, word: kindWord, k,
+                                  steps: steps, writes: writes, frames: &frames, minGain: &minGain, maxGain: &maxGain)
+                    if at >= end || at >= audioEnd { break }
+                }
                 if at + Self.margin > end, end < size {
                     next = at
                     return at
                 }
                 let i = at - base
-                guard i + 4 <= count, let k = kind(p + i, p, i, count) else {
+                let q = p + i
+                var word: UInt32 = 0
+                if i + 4 <= count {
+                    word = (UInt32(q[0]) << 24 | UInt32(q[1]) << 16 | UInt32(q[2]) << 8 | UInt32(q[3])) & ~0x200
+                    if word != kindWord, let h = FrameHeader(bytes, i) {
+                        kindWord = word
+                        kind = FrameKind(h, padding: Int(q[2] >> 1 & 1))
+                    }
+                }
+                guard word == kindWord, word != 0, let k = kind else {
                     paddingFrom = at
                     next = nil
                     if !bytes[i..<(min(end, audioEnd) - base)].allSatisfy({ $0 == 0 }) {
@@ -89,7 +100,7 @@ extension MP3GlobalGain {
                     }
                     return end
                 }
-                let length = k.length + Int(p[i + 2] >> 1 & 1)
+                let length = k.length + Int(q[2] >> 1 & 1)
                 // A cut-off last frame is changed when its side information is whole.
                 if at + length > audioEnd, at + k.header.sideEnd > audioEnd {
                     next = nil
@@ -98,23 +109,42 @@ extension MP3GlobalGain {
                 let isInfo = first && k.header.isInfoFrame(bytes, i)
                 first = false
                 if !isInfo {
-                    // Each granule's and channel's global_gain, in order.
-                    let f = p + i
-                    try gain(f + k.byte0, k.shift0)
+                    // Each granule's and channel's global_gain; the frame's lowest and highest
+                    // checked once (the first one out of range, in order, is the refusal).
+                    let g0 = Self.gain(q, k.byte0, k.shift0)
+                    var g1 = 0, g2 = 0, g3 = 0, lo = g0, hi = g0
                     if k.gains > 1 {
-                        try gain(f + k.byte1, k.shift1)
+                        g1 = Self.gain(q, k.byte1, k.shift1)
+                        lo = min(lo, g1); hi = max(hi, g1)
                         if k.gains > 2 {
-                            try gain(f + k.byte2, k.shift2)
-                            try gain(f + k.byte3, k.shift3)
+                            g2 = Self.gain(q, k.byte2, k.shift2)
+                            g3 = Self.gain(q, k.byte3, k.shift3)
+                            lo = min(lo, min(g2, g3)); hi = max(hi, max(g2, g3))
                         }
                     }
-                    if writes, k.header.protected {
-                        // Over the header's last two bytes and the side information.
-                        let side = f + k.header.sideStart
-                        let crc = crc16(crc16(0xFFFF, UnsafeBufferPointer(start: f + 2, count: 2)),
-                                        UnsafeBufferPointer(start: side, count: k.header.sideEnd - k.header.sideStart))
-                        f[4] = UInt8(crc >> 8)
-                        f[5] = UInt8(crc & 0xFF)
+                    if lo &+ steps < 0 || hi &+ steps > 255 {
+                        let value = [g0, g1, g2, g3][0..<k.gains].map { $0 &+ steps }.first { $0 < 0 || $0 > 255 }!
+                        throw .globalGainOutOfRange(frame: frames, value: value)
+                    }
+                    minGain = min(minGain, lo &+ steps)
+                    maxGain = max(maxGain, hi &+ steps)
+                    if writes {
+                        Self.setGain(q, k.byte0, k.shift0, g0 &+ steps)
+                        if k.gains > 1 {
+                            Self.setGain(q, k.byte1, k.shift1, g1 &+ steps)
+                            if k.gains > 2 {
+                                Self.setGain(q, k.byte2, k.shift2, g2 &+ steps)
+                                Self.setGain(q, k.byte3, k.shift3, g3 &+ steps)
+                            }
+                        }
+                        if k.header.protected {
+                            // Over the header's last two bytes and the side information.
+                            let side = q + k.header.sideStart
+                            let crc = crc16(crc16(0xFFFF, UnsafeBufferPointer(start: q + 2, count: 2)),
+                                            UnsafeBufferPointer(start: side, count: k.header.sideEnd - k.header.sideStart))
+                            q[4] = UInt8(crc >> 8)
+                            q[5] = UInt8(crc & 0xFF)
+                        }
                     }
                     frames += 1
                 }
@@ -124,17 +154,68 @@ extension MP3GlobalGain {
             return end
         }
 
-        /// What the header at `q` (`p[i...]`, which holds at least four bytes) says, as
-        /// FrameHeader reads it; from the last header's facts when only the padding bit differs.
-        @inline(__always)
-        private mutating func kind(_ q: UnsafeMutablePointer<UInt8>, _ p: UnsafeMutablePointer<UInt8>, _ i: Int, _ count: Int) -> FrameKind? {
-            let word = (UInt32(q[0]) << 24 | UInt32(q[1]) << 16 | UInt32(q[2]) << 8 | UInt32(q[3])) & ~0x200
-            if word != lastWord {
-                guard let h = FrameHeader(UnsafeBufferPointer(start: p, count: count), i) else { return nil }
-                lastWord = word
-                last = FrameKind(h, padding: Int(q[2] >> 1 & 1))
+        /// Frames of the kind `k` (whose header bytes, less the padding bit, are `word`) from `from`
+        /// while they start before `stop`, end within the audio and keep their gains in range: each
+        /// one's gains moved (without `writes`, only counted). Returns where it stopped.
+        @inline(never)
+        static func run(_ p: UnsafeMutablePointer<UInt8>, base: Int, from: Int, stop: Int, audioEnd: Int, word: UInt32,
+                        _ k: FrameKind, steps: Int, writes: Bool, frames: inout Int, minGain: inout Int, maxGain: inout Int) -> Int {
+            var at = from, n = frames, lowest = minGain, highest = maxGain
+            let length = k.length, gains = k.gains
+            let b0 = k.byte0, b1 = k.byte1, b2 = k.byte2, b3 = k.byte3
+            let s0 = k.shift0, s1 = k.shift1, s2 = k.shift2, s3 = k.shift3
+            while at < stop {
+                let q = p + (at &- base)
+                let w = (UInt32(q[0]) &<< 24 | UInt32(q[1]) &<< 16 | UInt32(q[2]) &<< 8 | UInt32(q[3])) & ~0x200
+                let next = at &+ length &+ Int(q[2] &>> 1 & 1)
+                guard w == word, next <= audioEnd else { break }
+                let g0 = gain(q, b0, s0)
+                var g1 = 0, g2 = 0, g3 = 0, lo = g0, hi = g0
+                if gains > 1 {
+                    g1 = gain(q, b1, s1)
+                    lo = min(lo, g1); hi = max(hi, g1)
+                    if gains > 2 {
+                        g2 = gain(q, b2, s2)
+                        g3 = gain(q, b3, s3)
+                        lo = min(lo, min(g2, g3)); hi = max(hi, max(g2, g3))
+                    }
+                }
+                guard lo &+ steps >= 0, hi &+ steps <= 255 else { break }
+                lowest = min(lowest, lo &+ steps)
+                highest = max(highest, hi &+ steps)
+                if writes {
+                    setGain(q, b0, s0, g0 &+ steps)
+                    if gains > 1 {
+                        setGain(q, b1, s1, g1 &+ steps)
+                        if gains > 2 {
+                            setGain(q, b2, s2, g2 &+ steps)
+                            setGain(q, b3, s3, g3 &+ steps)
+                        }
+                    }
+                }
+                n &+= 1
+                at = next
             }
-            return last
+            frames = n
+            minGain = lowest
+            maxGain = highest
+            return at
+        }
+
+        /// The global_gain `shift` (1…8) bits from the right of the two bytes at `q + byte`.
+        /// Masking shifts: the shift is in range, and Swift's checked ones add branches to every gain.
+        @inline(__always)
+        static func gain(_ q: UnsafeMutablePointer<UInt8>, _ byte: Int, _ shift: Int) -> Int {
+            ((Int(q[byte]) &<< 8 | Int(q[byte &+ 1])) &>> shift) & 0xFF
+        }
+
+        /// Writes `value` (0…255) there, the bits around it kept.
+        @inline(__always)
+        static func setGain(_ q: UnsafeMutablePointer<UInt8>, _ byte: Int, _ shift: Int, _ value: Int) {
+            let v = Int(q[byte]) &<< 8 | Int(q[byte &+ 1])
+            let w = (v & ~(0xFF &<< shift)) | (value &<< shift)
+            q[byte] = UInt8(truncatingIfNeeded: w &>> 8)
+            q[byte &+ 1] = UInt8(truncatingIfNeeded: w)
         }
     }
 
