@@ -111,83 +111,18 @@ public enum MP3GlobalGain {
                       previousUndo: previous.map { ($0.left, $0.right) }, undo: undo)
     }
 
-    /// The frame walk, a window at a time: each frame's global_gains (and CRC) changed in the window.
-    struct FrameScan {
-        let steps: Int
-        let audioEnd: Int
-        let size: Int
-        /// Where the next frame starts; nil once the walk is done.
-        var next: Int?
-        var frames = 0, minGain = 255, maxGain = 0
-        var first = true
-        /// Where bytes that are not a frame began; from there to the end must be zero padding.
-        var paddingFrom: Int?
-
-        /// Bytes past a frame's start its header, side information and Info tag check need.
-        static let margin = 64
-
-        /// Walks the frames that start in `b` (the file's bytes from `base`) and whose first
-        /// `margin` bytes it holds (or all the file has), changing them in `b`. Returns where `b`'s
-        /// bytes stop being final: the start of a frame left for the next window, else `b`'s end.
-        mutating func scan(_ b: UnsafeMutableBufferPointer<UInt8>, at base: Int) throws(BitstreamGainError) -> Int {
-            let end = base + b.count
-            let bytes = UnsafeBufferPointer(b)
-            if let p = paddingFrom {
-                // Zero padding up to the tags is fine; anything else is a frame we can't trust.
-                if base < audioEnd, !bytes[0..<(min(end, audioEnd) - base)].allSatisfy({ $0 == 0 }) {
-                    throw .malformed(what: "MPEG audio frame", offset: p)
-                }
-                return end
-            }
-            guard var at = next else { return end }
-            while at < end, at < audioEnd {
-                if at + Self.margin > end, end < size {
-                    next = at
-                    return at
-                }
-                guard let h = FrameHeader(bytes, at - base) else {
-                    paddingFrom = at
-                    next = nil
-                    if !bytes[(at - base)..<(min(end, audioEnd) - base)].allSatisfy({ $0 == 0 }) {
-                        throw .malformed(what: "MPEG audio frame", offset: at)
-                    }
-                    return end
-                }
-                // A cut-off last frame is changed when its side information is whole.
-                if at + h.length > audioEnd, at + h.sideEnd > audioEnd {
-                    next = nil
-                    return end
-                }
-                let isInfo = first && h.isInfoFrame(bytes, at - base)
-                first = false
-                if !isInfo { try change(b, at - base, h) }
-                at += h.length
-            }
-            next = at < audioEnd ? at : nil
-            return end
-        }
-
-        /// The frame at `b[i...]`: its gains moved, and its CRC recomputed when it has one.
-        mutating func change(_ b: UnsafeMutableBufferPointer<UInt8>, _ i: Int, _ h: FrameHeader) throws(BitstreamGainError) {
-            let side = i + h.sideStart
-            for k in 0..<h.gainCount {
-                let bit = h.globalGainBit(k)
-                let new = read8(b, side, bit) + steps
-                guard new >= 0, new <= 255 else { throw .globalGainOutOfRange(frame: frames, value: new) }
-                write8(b, side, bit, new)
-                minGain = min(minGain, new)
-                maxGain = max(maxGain, new)
-            }
-            if h.protected {
-                // Over the header's last two bytes and the side information.
-                let crc = crc16(crc16(0xFFFF, b[(i + 2)..<(i + 4)]), b[side..<(i + h.sideEnd)])
-                b[i + 4] = UInt8(crc >> 8)
-                b[i + 5] = UInt8(crc & 0xFF)
-            }
-            frames += 1
-        }
+    /// What `change` would do to the file whose bytes are all of `file` (a read-only mapping), in
+    /// one pass that changes and writes nothing: the same walk, checks, refusals and facts (--dry-run).
+    public static func plan(_ file: UnsafeRawBufferPointer, steps: Int) throws -> Change {
+        let layout = try locate(size: file.count) { Array(file[$0]) }
+        let tag = try layout.ape.map { r throws in try APEv2Tag(Array(file[r]), offset: r.lowerBound) } ?? APEv2Tag()
+        var scan = FrameScan(steps: steps, audioEnd: layout.audioEnd, size: file.count, next: layout.audioStart, writes: false)
+        _ = try scan.scan(readOnly: file, at: 0)
+        if scan.frames == 0 { throw BitstreamGainError.unsupportedFormat("MP3 without Layer III frames") }
+        let previous = tag.mp3gainUndo
+        return Change(frames: scan.frames, minGain: scan.minGain, maxGain: scan.maxGain, previousUndo: previous.map { ($0.left, $0.right) },
+                      undo: (left: (previous?.left ?? 0) - steps, right: (previous?.right ?? 0) - steps))
     }
-
 
     /// The same layout of a file held in memory (an ADTS stream is walked whole).
     static func locate(_ b: [UInt8]) throws(BitstreamGainError) -> Layout {

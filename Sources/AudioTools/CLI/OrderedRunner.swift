@@ -20,7 +20,11 @@ public final class OrderedRunner<Item, Output> {
     private let resultReady = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queue: [(Int, Item)] = []
     private var queueHead = 0
-    private var results: [Int: Output] = [:]
+    /// Results not yet emitted, by sequence number modulo `window`: at most `window` items are
+    /// read and not yet emitted, so no two share a slot. (A ring, not a dictionary keyed by Int: that
+    /// would cost every run a search of the runtime's conformance records for Int: Hashable.)
+    private var results: [Output?] = []
+    private var resultCount = 0
     private var inFlight = 0
     private var readCount = 0
     private var inputDone = false
@@ -31,6 +35,7 @@ public final class OrderedRunner<Item, Output> {
         self.jobs = max(1, jobs)
         self.window = max(window, self.jobs)
         self.work = work
+        results = Array(repeating: nil, count: self.window)
         // Adaptive: a thread finding the mutex held spins briefly before sleeping. Every thread
         // takes it once or twice per item, and items from a cache take microseconds.
         var attr = pthread_mutexattr_t()
@@ -58,6 +63,8 @@ public final class OrderedRunner<Item, Output> {
     static var pollNanoseconds: UInt64 { 1_000_000 }
 
     private func lock() { pthread_mutex_lock(mutex) }
+    /// Whether the result the caller waits for is in (under the mutex).
+    private var nextIsReady: Bool { results[nextToEmit % window] != nil }
     private func unlock() { pthread_mutex_unlock(mutex) }
 
     /// `inputEnded` is called once on the calling thread, between two `emit`s, soon after the
@@ -99,13 +106,13 @@ public final class OrderedRunner<Item, Output> {
                     lock()
                     if queueHead >= queue.count && !inputDone {
                         // Going idle: what is ready goes out now rather than at the next poll.
-                        if results[nextToEmit] != nil { pthread_cond_signal(resultReady) }
+                        if nextIsReady { pthread_cond_signal(resultReady) }
                         idleWorkers += 1
                         while queueHead >= queue.count && !inputDone { pthread_cond_wait(itemReady, mutex) }
                         idleWorkers -= 1
                     }
                     if queueHead >= queue.count {
-                        if results[nextToEmit] != nil { pthread_cond_signal(resultReady) }
+                        if nextIsReady { pthread_cond_signal(resultReady) }
                         unlock()
                         return
                     }
@@ -119,10 +126,11 @@ public final class OrderedRunner<Item, Output> {
                     let out = work(item)
                     let slow = Clock.monotonicNanoseconds() - start >= Self.quickNanoseconds
                     lock()
-                    results[seq] = out
+                    results[seq % window] = out
+                    resultCount += 1
                     // A quick result waits for the caller's next look (it polls while results come
                     // quickly) unless half the window is done; a slow one is handed over at once.
-                    if results[nextToEmit] != nil, slow || !callerPolling || results.count >= window / 2 {
+                    if nextIsReady, slow || !callerPolling || resultCount >= window / 2 {
                         pthread_cond_signal(resultReady)
                     }
                     unlock()
@@ -136,7 +144,7 @@ public final class OrderedRunner<Item, Output> {
         var poll = false
         while true {
             lock()
-            while results[nextToEmit] == nil && !(inputDone && nextToEmit == readCount) && !(inputDone && !endReported) {
+            while !nextIsReady && !(inputDone && nextToEmit == readCount) && !(inputDone && !endReported) {
                 if poll {
                     // Results have been coming quickly: look again in a millisecond instead of
                     // being woken for each. A look that finds nothing ends the polling.
@@ -147,7 +155,7 @@ public final class OrderedRunner<Item, Output> {
                     if deadline.tv_nsec >= 1_000_000_000 { deadline.tv_sec += 1; deadline.tv_nsec -= 1_000_000_000 }
                     let timedOut = pthread_cond_timedwait(resultReady, mutex, &deadline) == ETIMEDOUT
                     callerPolling = false
-                    if timedOut && results[nextToEmit] == nil { poll = false }
+                    if timedOut && !nextIsReady { poll = false }
                 } else {
                     pthread_cond_wait(resultReady, mutex)
                 }
@@ -158,7 +166,9 @@ public final class OrderedRunner<Item, Output> {
                 inputEnded()
                 continue
             }
-            while let out = results.removeValue(forKey: nextToEmit) {
+            while let out = results[nextToEmit % window] {
+                results[nextToEmit % window] = nil
+                resultCount -= 1
                 ready.append(out)
                 nextToEmit += 1
             }
@@ -170,7 +180,7 @@ public final class OrderedRunner<Item, Output> {
             lock()
             inFlight -= ready.count
             if readerWaiting && inFlight <= window / 2 { pthread_cond_signal(room) }
-            let more = results[nextToEmit] != nil
+            let more = nextIsReady
             unlock()
             if !more { caughtUp() }
             ready.removeAll(keepingCapacity: true)

@@ -133,11 +133,7 @@ public struct ParsedOptions: Sendable {
     /// missing values, repeats); `validate` checks the values.
     public static func parse(_ args: [String], specs: [OptionSpec]) throws -> ParsedOptions {
         var out = ParsedOptions()
-        var byShort: [Character: OptionSpec] = [:]
-        for s in specs {
-            out.specs[s.name] = s
-            if let c = s.short { byShort[c] = s }
-        }
+        for s in specs { out.specs[s.name] = s }
         out.order = specs
         let byName = out.specs
         var i = 0
@@ -182,7 +178,9 @@ public struct ParsedOptions: Sendable {
             } else {
                 // -j 4, -j4, -h
                 let chars = Array(a.dropFirst())
-                guard let c = chars.first, let spec = byShort[c] else {
+                // The last declaration of the letter, looked up in the table: a dictionary keyed
+                // by Character would cost every run a search of the runtime's conformance records.
+                guard let c = chars.first, let spec = specs.last(where: { $0.short == c }) else {
                     // A negative number where a path was expected is not an option.
                     throw UsageError("Unknown option '\(a)'.")
                 }

@@ -91,19 +91,24 @@ struct LosslessGainJob {
         var facts: [String: JSON] = [:]
         switch codec {
         case .mp3:
-            // One pass: each window of the file read, its frames changed and written out (nothing
-            // is written with --dry-run); a refusal met on the way drops what was written.
-            let out = dryRun ? nil : try AtomicOutput(path: outPath, overwrite: replaces)
             let r: MP3GlobalGain.Change
-            do {
-                r = try MP3GlobalGain.change(size: Int(source.size), steps: plan.steps, read: { try input.read(at: $0, into: $1) },
-                                             write: out.map { out in { try out.write($0) } })
-                if let out {
-                    // The file must not have changed while it was read.
-                    try input.checkUnchanged()
-                    try out.commit()
-                }
-            } catch { out?.abandon(); throw error }
+            if dryRun, let planned = try input.withMappedBytes(size: Int(source.size), { try MP3GlobalGain.plan($0, steps: plan.steps) }) {
+                // Nothing to write: the frames are walked where the page cache holds them, uncopied.
+                r = planned
+            } else {
+                // One pass: each window of the file read, its frames changed and written out (nothing
+                // is written with --dry-run); a refusal met on the way drops what was written.
+                let out = dryRun ? nil : try AtomicOutput(path: outPath, overwrite: replaces)
+                do {
+                    r = try MP3GlobalGain.change(size: Int(source.size), steps: plan.steps, read: { try input.read(at: $0, into: $1) },
+                                                 write: out.map { out in { try out.write($0) } })
+                    if let out {
+                        // The file must not have changed while it was read.
+                        try input.checkUnchanged()
+                        try out.commit()
+                    }
+                } catch { out?.abandon(); throw error }
+            }
             facts["mp3gain"] = .object([
                 "frames": .int(r.frames),
                 "min_global_gain": .int(r.minGain), "max_global_gain": .int(r.maxGain),

@@ -46,7 +46,7 @@ public enum RecordReader {
     /// A line starting with `{` is a JSON object that must carry a string `path`; any other
     /// non-blank line is a bare path. Returns nil for blank lines.
     public static func record(fromLine line: String, tool: String) -> Record? {
-        let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimmedOfSpace(line)
         if trimmed.isEmpty { return nil }
         guard trimmed.hasPrefix("{") else {
             // A bare path keeps its spaces; only the line ending is dropped.
@@ -90,5 +90,20 @@ public enum RecordReader {
                 suggestion: "Give each record a string \"path\" naming the audio file."), tool: tool)
         }
         return record
+    }
+
+    /// `line.trimmingCharacters(in: .whitespacesAndNewlines)`, without Foundation when both ends
+    /// are ASCII (a record's line: Foundation's trim costs more than parsing it); Foundation's
+    /// answer whenever a byte past the ASCII spaces at either end is not ASCII.
+    static func trimmedOfSpace(_ line: String) -> String {
+        let u = line.utf8
+        func space(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
+        var from = u.startIndex, to = u.endIndex
+        while from < to, space(u[from]) { from = u.index(after: from) }
+        while from < to, space(u[u.index(before: to)]) { to = u.index(before: to) }
+        if from < to, u[from] >= 0x80 || u[u.index(before: to)] >= 0x80 {
+            return line.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        return from == u.startIndex && to == u.endIndex ? line : String(line[from..<to])
     }
 }
