@@ -70,8 +70,9 @@ public struct LoudnessBlocks: Equatable, Sendable {
 }
 
 /// A streaming BS.1770-4 / EBU R 128 meter in the manner of libebur128: create it for a rate and
-/// channel weights, `add` blocks of any size, then `finish`. Memory is constant apart from one
-/// Double per 100 ms for the gating histories (about 1.2 MB for two hours).
+/// channel weights, `add` blocks of any size, then `finish`. Memory is constant: the gating
+/// histories (one Double per 100 ms each, 1.2 MB for two hours) go to a temporary file past
+/// 64 KiB each (ValueSpill) and are read back from it in order.
 ///
 /// Time is cut into sub-blocks of 1/100 of the 100 ms hop (≈1 ms); a 400 ms or 3 s window ending on
 /// any sub-block boundary always spans exactly 4 or 30 hops of samples, so maxima are found at
@@ -130,9 +131,11 @@ public final class LoudnessMeter {
     private var momentaryMax = -1.0
     private var shortTermMax = -1.0
     /// Mean-square energy of every 400 ms gating block (100 ms hop).
-    private var momentaryBlocks: [Double] = []
+    private let momentaryBlocks = ValueSpill<Double>(chunkValues: LoudnessMeter.historyChunk)
     /// Mean-square energy of every 3 s short-term block (100 ms hop).
-    private var shortTermBlocks: [Double] = []
+    private let shortTermBlocks = ValueSpill<Double>(chunkValues: LoudnessMeter.historyChunk)
+    /// Blocks of each history kept in memory before they go to its file (64 KiB, 13 minutes).
+    static let historyChunk = 8192
     private let peakMeters: [TruePeakOversampler]
     private var framesSeen = 0
     private var result: LoudnessMeasurement?
@@ -204,7 +207,7 @@ public final class LoudnessMeter {
     public var frames: Int { framesSeen }
 
     /// The gating blocks measured so far, for measuring several programmes as one (album loudness).
-    public var blocks: LoudnessBlocks { LoudnessBlocks(momentary: momentaryBlocks, shortTerm: shortTermBlocks) }
+    public var blocks: LoudnessBlocks { LoudnessBlocks(momentary: momentaryBlocks.values, shortTerm: shortTermBlocks.values) }
 
     /// Feeds the next frames; the block's channel count must match the weights. With
     /// `onTwoCores`, true peak runs on a second thread while this one K-weights: the two touch
@@ -462,8 +465,8 @@ public final class LoudnessMeter {
         if running == nil {
             running = (RunningGating(relativeGateLU: Self.integratedRelativeGateLU), RunningGating(relativeGateLU: Self.rangeRelativeGateLU), 0, 0)
         }
-        for z in momentaryBlocks[running!.momentaryFed...] { running!.integrated.add(z) }
-        for z in shortTermBlocks[running!.shortTermFed...] { running!.range.add(z) }
+        momentaryBlocks.forEach(from: running!.momentaryFed) { running!.integrated.add($0) }
+        shortTermBlocks.forEach(from: running!.shortTermFed) { running!.range.add($0) }
         running!.momentaryFed = momentaryBlocks.count
         running!.shortTermFed = shortTermBlocks.count
         let gated = (running!.integrated.gatedLoudness(), running!.range.loudnessRange())
@@ -537,8 +540,9 @@ public final class LoudnessMeter {
 
     /// BS.1770-4 gating: blocks above −70 LUFS, then above (their mean − 10 LU); loudness of the
     /// mean of what remains. Nil when nothing passes the absolute gate. The sums are exact (then
-    /// rounded once), so a running measurement (RunningGating) gives the same bits.
-    static func gatedLoudness(_ blocks: [Double], relativeGateLU: Double) -> Double? {
+    /// rounded once), so a running measurement (RunningGating) gives the same bits. `blocks` is
+    /// read twice, in order (an array, or a history read back from its file).
+    static func gatedLoudness<S: Sequence>(_ blocks: S, relativeGateLU: Double) -> Double? where S.Element == Double {
         let absolute = energy(ofLUFS: absoluteGateLUFS)
         var sum = ExactSum(), count = 0
         for z in blocks where z > absolute { sum.add(z); count += 1 }
@@ -554,17 +558,21 @@ public final class LoudnessMeter {
     /// mean − 20 LU); the spread between the 10th and 95th percentiles of their loudness. The
     /// percentiles are nearest-rank at round((n − 1)·p) in the sorted list, half away from zero,
     /// as in Tech 3342's reference implementation. Nil when nothing passes the absolute gate.
-    static func loudnessRange(_ blocks: [Double]) -> Double? {
+    /// `blocks` is read several times, in order; the percentiles are picked by RankSelection, the
+    /// values sorting would give, without a sorted copy of the blocks.
+    static func loudnessRange<S: Sequence>(_ blocks: S) -> Double? where S.Element == Double {
         let absolute = energy(ofLUFS: absoluteGateLUFS)
         var sum = ExactSum(), count = 0
         for z in blocks where z > absolute { sum.add(z); count += 1 }
         guard count > 0 else { return nil }
         let relative = sum.value / Double(count) * pow(10, rangeRelativeGateLU / 10)
-        let kept = blocks.filter { $0 > absolute && $0 > relative }.sorted()
-        guard !kept.isEmpty else { return nil }
+        let kept = { (z: Double) in z > absolute && z > relative }
+        var keptCount = 0
+        for z in blocks where kept(z) { keptCount += 1 }
+        guard keptCount > 0 else { return nil }
         func percentile(_ p: Double) -> Double {
-            let i = Int((Double(kept.count - 1) * p).rounded(.toNearestOrAwayFromZero))
-            return -0.691 + 10 * log10(kept[i])
+            let i = Int((Double(keptCount - 1) * p).rounded(.toNearestOrAwayFromZero))
+            return -0.691 + 10 * log10(RankSelection.value(rank: i, among: blocks, where: kept))
         }
         return percentile(0.95) - percentile(0.10)
     }

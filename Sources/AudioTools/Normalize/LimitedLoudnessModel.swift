@@ -96,40 +96,61 @@ public struct LimitedLoudnessModel: Sendable {
         let hops = units / Self.unitsPerHop
         guard hops >= LoudnessMeter.momentaryHops else { return nil }
         let a = pow(10, (gainDB - analysedGainDB) / 20)
-        var hopEnergies = [Double](repeating: 0, count: hops)
+        // One Double per hop, in a temporary file past 64 KiB: a long stream's model holds no
+        // per-hop array at any gain tried.
+        let hopEnergies = ValueSpill<Double>(chunkValues: LoudnessMeter.historyChunk)
         if !limit {
             let energies = FloatSpill.Reader(energyColumn)
-            for h in 0..<hops {
+            for _ in 0..<hops {
                 var s = 0.0
                 for _ in 0..<Self.unitsPerHop { s += Double(energies.read()) }
-                hopEnergies[h] = s * a * a
+                hopEnergies.append(s * a * a)
             }
         } else {
-            limitedHopEnergies(gain: a, into: &hopEnergies)
+            limitedHopEnergies(gain: a, hops: hops, into: hopEnergies)
         }
-        var blocks: [Double] = []
-        blocks.reserveCapacity(hops)
-        let m = LoudnessMeter.momentaryHops
-        var window = 0.0
-        for h in 0..<hops {
-            window += hopEnergies[h]
-            if h >= m { window -= hopEnergies[h - m] }
-            if h >= m - 1 {
-                // Re-add exactly, as the meter does at each hop, so rounding doesn't drift.
-                var s = 0.0
-                for k in (h - m + 1)...h { s += hopEnergies[k] }
-                window = s
-                blocks.append(s / Double(m * hop))
+        return LoudnessMeter.gatedLoudness(GatingBlocks(hopEnergies: hopEnergies, hop: hop),
+                                           relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
+    }
+
+    /// The 400 ms gating blocks over hop energies, as the meter makes them: from the fourth hop
+    /// on, each the sum of the last four hops (added afresh, oldest first) over the block's frames.
+    struct GatingBlocks: Sequence {
+        let hopEnergies: ValueSpill<Double>
+        let hop: Int
+
+        struct Iterator: IteratorProtocol {
+            var hops: ValueSpill<Double>.Iterator
+            let frames: Double
+            /// The last hops read, a ring from `oldest`; `seen` hops so far.
+            var last = [Double](repeating: 0, count: LoudnessMeter.momentaryHops)
+            var oldest = 0, seen = 0
+
+            mutating func next() -> Double? {
+                let m = last.count
+                while let e = hops.next() {
+                    last[oldest] = e
+                    oldest = oldest + 1 == m ? 0 : oldest + 1
+                    seen += 1
+                    guard seen >= m else { continue }
+                    var s = 0.0
+                    for k in 0..<m { s += last[(oldest + k) % m] }
+                    return s / frames
+                }
+                return nil
             }
         }
-        return LoudnessMeter.gatedLoudness(blocks, relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
+
+        func makeIterator() -> Iterator {
+            Iterator(hops: hopEnergies.makeIterator(), frames: Double(LoudnessMeter.momentaryHops * hop))
+        }
     }
 
     /// The limiter's gain path replayed unit by unit: the needed reduction from the unit's gained
     /// peak, instant attack and exponential release, then the minimum over the look-ahead (the
     /// last unit it reaches counted as far as it is covered on average); each unit's energy is
     /// weighted by its squared gain and summed into its hop.
-    private func limitedHopEnergies(gain a: Double, into hopEnergies: inout [Double]) {
+    private func limitedHopEnergies(gain a: Double, hops: Int, into hopEnergies: ValueSpill<Double>) {
         let total = peakColumn.count
         let perHop = Self.unitsPerHop
         let nominal = max(1, hop / perHop)
@@ -158,10 +179,9 @@ public struct LimitedLoudnessModel: Sendable {
         decays.withUnsafeBufferPointer { dc in
         gains.withUnsafeMutableBufferPointer { gr in
         minima.withUnsafeMutableBufferPointer { mn in
-        hopEnergies.withUnsafeMutableBufferPointer { he in
-            var unitInHop = 0, hopIndex = 0
+            var unitInHop = 0, hopSum = 0.0
             // Units of complete hops only: the meter gates nothing shorter.
-            for j in 0..<(he.count * perHop) {
+            for j in 0..<(hops * perHop) {
                 while produced <= j + q {
                     // Attack/release gain of unit `produced`.
                     depth = (depth + ov) * dc[producedInHop] - ov
@@ -184,11 +204,11 @@ public struct LimitedLoudnessModel: Sendable {
                 mn[j & minimaMask] = m
                 var g = 0.0
                 for d in 0..<taps { g += w[d] * (j >= d ? mn[(j - d) & minimaMask] : 1) }
-                he[hopIndex] += Double(e.read()) * a2 * g * g
+                hopSum += Double(e.read()) * a2 * g * g
                 unitInHop += 1
-                if unitInHop == perHop { unitInHop = 0; hopIndex += 1 }
+                if unitInHop == perHop { unitInHop = 0; hopEnergies.append(hopSum); hopSum = 0 }
             }
-        }}}}}
+        }}}}
     }
 
     /// The gain, dB, within `maxCompensationDB` of `planGainDB`, whose predicted loudness is
