@@ -36,7 +36,7 @@ extension MediaNormalizer {
         var whole: (sampleRate: Int, channels: [[Float]])? = nil
         if j.compensate {
             let decoded = try opened.decoder(path: input, ordinal: j.ordinal)
-            let source = StreamCapture(decoded)
+            let source = StreamCapture(decoded, expectedFrames: probe.durationSeconds.map { Int($0 * Double(decoded.format.sampleRate)) })
             let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds,
                                                                                      sampleRate: j.encoding.sampleRate)) : nil
             j.plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,

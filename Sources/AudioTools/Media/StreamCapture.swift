@@ -20,12 +20,16 @@ final class StreamCapture: AudioSource {
     var format: AudioFormat { inner.format }
     var decodesCheaply: Bool { inner.decodesCheaply }
 
-    init(_ inner: AudioSource, limit: Int = StreamCapture.limit) {
+    /// `expectedFrames`: the stream's length as the container states it, for a decoder that
+    /// doesn't know it (an ffmpeg pipe): a stream known to be longer is not kept at all, rather
+    /// than kept up to the limit and dropped (about 35 MB of growing arrays on every limited
+    /// stream of a film).
+    init(_ inner: AudioSource, limit: Int = StreamCapture.limit, expectedFrames: Int? = nil) {
         self.inner = inner
         self.limit = limit
         kept = Array(repeating: [], count: inner.format.channelCount)
         // A stream the header says is longer is not kept at all.
-        if let n = inner.format.frameCount, n * max(1, inner.format.channelCount) > limit { over = true }
+        if let n = inner.format.frameCount ?? expectedFrames, n * max(1, inner.format.channelCount) > limit { over = true }
     }
 
     func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {

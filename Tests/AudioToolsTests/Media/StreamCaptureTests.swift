@@ -47,10 +47,28 @@ struct StreamCaptureTests {
         var block = AudioBlock(channelCount: 2, capacity: 128)
         _ = try cut.read(into: &block, maxFrames: 128)
         #expect(cut.whole == nil)
+        // A decoder that doesn't know the length, told by the container it is over the limit: nothing kept.
+        let told = StreamCapture(LengthUnknown(MemoryAudioSource(sampleRate: 48000, channels: Self.ramp(500))), limit: 1000,
+                                 expectedFrames: 600)
+        try Self.readAll(told, blockFrames: 128)
+        #expect(told.whole == nil)
+        let untold = StreamCapture(LengthUnknown(MemoryAudioSource(sampleRate: 48000, channels: Self.ramp(500))), limit: 1000)
+        try Self.readAll(untold, blockFrames: 128)
+        #expect(untold.whole?.first?.count == 500)
         // Skipped ahead: what was skipped is not kept, so neither is the stream.
         let skipped = StreamCapture(MemoryAudioSource(sampleRate: 48000, channels: Self.ramp(500)))
         try skipped.seek(toFrame: 100)
         try Self.readAll(skipped, blockFrames: 128)
         #expect(skipped.whole == nil)
     }
+}
+
+/// A source whose format doesn't say how long it is, as an ffmpeg pipe's doesn't.
+private final class LengthUnknown: AudioSource {
+    let inner: AudioSource
+    init(_ inner: AudioSource) { self.inner = inner }
+    var format: AudioFormat { var f = inner.format; f.frameCount = nil; return f }
+    var decodesCheaply: Bool { inner.decodesCheaply }
+    func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int { try inner.read(into: &block, maxFrames: maxFrames) }
+    func seek(toFrame frame: Int) throws { try inner.seek(toFrame: frame) }
 }
