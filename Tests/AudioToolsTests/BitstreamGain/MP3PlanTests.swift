@@ -49,7 +49,7 @@ import Testing
 
     static func tempFile(_ bytes: [UInt8]) -> String {
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("mp3plan-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
-        FileManager.default.createFile(atPath: p, contents: Data(bytes))
+        #expect(FileManager.default.createFile(atPath: p, contents: Data(bytes)))
         return p
     }
 
