@@ -114,32 +114,15 @@ extension MP3GlobalGain {
                 if !isInfo {
                     // Each granule's and channel's global_gain; the frame's lowest and highest
                     // checked once (the first one out of range, in order, is the refusal).
-                    let g0 = Self.gain(q, k.byte0, k.shift0)
-                    var g1 = 0, g2 = 0, g3 = 0, lo = g0, hi = g0
-                    if k.gains > 1 {
-                        g1 = Self.gain(q, k.byte1, k.shift1)
-                        lo = min(lo, g1); hi = max(hi, g1)
-                        if k.gains > 2 {
-                            g2 = Self.gain(q, k.byte2, k.shift2)
-                            g3 = Self.gain(q, k.byte3, k.shift3)
-                            lo = min(lo, min(g2, g3)); hi = max(hi, max(g2, g3))
-                        }
-                    }
-                    if lo &+ steps < 0 || hi &+ steps > 255 {
-                        let value = [g0, g1, g2, g3][0..<k.gains].map { $0 &+ steps }.first { $0 < 0 || $0 > 255 }!
+                    let g = k.gains(q)
+                    if g.lo &+ steps < 0 || g.hi &+ steps > 255 {
+                        let value = [g.g0, g.g1, g.g2, g.g3][0..<k.gains].map { $0 &+ steps }.first { $0 < 0 || $0 > 255 }!
                         throw .globalGainOutOfRange(frame: frames, value: value)
                     }
-                    minGain = min(minGain, lo &+ steps)
-                    maxGain = max(maxGain, hi &+ steps)
+                    minGain = min(minGain, g.lo &+ steps)
+                    maxGain = max(maxGain, g.hi &+ steps)
                     if writes {
-                        Self.setGain(q, k.byte0, k.shift0, g0 &+ steps)
-                        if k.gains > 1 {
-                            Self.setGain(q, k.byte1, k.shift1, g1 &+ steps)
-                            if k.gains > 2 {
-                                Self.setGain(q, k.byte2, k.shift2, g2 &+ steps)
-                                Self.setGain(q, k.byte3, k.shift3, g3 &+ steps)
-                            }
-                        }
+                        k.move(q, g, by: steps)
                         if k.header.protected {
                             // Over the header's last two bytes and the side information.
                             let side = q + k.header.sideStart
@@ -170,39 +153,18 @@ extension MP3GlobalGain {
             // frames ahead, read in the same step, is fetched meanwhile. Summed into `ahead` so
             // the read stays.
             var ahead = 0
-            let length = k.length, gains = k.gains
-            let b0 = k.byte0, b1 = k.byte1, b2 = k.byte2, b3 = k.byte3
-            let s0 = k.shift0, s1 = k.shift1, s2 = k.shift2, s3 = k.shift3
+            let length = k.length
             while at < stop {
                 let q = p + (at &- base)
                 ahead &+= Int(p[min(at &+ Self.lookAhead, stop) &- base])
                 let w = (UInt32(q[0]) &<< 24 | UInt32(q[1]) &<< 16 | UInt32(q[2]) &<< 8 | UInt32(q[3])) & ~0x200
                 let next = at &+ length &+ Int(q[2] &>> 1 & 1)
                 guard w == word, next <= audioEnd else { break }
-                let g0 = gain(q, b0, s0)
-                var g1 = 0, g2 = 0, g3 = 0, lo = g0, hi = g0
-                if gains > 1 {
-                    g1 = gain(q, b1, s1)
-                    lo = min(lo, g1); hi = max(hi, g1)
-                    if gains > 2 {
-                        g2 = gain(q, b2, s2)
-                        g3 = gain(q, b3, s3)
-                        lo = min(lo, min(g2, g3)); hi = max(hi, max(g2, g3))
-                    }
-                }
-                guard lo &+ steps >= 0, hi &+ steps <= 255 else { break }
-                lowest = min(lowest, lo &+ steps)
-                highest = max(highest, hi &+ steps)
-                if writes {
-                    setGain(q, b0, s0, g0 &+ steps)
-                    if gains > 1 {
-                        setGain(q, b1, s1, g1 &+ steps)
-                        if gains > 2 {
-                            setGain(q, b2, s2, g2 &+ steps)
-                            setGain(q, b3, s3, g3 &+ steps)
-                        }
-                    }
-                }
+                let g = k.gains(q)
+                guard g.lo &+ steps >= 0, g.hi &+ steps <= 255 else { break }
+                lowest = min(lowest, g.lo &+ steps)
+                highest = max(highest, g.hi &+ steps)
+                if writes { k.move(q, g, by: steps) }
                 n &+= 1
                 at = next
             }
@@ -257,6 +219,37 @@ extension MP3GlobalGain {
             (byte1, shift1) = at(1)
             (byte2, shift2) = at(2)
             (byte3, shift3) = at(3)
+        }
+
+        /// The frame at `q`'s global_gains (those past `gains` are 0) and their lowest and highest:
+        /// one reading for the frame walk's first frame and for its runs.
+        @inline(__always)
+        func gains(_ q: UnsafeMutablePointer<UInt8>) -> (g0: Int, g1: Int, g2: Int, g3: Int, lo: Int, hi: Int) {
+            let g0 = FrameScan.gain(q, byte0, shift0)
+            var g1 = 0, g2 = 0, g3 = 0, lo = g0, hi = g0
+            if gains > 1 {
+                g1 = FrameScan.gain(q, byte1, shift1)
+                lo = min(lo, g1); hi = max(hi, g1)
+                if gains > 2 {
+                    g2 = FrameScan.gain(q, byte2, shift2)
+                    g3 = FrameScan.gain(q, byte3, shift3)
+                    lo = min(lo, min(g2, g3)); hi = max(hi, max(g2, g3))
+                }
+            }
+            return (g0, g1, g2, g3, lo, hi)
+        }
+
+        /// Those gains, read by `gains`, written back `steps` higher (the range checked by the caller).
+        @inline(__always)
+        func move(_ q: UnsafeMutablePointer<UInt8>, _ g: (g0: Int, g1: Int, g2: Int, g3: Int, lo: Int, hi: Int), by steps: Int) {
+            FrameScan.setGain(q, byte0, shift0, g.g0 &+ steps)
+            if gains > 1 {
+                FrameScan.setGain(q, byte1, shift1, g.g1 &+ steps)
+                if gains > 2 {
+                    FrameScan.setGain(q, byte2, shift2, g.g2 &+ steps)
+                    FrameScan.setGain(q, byte3, shift3, g.g3 &+ steps)
+                }
+            }
         }
     }
 }

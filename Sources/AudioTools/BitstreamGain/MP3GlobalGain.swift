@@ -100,7 +100,7 @@ public enum MP3GlobalGain {
         // The tag: other items kept in order, then MP3GAIN_MINMAX and MP3GAIN_UNDO as mp3gain
         // writes them; then what follows it (Lyrics3, ID3v1) as it is.
         let previous = tag.mp3gainUndo
-        let undo = (left: (previous?.left ?? 0) - steps, right: (previous?.right ?? 0) - steps)
+        let undo = Self.undo(after: previous, steps: steps)
         tag.mp3gainMinMax = (scan.minGain, scan.maxGain)
         tag.mp3gainUndo = (undo.left, undo.right, previous?.wrap ?? false)
         if let write {
@@ -121,7 +121,12 @@ public enum MP3GlobalGain {
         if scan.frames == 0 { throw BitstreamGainError.unsupportedFormat("MP3 without Layer III frames") }
         let previous = tag.mp3gainUndo
         return Change(frames: scan.frames, minGain: scan.minGain, maxGain: scan.maxGain, previousUndo: previous.map { ($0.left, $0.right) },
-                      undo: (left: (previous?.left ?? 0) - steps, right: (previous?.right ?? 0) - steps))
+                      undo: undo(after: previous, steps: steps))
+    }
+
+    /// The undo record after moving `steps` over what an earlier undo record (nil: none) undoes.
+    static func undo(after previous: (left: Int, right: Int, wrap: Bool)?, steps: Int) -> (left: Int, right: Int) {
+        ((previous?.left ?? 0) - steps, (previous?.right ?? 0) - steps)
     }
 
     /// The same layout of a file held in memory (an ADTS stream is walked whole).
