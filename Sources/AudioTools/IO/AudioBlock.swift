@@ -19,6 +19,18 @@ public struct AudioBlock {
 
     public var channelCount: Int { channels.count }
 
+    /// The first `ch` channels' frames interleaved into `dst` (room for `frames × ch` samples).
+    /// Not an overload of `interleave(channels:into:)`: `&array` would convert to this pointer.
+    public func interleave(channels ch: Int, to dst: UnsafeMutablePointer<Float>) {
+        let n = frames
+        for c in 0..<ch {
+            channels[c].withUnsafeBufferPointer { src in
+                var d = c
+                for i in 0..<n { dst[d] = src[i]; d += ch }
+            }
+        }
+    }
+
     /// The first `ch` channels' frames interleaved (frame by frame, channel by channel) into
     /// `buffer`, grown when too small; the count of samples written, `frames × ch`.
     @discardableResult

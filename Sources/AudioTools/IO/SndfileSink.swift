@@ -53,8 +53,12 @@ public final class SndfileSink: AudioSink {
     public let path: String
     public let channelCount: Int
     private let output: AtomicOutput
+    /// What libsndfile writes goes through this to the output's descriptor.
+    private let file: SndfileWriteBuffer
     private var handle: OpaquePointer?
     private var interleaved: [Float] = []
+    /// The encoder's thread, after `encodeBehind`.
+    private var behind: WriteBehind?
     public private(set) var framesWritten = 0
     /// An Ogg container (Vorbis, Opus): renumbered once closed, see OggSerial.
     private let isOgg: Bool
@@ -76,8 +80,10 @@ public final class SndfileSink: AudioSink {
             throw WriteError(path, .formatRejected(channels: channelCount, sampleRate: sampleRate))
         }
         output = try AtomicOutput(path: path, overwrite: overwrite)
+        file = SndfileWriteBuffer(fd: output.fd)
         Libsndfile.openLock.lock()
-        let h = sf_open_fd(output.fd, Int32(SFM_WRITE), &info, 0)
+        var io = SndfileWriteBuffer.callbacks
+        let h = sf_open_virtual(&io, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(file).toOpaque())
         let err = h == nil ? String(cString: sf_strerror(nil)) : ""
         Libsndfile.openLock.unlock()
         guard let h else {
@@ -103,16 +109,48 @@ public final class SndfileSink: AudioSink {
         guard let h = handle else { return }
         let n = block.frames
         let ch = channelCount
+        if let behind {
+            guard n > 0 else { return }
+            if let problem = behind.fill(frames: n, channels: ch, { block.interleave(channels: ch, to: $0) }) {
+                abandon()
+                throw WriteError(path, problem)
+            }
+            framesWritten += n
+            return
+        }
         block.interleave(channels: ch, into: &interleaved)
-        errno = 0
-        let w = interleaved.withUnsafeBufferPointer { sf_writef_float(h, $0.baseAddress, sf_count_t(n)) }
-        if w != n {
-            let e = errno
-            let libsndfile = e != 0 ? "" : String(cString: sf_strerror(h))
+        if let problem = interleaved.withUnsafeBufferPointer({ Self.write(h, $0.baseAddress!, frames: n, file: file) }) {
             abandon()
-            throw WriteError(path, .incomplete(errno: e, libsndfile: libsndfile))
+            throw WriteError(path, problem)
         }
         framesWritten += n
+    }
+
+    /// Encodes `frames` interleaved frames; nil, or why it stopped short.
+    private static func write(_ h: OpaquePointer, _ samples: UnsafePointer<Float>, frames n: Int, file: SndfileWriteBuffer) -> WriteError.Problem? {
+        let w = sf_writef_float(h, samples, sf_count_t(n))
+        guard w != n else { return nil }
+        let e = file.failure
+        return .incomplete(errno: e, libsndfile: e != 0 ? "" : String(cString: sf_strerror(h)))
+    }
+
+    /// From here on, encoding runs on a thread of its own (`WriteBehind`), for a caller with a
+    /// core to spare; `write` only interleaves. The file's bytes are the same. Before any write.
+    public func encodeBehind() {
+        guard let h = handle, behind == nil, framesWritten == 0 else { return }
+        let file = self.file
+        nonisolated(unsafe) let handle = h
+        let channels = channelCount
+        behind = WriteBehind { buffer in
+            buffer.samples.withUnsafeBufferPointer { all in
+                var start = 0
+                for n in buffer.pieces {
+                    if let problem = Self.write(handle, all.baseAddress! + start * channels, frames: n, file: file) { return problem }
+                    start += n
+                }
+                return nil
+            }
+        }
     }
 
     public func commit() throws {
@@ -126,12 +164,16 @@ public final class SndfileSink: AudioSink {
     /// still unnamed: it can be decoded through `readablePath` and then committed or abandoned.
     public func finishEncoding() throws {
         guard let h = handle else { return }
-        sf_write_sync(h)
-        errno = 0
+        if let problem = behind?.finish() {
+            abandon()
+            throw WriteError(path, problem)
+        }
         let closeStatus = sf_close(h)
         handle = nil
-        guard closeStatus == 0 else {
-            let e = errno
+        // sf_close wrote the header's final lengths into the buffer: send it before anything
+        // reads the file, and let the first failed write, if any, be the reason given.
+        let e = file.flush()
+        guard closeStatus == 0, e == 0 else {
             output.abandon()
             throw WriteError(path, .unfinished(errno: e))
         }
@@ -140,6 +182,12 @@ public final class SndfileSink: AudioSink {
                 output.abandon()
                 throw WriteError(path, .failed(.writing, errno: error.errno))
             }
+        }
+        // On disk before it is named (what sf_write_sync did when libsndfile held the descriptor).
+        if fsync(output.fd) != 0 && errno != EINVAL {
+            let e = errno
+            output.abandon()
+            throw WriteError(path, .unfinished(errno: e))
         }
         encoded = true
     }
@@ -151,6 +199,7 @@ public final class SndfileSink: AudioSink {
     }
 
     public func abandon() {
+        behind?.finish(discarding: true)
         if let h = handle { sf_close(h); handle = nil }
         encoded = false
         output.abandon()

@@ -181,7 +181,14 @@ struct LoudnessNormalizeJob {
         let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: src.tags)
         do {
-            let frames = try Decoder.forEachBlock(src.source) { try sink.write($0) }
+            // With a core to spare, decoding, and encoding, each get a thread, as in a written pass.
+            let frames: Int
+            if cores.hasSpareCore {
+                sink.encodeBehind()
+                frames = try ReadAhead.forEachBlock(src.source) { try sink.write($0) }
+            } else {
+                frames = try Decoder.forEachBlock(src.source) { try sink.write($0) }
+            }
             try sink.commit()
             var r = record
             r["normalized"] = .object(["output": .string(outPath), "decode_encode_only": .bool(true),

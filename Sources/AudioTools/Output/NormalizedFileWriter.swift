@@ -191,6 +191,7 @@ public struct NormalizedFileWriter {
             let s = try SndfileSink(path: outPath, formatCode: format.formatCode, sampleRate: rate,
                                     channelCount: format.channelCount, overwrite: overwrite, tags: tags)
             s.setSpeakers(layout.roles)
+            if cores.hasSpareCore { s.encodeBehind() }
             let meter = LoudnessMeter(sampleRate: rate, weights: weights, collectsTimeline: collectsTimeline)
             sink = s
             finalMeter = meter
