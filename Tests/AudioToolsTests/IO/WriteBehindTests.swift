@@ -145,4 +145,15 @@ import Testing
         sink.abandon()
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir).isEmpty)
     }
+
+    @Test(arguments: [1, 2, 3, 6])
+    func interleavingPutsEachFrameTogether(_ channels: Int) {
+        for frames in [0, 1, 3, 4, 5, 4099] {
+            let block = AudioBlock(channels: (0..<channels).map { c in (0..<frames).map { Float(c * 100_000 + $0) } }, frames: frames)
+            var out: [Float] = []
+            #expect(block.interleave(channels: channels, into: &out) == frames * channels)
+            let expected = (0..<frames).flatMap { i in (0..<channels).map { c in Float(c * 100_000 + i) } }
+            #expect(Array(out.prefix(frames * channels)) == expected, "\(channels) channels, \(frames) frames")
+        }
+    }
 }
