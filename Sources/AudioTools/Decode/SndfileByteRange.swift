@@ -26,9 +26,7 @@ final class SndfileByteRange {
         io.get_filelen = { user in SndfileByteRange.from(user).length }
         io.seek = { offset, whence, user in
             let r = SndfileByteRange.from(user)
-            let base: Int64 = whence == SEEK_CUR ? r.position : whence == SEEK_END ? r.length : 0
-            let p = base + offset
-            guard p >= 0 else { return -1 }
+            guard let p = SndfileWriteBuffer.seekTarget(offset, whence, position: r.position, length: r.length) else { return -1 }
             r.position = p
             return p
         }

@@ -87,10 +87,9 @@ final class SndfileWriteBuffer {
         io.get_filelen = { user in SndfileWriteBuffer.from(user).length }
         io.seek = { offset, whence, user in
             let b = SndfileWriteBuffer.from(user)
-            let base: Int64 = whence == SEEK_CUR ? b.position : whence == SEEK_END ? b.length : 0
-            guard base + offset >= 0 else { return -1 }
-            b.position = base + offset
-            return b.position
+            guard let p = SndfileWriteBuffer.seekTarget(offset, whence, position: b.position, length: b.length) else { return -1 }
+            b.position = p
+            return p
         }
         io.read = { ptr, count, user in
             guard let ptr, count > 0 else { return 0 }
@@ -102,6 +101,12 @@ final class SndfileWriteBuffer {
         }
         io.tell = { user in SndfileWriteBuffer.from(user).position }
         return io
+    }
+
+    /// Where a virtual file's seek lands (`whence` SEEK_SET, SEEK_CUR or SEEK_END); nil before its start.
+    static func seekTarget(_ offset: Int64, _ whence: Int32, position: Int64, length: Int64) -> Int64? {
+        let base: Int64 = whence == SEEK_CUR ? position : whence == SEEK_END ? length : 0
+        return base + offset >= 0 ? base + offset : nil
     }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> SndfileWriteBuffer {
