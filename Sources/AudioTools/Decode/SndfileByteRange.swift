@@ -34,13 +34,7 @@ final class SndfileByteRange {
             let r = SndfileByteRange.from(user)
             let want = max(0, min(count, r.length - r.position))
             guard want > 0, let ptr else { return 0 }
-            var got: Int64 = 0
-            while got < want {
-                let n = pread(r.fd, ptr + Int(got), Int(want - got), off_t(r.start + r.position + got))
-                if n < 0 { if errno == EINTR { continue }; break }
-                if n == 0 { break }
-                got += Int64(n)
-            }
+            let got = Int64(PositionedIO.read(r.fd, into: ptr, count: Int(want), at: r.start + r.position))
             r.position += got
             return got
         }

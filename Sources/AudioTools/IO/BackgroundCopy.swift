@@ -60,15 +60,9 @@ public final class BackgroundCopy: @unchecked Sendable {
 
     private func write(_ bytes: ArraySlice<UInt8>, at offset: Int) throws {
         try bytes.withUnsafeBytes { b in
-            var written = 0
-            while written < b.count {
-                let n = pwrite(out.fd, b.baseAddress! + written, b.count - written, off_t(offset + written))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw WriteError(out.path, .failed(.writing, errno: errno))
-                }
-                written += n
-            }
+            guard let base = b.baseAddress else { return }
+            let e = PositionedIO.writeAll(out.fd, base, count: b.count, at: Int64(offset))
+            if e != 0 { throw WriteError(out.path, .failed(.writing, errno: e)) }
         }
     }
 }

@@ -108,25 +108,11 @@ public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
     }
 
     private static func writeAll(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int, offset: Int) -> Bool {
-        var done = 0
-        while done < n {
-            let w = pwrite(fd, p + done, n - done, off_t(offset + done))
-            if w < 0, errno == EINTR { continue }
-            if w <= 0 { return false }
-            done += w
-        }
-        return true
+        PositionedIO.writeAll(fd, p, count: n, at: Int64(offset)) == 0
     }
 
     private static func readAll(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int, offset: Int) -> Bool {
-        var done = 0
-        while done < n {
-            let r = pread(fd, p + done, n - done, off_t(offset + done))
-            if r < 0, errno == EINTR { continue }
-            if r <= 0 { return false }
-            done += r
-        }
-        return true
+        PositionedIO.read(fd, into: p, count: n, at: Int64(offset)) == n
     }
 
     /// The values from `start` on (the first by default), handed out one at a time from a chunk

@@ -79,12 +79,9 @@ enum OggSerial {
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) throws(OggSerialError) {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n < 0 { if errno == EINTR { continue }; throw OggSerialError(errno: errno) }
-            done += n
-        }
+        guard let base = bytes.baseAddress else { return }
+        let e = PositionedIO.writeAll(fd, base, count: bytes.count, at: Int64(offset))
+        if e != 0 { throw OggSerialError(errno: e) }
     }
 
     private static func le(_ b: UnsafeMutableRawBufferPointer, _ at: Int, _ count: Int) -> UInt64 {

@@ -2,9 +2,8 @@ import CSndfile
 import Foundation
 
 /// libsndfile's output file through one large buffer (its virtual I/O). libsndfile writes a
-/// few kilobytes at a time (its conversion buffer, plus a short tail per block); on a fresh file
-/// each small write also makes the kernel clear the rest of a new page-cache folio, which cost
-/// more than the encoding itself. Here bytes go out with `pwrite` in runs of up to `capacity`,
+/// few kilobytes at a time (its conversion buffer, plus a short tail per block): some 25,000
+/// system calls for a ten-minute 24-bit WAV. Here bytes go out with `pwrite` in runs of up to `capacity`,
 /// at the offsets libsndfile gave: a write that doesn't continue the buffered run, a read, and
 /// `flush` send the run first, so the file's bytes are exactly libsndfile's.
 final class SndfileWriteBuffer {
@@ -33,7 +32,7 @@ final class SndfileWriteBuffer {
     /// Sends the buffered run to the file; 0, or the errno that stopped it (this or an earlier write's).
     @discardableResult
     func flush() -> Int32 {
-        if failure == 0, runLength > 0 { failure = writeAll(UnsafeRawPointer(buffer), runLength, at: runStart) }
+        if failure == 0, runLength > 0 { failure = PositionedIO.writeAll(fd, buffer, count: runLength, at: runStart) }
         runLength = 0
         return failure
     }
@@ -45,7 +44,7 @@ final class SndfileWriteBuffer {
             runStart = position
         }
         if count >= Self.capacity {
-            failure = writeAll(bytes, count, at: position)
+            failure = PositionedIO.writeAll(fd, bytes, count: count, at: position)
             guard failure == 0 else { return 0 }
             runStart = position + Int64(count)
         } else {
@@ -59,26 +58,9 @@ final class SndfileWriteBuffer {
 
     private func read(_ into: UnsafeMutableRawPointer, _ count: Int) -> Int {
         guard flush() == 0 else { return 0 }
-        var got = 0
-        while got < count {
-            let n = pread(fd, into + got, count - got, off_t(position) + off_t(got))
-            if n < 0 { if errno == EINTR { continue }; break }
-            if n == 0 { break }
-            got += n
-        }
+        let got = PositionedIO.read(fd, into: into, count: count, at: position)
         position += Int64(got)
         return got
-    }
-
-    private func writeAll(_ bytes: UnsafeRawPointer, _ count: Int, at offset: Int64) -> Int32 {
-        var done = 0
-        while done < count {
-            let n = pwrite(fd, bytes + done, count - done, off_t(offset) + off_t(done))
-            if n < 0 { if errno == EINTR { continue }; return errno }
-            if n == 0 { return EIO }
-            done += n
-        }
-        return 0
     }
 
     /// libsndfile's callbacks; `user_data` is this buffer, unretained (the sink holds it).

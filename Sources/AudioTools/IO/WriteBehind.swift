@@ -4,6 +4,8 @@ import Foundation
 /// copying its bytes into the page cache) runs beside the work that makes the samples. Bounded:
 /// `fill` waits while `depth` buffers are queued. The first failure stops the thread; `fill`
 /// and `finish` then return it. Order is kept, so the bytes written are the same either way.
+/// The thread holds this object until `finish`: its owner calls it on every path (SndfileSink
+/// does in `finishEncoding` and `abandon`, which its deinit calls).
 final class WriteBehind: @unchecked Sendable {
     /// A buffer of interleaved samples, how many frames it holds, and the frames of each `fill`
     /// in it: a codec's output can depend on how its input was cut (libsndfile's Vorbis does), so
@@ -88,8 +90,6 @@ final class WriteBehind: @unchecked Sendable {
         while running { cond.wait() }
         return failure
     }
-
-    deinit { finish(discarding: true) }
 
     private func run() {
         cond.lock()
