@@ -47,7 +47,7 @@ public final class SndfileSource: AudioSource {
         var h: OpaquePointer?
         if let range {
             var io = SndfileByteRange.callbacks
-            h = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(range).toOpaque())
+            h = sf_open_virtual(&io, Int32(SFM_READ), &info, range.userData)
         } else if let file {
             let fd = file.duplicateDescriptor()
             h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))

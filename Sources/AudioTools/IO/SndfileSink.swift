@@ -83,7 +83,7 @@ public final class SndfileSink: AudioSink {
         file = SndfileWriteBuffer(fd: output.fd)
         Libsndfile.openLock.lock()
         var io = SndfileWriteBuffer.callbacks
-        let h = sf_open_virtual(&io, Int32(SFM_WRITE), &info, Unmanaged.passUnretained(file).toOpaque())
+        let h = sf_open_virtual(&io, Int32(SFM_WRITE), &info, file.userData)
         let err = h == nil ? String(cString: sf_strerror(nil)) : ""
         Libsndfile.openLock.unlock()
         guard let h else {

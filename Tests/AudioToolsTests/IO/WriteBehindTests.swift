@@ -62,7 +62,7 @@ import Testing
         defer { close(fd); unlink(path) }
         let file = SndfileWriteBuffer(fd: fd)
         let io = SndfileWriteBuffer.callbacks
-        let user = Unmanaged.passUnretained(file).toOpaque()
+        let user = file.userData
         func put(_ bytes: [UInt8]) { #expect(bytes.withUnsafeBytes { io.write!($0.baseAddress, sf_count_t(bytes.count), user) } == sf_count_t(bytes.count)) }
         put([1, 2, 3, 4, 5, 6, 7, 8])
         #expect(io.tell!(user) == 8)
@@ -93,7 +93,7 @@ import Testing
         defer { close(fd); unlink(path) }
         let file = SndfileWriteBuffer(fd: fd)
         let io = SndfileWriteBuffer.callbacks
-        let user = Unmanaged.passUnretained(file).toOpaque()
+        let user = file.userData
         let bytes = [UInt8](repeating: 1, count: 100)
         // Buffered: accepted until it is sent.
         #expect(bytes.withUnsafeBytes { io.write!($0.baseAddress, 100, user) } == 100)
