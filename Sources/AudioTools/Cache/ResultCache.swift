@@ -307,15 +307,32 @@ public final class ResultCache {
     /// The entry for `path` under `kind` and `settings`, when it was computed from the file
     /// `stamp` describes by this version; nil otherwise.
     public func lookup(kind: String, settings: String, path: String, stamp: FileStamp) -> Hit? {
+        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { s in
+            s.text(5).map { Hit(value: $0, libraryID: s.isNull(6) ? nil : s.text(6)) }
+        }
+    }
+
+    /// An entry stored as bytes (`store(…, bytes:)`), under the same rules as `lookup`.
+    public func lookupBytes(kind: String, settings: String, path: String, stamp: FileStamp) -> [UInt8]? {
+        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { $0.bytes(5) }
+    }
+
+    /// Whether `lookup` would find an entry (its value left unread).
+    public func contains(kind: String, settings: String, path: String, stamp: FileStamp) -> Bool {
+        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { _ in true } ?? false
+    }
+
+    private func lookupRow<T>(kind: String, settings: String, path: String, stamp: FileStamp,
+                              read: (SQLiteStatement) -> T?) -> T? {
         withSession { session in
             try session.beginReading()
             session.readsInTransaction += 1
-            let hit = try session.select.with([.text(path), .text(kind), .text(settings)]) { s -> Hit? in
+            let hit = try session.select.with([.text(path), .text(kind), .text(settings)]) { s -> T? in
                 guard try s.step() else { return nil }
                 let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
                                        sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
-                guard stored == stamp, s.text(4) == version, let value = s.text(5) else { return nil }
-                return Hit(value: value, libraryID: s.isNull(6) ? nil : s.text(6))
+                guard stored == stamp, s.text(4) == version else { return nil }
+                return read(s)
             }
             // A miss means work and then a write: the snapshot isn't kept over it.
             if hit == nil || session.readsInTransaction >= Session.readsPerTransaction { try session.endReading() }
@@ -326,6 +343,15 @@ public final class ResultCache {
     /// Stores (or replaces) the entry for `path`, computed from the file `stamp` describes. A file
     /// modified within the last two seconds is not stored: it may not have settled.
     public func store(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: String) {
+        storeRow(kind: kind, settings: settings, path: path, stamp: stamp, libraryID: libraryID, value: .text(value))
+    }
+
+    /// `store` for a value that is bytes rather than text (read back by `lookupBytes`).
+    public func store(kind: String, settings: String, path: String, stamp: FileStamp, bytes: [UInt8]) {
+        storeRow(kind: kind, settings: settings, path: path, stamp: stamp, libraryID: nil, value: .blob(bytes))
+    }
+
+    private func storeRow(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: SQLiteValue) {
         let now = Self.nowNanoseconds()
         guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
         _ = withSession { session in
@@ -333,7 +359,7 @@ public final class ResultCache {
             try session.store.with([.text(path), .text(kind), .text(settings),
                         .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
                         .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
-                        .text(version), libraryID.map { .text($0) } ?? .null, .text(value),
+                        .text(version), libraryID.map { .text($0) } ?? .null, value,
                         .integer(now / 1_000_000_000)]) { try $0.step() }
         }
     }

@@ -44,6 +44,17 @@ public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
         if held.count >= chunk && !inMemory { spill() }
     }
 
+    /// `values` appended in order, a chunk at a time.
+    public func append(contentsOf values: UnsafeBufferPointer<Value>) {
+        var i = 0
+        while i < values.count {
+            let n = inMemory ? values.count - i : Swift.min(values.count - i, Swift.max(1, chunk - held.count))
+            held.append(contentsOf: UnsafeBufferPointer(rebasing: values[i..<(i + n)]))
+            i += n
+            if held.count >= chunk && !inMemory { spill() }
+        }
+    }
+
     /// Every value, in order (for a test, or a caller that wants them all at once).
     public var values: [Value] {
         let n = count

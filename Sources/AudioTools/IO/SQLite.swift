@@ -140,6 +140,13 @@ public final class SQLiteStatement {
         try check(sqlite3_bind_text(stmt, index, value, -1, Self.transient))
     }
 
+    public func bind(_ index: Int32, bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { b in
+            // A zero-length blob is still a blob, not NULL: SQLite wants a non-null pointer for it.
+            try check(sqlite3_bind_blob64(stmt, index, b.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(b.count), Self.transient))
+        }
+    }
+
     /// Binds each value in order from parameter 1.
     public func bind(_ values: [SQLiteValue]) throws {
         for (i, v) in values.enumerated() {
@@ -147,6 +154,7 @@ public final class SQLiteStatement {
             case .integer(let n): try bind(Int32(i + 1), n)
             case .text(let s): try bind(Int32(i + 1), s)
             case .null: try bind(Int32(i + 1), nil as String?)
+            case .blob(let b): try bind(Int32(i + 1), bytes: b)
             }
         }
     }
@@ -185,6 +193,14 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
+    /// A column's bytes as stored (a blob, or the bytes of text); nil for NULL.
+    public func bytes(_ column: Int32) -> [UInt8]? {
+        guard sqlite3_column_type(stmt, column) != SQLITE_NULL else { return nil }
+        let n = Int(sqlite3_column_bytes(stmt, column))
+        guard n > 0, let p = sqlite3_column_blob(stmt, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: p, count: n))
+    }
+
     private func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK else { throw connection.lastError(rc) }
     }
@@ -194,5 +210,6 @@ public final class SQLiteStatement {
 public enum SQLiteValue: Sendable, Equatable {
     case integer(Int64)
     case text(String)
+    case blob([UInt8])
     case null
 }

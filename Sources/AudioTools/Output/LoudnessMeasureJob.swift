@@ -24,6 +24,9 @@ struct LoudnessMeasureJob {
     var extras = LoudnessExtras()
     /// `--dialogue`: the speech detector and `loudness.dialogue` (cached under the detector's version).
     var dialogue: DialogueMeasurement? = nil
+    /// `--keep-analysis`: the limiter's analysis of each file made beside its measurement and kept
+    /// in the cache for lufs-normalize (a file whose analysis is missing is measured afresh).
+    var analyses: LimiterAnalysisCache? = nil
 
     /// The loudness object without its series: `timeline` off it and off each of its `streams`
     /// (a file of several streams carries one per stream), as a record without --timeline has it.
@@ -47,6 +50,12 @@ struct LoudnessMeasureJob {
         var cached: (entry: LoudnessCache.Entry?, stamp: FileStamp?) = decodeOnly || stream != nil || albums != nil || !extras.isEmpty
             ? (nil, nil) : loudnessCache?.lookup(path: path, forGate: gate != nil) ?? (nil, nil)
         if dialogue?.gateOnDialogue == true, gate != nil, cached.entry?.dialogue == nil { cached.entry = nil }
+        // With --keep-analysis, a hit counts only when the file's analysis is kept too.
+        let openedForHit: Decoder.Opened? = analyses != nil && cached.entry != nil ? try Decoder.open(path) : nil
+        if let o = openedForHit, let analyses, !analyses.has(path: path, identity: o.identity, weights: try measuredWeights(o),
+                                                             sampleRate: o.source.format.sampleRate) {
+            cached.entry = nil
+        }
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
         if let hit = cached.entry, !timeline, report == nil {
             var out = record
@@ -58,8 +67,9 @@ struct LoudnessMeasureJob {
             } })
             return out
         }
-        let opened = try follow?.open(path) ?? Decoder.open(path)
+        let opened = try openedForHit ?? follow?.open(path) ?? Decoder.open(path)
         let source = opened.source
+        let analysisStamp = analyses == nil ? nil : LimiterAnalysisCache.stamp(path: path, identity: opened.identity)
         let fmt = source.format
         if decodeOnly {
             let frames = try Decoder.forEachBlock(source) { _ in }
@@ -73,10 +83,11 @@ struct LoudnessMeasureJob {
         var firstBlocks: LoudnessBlocks?
         var firstDialogue: DialogueLoudness?
         var each: [Int: LoudnessMeasurement] = [:]  // every stream's, by ordinal, for the report
+        var analysis: (model: LimitedLoudnessModel, weights: [Double])?
         var loudness = try measureStreams(path: path, opened: opened, firstLayout: chosen.layout,
                                           firstNote: chosen.note, firstSource: chosen.source.rawValue,
                                           keepFirst: { firstMeasurement = $0; firstBlocks = $1 }, keepDialogue: { firstDialogue = $0 },
-                                          keepEach: { each[$0] = $1 })
+                                          keepEach: { each[$0] = $1 }, keepAnalysis: analyses == nil ? nil : { analysis = ($0, $1) })
         if let q = takeQC(&loudness) { out["qc"] = q }
         loudness = DecodeNotes.adding(opened.decodeNotes, to: loudness)
         // The series ride in the JSON from the stream measurement; the report draws them, and
@@ -100,7 +111,17 @@ struct LoudnessMeasureJob {
             loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m,
                                  dialogue: firstDialogue.map { ($0.integratedLUFS, $0.fallback) })
         }
+        if stream == nil, loudness["streams"] == nil, let a = analysis {
+            analyses?.store(a.model, path: path, stamp: analysisStamp, weights: a.weights)
+        }
         return out
+    }
+
+    /// The channel weights the file's (first) stream is measured with, as `measure` weighs it.
+    func measuredWeights(_ opened: Decoder.Opened) throws -> [Double] {
+        let n = opened.source.format.channelCount
+        if dualMono && n == 1 { return ChannelLayout.dualMono.weights }
+        return try ChannelLayout.choose(override: layoutOverride, speakerNames: opened.speakerNames, channelCount: n).layout.weights
     }
 
     /// One stream's `loudness` object: `source` measured under `layout` (or dual mono).
@@ -108,28 +129,34 @@ struct LoudnessMeasureJob {
     func measure(_ source: AudioSource, layout: ChannelLayout, identity: FileIdentity,
                  note layoutNote: String?, layoutSource: String,
                  keep: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil,
-                 keepDialogue: ((DialogueLoudness) -> Void)? = nil) throws -> JSON {
+                 keepDialogue: ((DialogueLoudness) -> Void)? = nil,
+                 keepAnalysis: ((LimitedLoudnessModel, [Double]) -> Void)? = nil) throws -> JSON {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
         let qc = qcAnalyser(source.format, layout: layout, meter: meter)
         let speech = try dialogue?.detector(layout: weighted, sampleRate: source.format.sampleRate)
+        // The limiter's analysis, as lufs-normalize's analysis pass would make it (LimiterAnalysisCache).
+        let analyzer = keepAnalysis == nil ? nil
+            : LimitedLoudnessAnalyzer(sampleRate: source.format.sampleRate, weights: weighted.weights, limit: true)
         // A core no other file is using when the file starts: decoding (with the true peak of some
         // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
         if let f = follow {
             try f.run(source, meter: meter, gate: gate.map { ($0, gateLabel) })
         } else if cores.hasSpareCore {
             let n = source.format.channelCount
-            let k = LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: source.decodesCheaply)
-            try ReadAhead.forEachBlock(source, afterRead: { meter.addPeaks($0, channels: 0..<k, timeline: true) }) {
+            // The limiter's analysis, when kept, takes the decoding thread's share of true peak.
+            let k = analyzer != nil ? 0 : LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: source.decodesCheaply)
+            try ReadAhead.forEachBlock(source, afterRead: { analyzer?.add($0); meter.addPeaks($0, channels: 0..<k, timeline: true) }) {
                 meter.addPeaks($0, channels: k..<n, timeline: false)
                 meter.addLoudness($0)
                 qc?.add($0)
                 try speech?.add($0)
             }
         } else {
-            try Decoder.forEachBlock(source) { meter.add($0); qc?.add($0); try speech?.add($0) }
+            try Decoder.forEachBlock(source) { meter.add($0); qc?.add($0); try speech?.add($0); analyzer?.add($0) }
         }
+        if let analyzer { keepAnalysis?(analyzer.finish(settings: TruePeakLimiter.Settings(ceilingDBTP: -1)), weighted.weights) }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
         var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
@@ -150,10 +177,11 @@ struct LoudnessMeasureJob {
                         firstNote: String?, firstSource: String,
                         keepFirst: ((LoudnessMeasurement, LoudnessBlocks) -> Void)? = nil,
                         keepDialogue: ((DialogueLoudness) -> Void)? = nil,
-                        keepEach: ((Int, LoudnessMeasurement) -> Void)? = nil) throws -> JSON {
+                        keepEach: ((Int, LoudnessMeasurement) -> Void)? = nil,
+                        keepAnalysis: ((LimitedLoudnessModel, [Double]) -> Void)? = nil) throws -> JSON {
         func first(_ source: AudioSource) throws -> JSON {
             try measure(source, layout: firstLayout, identity: opened.identity, note: firstNote, layoutSource: firstSource,
-                        keep: { keepFirst?($0, $1); keepEach?(0, $0) }, keepDialogue: keepDialogue)
+                        keep: { keepFirst?($0, $1); keepEach?(0, $0) }, keepDialogue: keepDialogue, keepAnalysis: keepAnalysis)
         }
         guard let streams = try MediaAudioStreams.list(path, opened: opened, needed: stream != nil) else {
             if let n = stream { try MediaAudioStreams.check(n, count: 1, path: path) }

@@ -36,6 +36,8 @@ struct LoudnessNormalizeJob {
     var lossless: LosslessGainJob? = nil
     /// The target is dialogue-gated: the gain comes from the record's `loudness.dialogue`.
     var dialogueGated = false
+    /// The cache's limiter analyses (`--cache`): read instead of an analysis pass, kept after one.
+    var analyses: LimiterAnalysisCache? = nil
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -154,6 +156,13 @@ struct LoudnessNormalizeJob {
         // when the target is the programme's own (not an album's gain or dialogue), its peak always.
         writer.steersLoudness = peakMode == .limit && !album && dialogue == nil
         writer.canLimit = peakMode == .limit
+        if let analyses, !src.converted {
+            let weights = layout.weights, rate = out.sampleRate, identity = opened.identity
+            let stamp = LimiterAnalysisCache.stamp(path: path, identity: identity)
+            writer.storedAnalysis = StoredLimiterAnalysis(
+                load: { analyses.model(path: path, identity: identity, weights: weights, sampleRate: rate, settings: $0) },
+                keep: { analyses.store($0, path: path, stamp: stamp, weights: weights) })
+        }
         let written = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
         let report = written.report, meter = written.meter
         passes += report.passes

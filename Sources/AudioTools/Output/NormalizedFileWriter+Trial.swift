@@ -107,8 +107,13 @@ extension NormalizedFileWriter {
         // written pass then says why, or the trial takes its stretches at fixed places).
         var model: LimitedLoudnessModel? = nil
         do {
-            model = try NormalizePipeline.analyse(decision.plan, source: source, weights: layout.weights,
-                                                  decodeAhead: cores.hasSpareCore)
+            if let stored = storedAnalysis?.model(for: decision.plan) {
+                model = stored
+            } else {
+                model = try NormalizePipeline.analyse(decision.plan, source: source, weights: layout.weights,
+                                                      decodeAhead: cores.hasSpareCore)
+                storedAnalysis?.keep(model, madeFor: decision.plan)
+            }
             start.analysisPasses = 1
         } catch where !decision.compensate {}
         start.model = model

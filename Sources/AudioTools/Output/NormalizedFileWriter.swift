@@ -23,6 +23,9 @@ public struct NormalizedFileWriter {
     /// run (`--peak limit`).
     public var steersLoudness = true
     public var canLimit = true
+    /// The source's limiter analysis kept from an earlier run (the cache), used instead of an
+    /// analysis pass; it still counts as a pass, so the record is the same with or without it.
+    public var storedAnalysis: StoredLimiterAnalysis? = nil
 
     /// What was written: the report of the last written pass, the meter of what the file holds
     /// (for a lossy output checked after its codec, the decoded file's), and the codec check.
@@ -200,12 +203,18 @@ public struct NormalizedFileWriter {
         }
         do {
             if compensate {
-                // One analysis pass predicts the compensation; the written pass is metered and
-                // written again only when it missed.
-                let result = try NormalizePipeline.runPredicted(
+                // One analysis pass predicts the compensation (or the one kept from an earlier
+                // run); the written pass is metered and written again only when it missed.
+                let stored = model == nil && !firstPassMayLand ? storedAnalysis?.model(for: plan) : nil
+                var result = try NormalizePipeline.runPredicted(
                     plan, targetLUFS: targetLUFS, source: source, weights: weights, makeOutput: makeOutput,
                     maxWrittenPasses: maxWrittenPasses, maxCompensationDB: maxCompensationDB,
-                    firstPassMayLand: firstPassMayLand, decodeAhead: cores.hasSpareCore, model: model)
+                    firstPassMayLand: firstPassMayLand, decodeAhead: cores.hasSpareCore, model: model ?? stored)
+                if stored != nil {
+                    result.report.passes += 1
+                } else if model == nil, !firstPassMayLand {
+                    storedAnalysis?.keep(result.model, madeFor: plan)
+                }
                 return Round(report: result.report, sink: sink!, meter: finalMeter!, model: result.model,
                              writtenPasses: result.prediction.writtenPasses)
             }

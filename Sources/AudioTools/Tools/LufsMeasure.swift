@@ -30,6 +30,8 @@ public final class LufsMeasure: RecordTool {
             .choice("gate-on", "dialogue|programme", ["dialogue", "programme"], help: "What the gate's target judges: dialogue-gated loudness (implies --dialogue; programme loudness when dialogue is under --min-dialogue-share) or programme loudness (default, except for dialogue-gated presets such as netflix).", completes: .text),
             .number("min-dialogue-share", "FRACTION", in: 0...1, help: "Under this share of dialogue (default 0.15) loudness.dialogue.fallback is true and a dialogue gate judges programme loudness."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the time decoding alone takes, to compare a measurement with.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
+            .flag("keep-analysis", help: "With a cache: also keep each file's limiter analysis there (its loudness and peak every millisecond, about 17 MB an hour of audio), so that lufs-normalize with the same cache limits a loud file in one pass over it instead of two. The measurement takes up to about twice as long.", rules: [
+                .conflicts("decode-only", message: "--decode-only analyses nothing, so there is nothing for --keep-analysis to keep.")]),
         ] + LufsMeasure.streamSpecs + CacheOptions.specs + LufsMeasureQC.specs,
         examples: [
             "lufs-measure song.wav",
@@ -94,12 +96,18 @@ public final class LufsMeasure: RecordTool {
         let cores = CoreBudget(jobs: try o.jobs())
         options = o
         let follow = try LufsMeasure.follow(o)
+        try o.checkRules("keep-analysis")
+        if o.flag("keep-analysis") {
+            if follow != nil { throw UsageError("--keep-analysis keeps a file's analysis in the cache, and --follow measures a stream as it arrives, with no cache; leave one out.") }
+            if try CacheOptions.path(o) == nil { throw UsageError("--keep-analysis keeps the analysis in the cache: give --cache FILE or set AUDIO_TOOLS_CACHE.") }
+        }
         cache = follow == nil ? try CacheOptions.open(o) : nil  // a stream is measured as it arrives
         job = LoudnessMeasureJob(gate: gate, gateLabel: gate.map { LoudnessRecord.gateLabel($0, preset: preset?.name) } ?? .null,
                                  layoutOverride: layoutOverride, dualMono: dualMono, decodeOnly: decodeOnly, timeline: timeline,
                                  report: report, albums: albums, stream: stream, cores: cores,
                                  loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) }, follow: follow)
             .adding(try LufsMeasureQC.extras(o))
+        if o.flag("keep-analysis") { job.analyses = cache.map(LimiterAnalysisCache.init) }
         let onDialogue = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
         if o.flag("dialogue") || onDialogue {
             job.dialogue = DialogueMeasurement(minimumShare: try o.double("min-dialogue-share") ?? DialogueLoudness.defaultMinimumShare, gateOnDialogue: onDialogue)

@@ -47,7 +47,7 @@ public final class LufsNormalize: RecordTool {
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",
                   rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
-        ],
+        ] + CacheOptions.specs,
         examples: [
             "lufs-measure media/ | lufs-normalize --preset social --out-dir build/",
             "lufs-normalize --target -16 --true-peak -1 --out-dir out a.wav b.flac",
@@ -62,6 +62,9 @@ public final class LufsNormalize: RecordTool {
     var job: LoudnessNormalizeJob
     /// With --write-tags: the tag writer that handles every record instead.
     let tagger: GainTagging?
+    let options: ParsedOptions
+    /// `--cache`: limiter analyses (lufs-measure --keep-analysis, or an earlier run's) instead of analysis passes.
+    let cache: ResultCache?
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
@@ -140,6 +143,9 @@ public final class LufsNormalize: RecordTool {
                                    output: output,
                                    lossless: o.flag("lossless-gain") ? LosslessGainJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name,
                                                                                        replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
+        options = o
+        cache = writeTags ? nil : try CacheOptions.open(o)
+        job.analyses = cache.map(LimiterAnalysisCache.init)
         job.dialogueGated = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
         if job.dialogueGated && job.lossless != nil {
             throw UsageError("--lossless-gain takes its gain from programme loudness, so it can't aim at a dialogue-gated target (--gate-on dialogue or --preset \(preset?.name ?? "netflix")); use --gate-on programme, or normalise without --lossless-gain.")
@@ -154,7 +160,13 @@ public final class LufsNormalize: RecordTool {
     }
 
     public func emitted(_ record: Record) { job.reportWriter?.emitted(record) }
-    public func finish(stderrIsTerminal: Bool) -> Bool { job.reportWriter?.finish() ?? true }
+    public func finish(stderrIsTerminal: Bool) -> Bool {
+        CacheOptions.finish(cache, options: options)
+        return job.reportWriter?.finish() ?? true
+    }
+
+    /// `--cache-prune` alone prunes the cache.
+    public static func withoutInput(_ options: ParsedOptions) { CacheOptions.withoutInput(options) }
 
     /// Claims each stdin record's output path in input order (ToolMain calls this serially), so
     /// of two records that would write the same file the earlier one always wins.

@@ -3,6 +3,8 @@
 # measured in the same run. With BASE_BIN (a folder of older binaries) the same cases with those
 # beside. Run with: python3 Tests/Bench/bench.py normalize_floor
 
+import filecmp
+
 
 def rss_from_record(cmd, stdin):
     """Peak resident memory (MiB) of one run of cmd reading the record on standard input."""
@@ -71,6 +73,34 @@ def normalize_floor():
                   f"   compensation {n.get('compensation_db')} dB   landed {lufs} LUFS ({err})"
                   f"   true peak {n.get('true_peak_dbtp')} dBTP   max reduction {n.get('limiter', {}).get('max_reduction_db')} dB"
                   f"   peak RSS {rss:6.1f} MiB", flush=True)
+        # The analysis kept by lufs-measure --cache --keep-analysis: lufs-normalize --cache then
+        # makes no analysis pass of its own (the same file written).
+        help_text = subprocess.run([os.path.join(binary, "lufs-measure"), "--help"], capture_output=True, text=True).stdout
+        if "--keep-analysis" not in help_text:
+            continue
+        cache = os.path.join(out, label + "-cache.sqlite")
+        for leftover in [cache, cache + "-wal", cache + "-shm"]:
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        kept = os.path.join(out, label + "-kept.jsonl")
+        measure = [os.path.join(binary, "lufs-measure"), "-j", "1", f]
+        plain_m, plain_m_cpu = wall_and_cpu_from_record(measure, measured)
+        with open(kept, "w") as k:
+            t0 = time.perf_counter()
+            subprocess.run(measure[:-1] + ["--cache", cache, "--keep-analysis", f], check=True, stdout=k)
+            keep_m = time.perf_counter() - t0
+        print(f"  [{label}] lufs-measure {plain_m:7.3f} s; with --cache --keep-analysis (first run, stores it) {keep_m:7.3f} s"
+              f" = {keep_m / plain_m:4.2f}x; cache file {os.path.getsize(cache) / 1e6:5.1f} MB")
+        for target in ["-9", "-8"]:
+            dest = os.path.join(out, f"{label}{target}-kept")
+            args = ["--target", target, "--cache", cache, "--out-dir", dest, "-"]
+            t, cpu = wall_and_cpu_from_record(norm + args, kept)
+            r = subprocess.run(norm + args, stdin=open(kept), capture_output=True, text=True)
+            n = json.loads(r.stdout.splitlines()[0]).get("normalized", {}) if r.stdout else {}
+            same = filecmp.cmp(os.path.join(dest, os.path.basename(f)), os.path.join(out, f"{label}{target}", os.path.basename(f)), shallow=False)
+            print(f"  [{label}] target {target:>3} LUFS, analysis from the cache  {t:7.3f} s = {t / floor:5.2f}x the floor"
+                  f"   CPU {cpu:6.3f} s = {cpu / floor_cpu:5.2f}x   landed {n.get('integrated_lufs')} LUFS"
+                  f"   {'the same bytes as without the cache' if same else 'DIFFERENT BYTES FROM THE RUN WITHOUT THE CACHE'}", flush=True)
     # On a virtual machine the host may take CPU time away: ratios measured then are not to be trusted.
     ended = cpu_ticks()
     total, stolen = ended[0] - started[0], ended[1] - started[1]

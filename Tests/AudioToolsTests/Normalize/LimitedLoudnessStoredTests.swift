@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// A model's columns kept as bytes (LimitedLoudnessModel+Stored) and read back: the same model,
+/// bit for bit, for any limiter settings; anything else is refused rather than misread.
+@Suite struct LimitedLoudnessStoredTests {
+    @Test func theColumnsComeBackAsTheSameModel() throws {
+        let x = NormTestSignals.music(sampleRate: 44_100, seconds: 3, channels: 2, seed: 21)
+        let plan = NormalizePlan(gainDB: 0, ceilingDBTP: -1, limit: true)
+        let m = try LimitedLoudnessModelTests.model(x, plan: plan, rate: 44_100)
+        let bytes = try #require(m.storedColumns())
+        #expect(bytes.count == LimitedLoudnessModel.storedHeaderBytes + 4 * (m.energyValues().count + m.peakValues().count))
+        #expect(Array(bytes.prefix(4)) == Array("LLM1".utf8))
+        for ceiling in [-1.0, -2.5] {
+            var timing = plan.limiterTiming
+            timing.ceilingDBTP = ceiling
+            let back = try #require(LimitedLoudnessModel.fromStored(bytes, sampleRate: 44_100, settings: timing))
+            let direct = try #require(m.withLimiter(timing))
+            #expect(back.energyValues() == m.energyValues() && back.peakValues() == m.peakValues())
+            #expect(back.hop == m.hop && back.threshold == direct.threshold && back.lookahead == direct.lookahead)
+            for g in [0.0, 6.0, 9.5] {
+                #expect(back.loudness(gainDB: g)?.bitPattern == direct.loudness(gainDB: g)?.bitPattern, "\(ceiling) dBTP, +\(g) dB")
+            }
+            #expect(back.gain(forTarget: -9, planGainDB: 8, maxCompensationDB: 6).bitPattern
+                    == direct.gain(forTarget: -9, planGainDB: 8, maxCompensationDB: 6).bitPattern)
+        }
+    }
+
+    @Test func onlyTheSourcesOwnAnalysisIsKept() throws {
+        let x = NormTestSignals.music(sampleRate: 48_000, seconds: 1, channels: 1, seed: 22)
+        let unlimited = try LimitedLoudnessModelTests.model(x, plan: NormalizePlan(gainDB: 0, limit: false), rate: 48_000)
+        #expect(unlimited.storedColumns() == nil, "no peaks to replay a limiter with")
+        let m = try LimitedLoudnessModelTests.model(x, plan: NormalizePlan(gainDB: 0, limit: true), rate: 48_000)
+        let gained = LimitedLoudnessModel(energies: m.energyValues(), peaks: m.peakValues(), hop: m.hop, sampleRate: 48_000,
+                                          limit: true, settings: .init(ceilingDBTP: -1), analysedGainDB: 3)
+        #expect(gained.storedColumns() == nil, "made at a gain: not the source's")
+    }
+
+    @Test func otherBytesAreRefused() throws {
+        let x = NormTestSignals.music(sampleRate: 48_000, seconds: 1, channels: 2, seed: 23)
+        let m = try LimitedLoudnessModelTests.model(x, plan: NormalizePlan(gainDB: 0, limit: true), rate: 48_000)
+        let bytes = try #require(m.storedColumns())
+        let s = TruePeakLimiter.Settings(ceilingDBTP: -1)
+        #expect(LimitedLoudnessModel.fromStored(bytes, sampleRate: 44_100, settings: s) == nil, "another rate")
+        #expect(LimitedLoudnessModel.fromStored(Array(bytes.dropLast()), sampleRate: 48_000, settings: s) == nil, "cut short")
+        #expect(LimitedLoudnessModel.fromStored(bytes + [0, 0, 0, 0], sampleRate: 48_000, settings: s) == nil, "too long")
+        #expect(LimitedLoudnessModel.fromStored(Array("LLM2".utf8) + bytes.dropFirst(4), sampleRate: 48_000, settings: s) == nil, "another layout")
+        #expect(LimitedLoudnessModel.fromStored([], sampleRate: 48_000, settings: s) == nil)
+        var swapped = bytes  // more energies than peaks
+        withUnsafeBytes(of: UInt64(m.peakValues().count + 1).littleEndian) { swapped.replaceSubrange(8..<16, with: $0) }
+        #expect(LimitedLoudnessModel.fromStored(swapped, sampleRate: 48_000, settings: s) == nil)
+    }
+}
