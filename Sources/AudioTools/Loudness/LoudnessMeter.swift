@@ -83,6 +83,11 @@ public final class LoudnessMeter {
     /// BS.1770 channel weights G_i, one per channel.
     public let weights: [Double]
     public let kWeighting: KWeighting
+    /// When set (before the first block), each sub-block's energy Σ G·y² is appended as it
+    /// closes: the limiter analysis's energy column (LimitedLoudnessAnalyzer.beside), filtered once.
+    public var subBlockEnergies: FloatSpill?
+    /// Whether this meter's K-weighting is the SSE2 kernel's (the one the analyzer runs too).
+    var filtersWithSSE2: Bool { usesSSE2 }
     /// Samples per 100 ms hop (rounded as libebur128 does).
     public let hop: Int
 
@@ -393,6 +398,7 @@ public final class LoudnessMeter {
     /// The windows' part of closing a sub-block of `energy` (Σ G·y² over it, its filter sums
     /// already restarted).
     private func closeSubBlock(energy: Double) {
+        subBlockEnergies?.append(Float(energy))
         let ringSize = subRing.count
         let momentarySubs = Self.subBlocksPerHop * Self.momentaryHops
         let leavingShort = subCount >= ringSize ? subRing[subRingPos] : 0

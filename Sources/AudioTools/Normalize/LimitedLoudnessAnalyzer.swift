@@ -16,7 +16,9 @@ public final class LimitedLoudnessAnalyzer {
     private var pairStates: [[Double]]
     private var laneWeights: [[Double]]
     private let usesSSE2 = VectorKernels.hasSSE2 && !VectorKernels.portableOnly
-    private let energies = FloatSpill()
+    private let energies: FloatSpill
+    /// Whether `add` K-weights (else the energies come from a meter, `beside`).
+    private let filters: Bool
     private var unitInHop = 0
     private var unitRemaining: Int
     private var pieces: [Int] = []
@@ -41,7 +43,26 @@ public final class LimitedLoudnessAnalyzer {
     /// The lanes that read the largest sample's window rather than the one before it.
     private let secondStartLanes: SIMDMask<SIMD8<Int32>>
 
-    public init(sampleRate: Int, weights: [Double], limit: Bool) {
+    public convenience init(sampleRate: Int, weights: [Double], limit: Bool) {
+        self.init(sampleRate: sampleRate, weights: weights, limit: limit, energies: nil)
+    }
+
+    /// An analyzer beside `meter`, fed the same blocks: the meter's sub-blocks are its units and
+    /// its K-weighting the same kernel with the same state, so their energies are taken from it
+    /// and `add` only finds the peaks (on a thread of its own if wished: the two share nothing
+    /// until `finish`, after both have seen the last block). Nil where the meter filters
+    /// otherwise (the portable loop flushes tiny values the kernel keeps): analyse separately then.
+    public static func beside(_ meter: LoudnessMeter, limit: Bool) -> LimitedLoudnessAnalyzer? {
+        let usesSSE2 = VectorKernels.hasSSE2 && !VectorKernels.portableOnly
+        guard meter.filtersWithSSE2, usesSSE2, meter.subBlockEnergies == nil else { return nil }
+        let energies = FloatSpill()
+        meter.subBlockEnergies = energies
+        return LimitedLoudnessAnalyzer(sampleRate: meter.sampleRate, weights: meter.weights, limit: limit, energies: energies)
+    }
+
+    private init(sampleRate: Int, weights: [Double], limit: Bool, energies given: FloatSpill?) {
+        energies = given ?? FloatSpill()
+        filters = given == nil
         self.sampleRate = sampleRate
         self.weights = weights
         self.limit = limit
@@ -90,7 +111,7 @@ public final class LimitedLoudnessAnalyzer {
         precondition(block.channels.count == weights.count)
         let n = block.frames
         guard n > 0 else { return }
-        kWeight(block, n)
+        if filters { kWeight(block, n) }
         framesIn += n
         guard limit else { return }
         for c in 0..<buffers.count { buffers[c].append(contentsOf: block.channels[c][0..<n]) }

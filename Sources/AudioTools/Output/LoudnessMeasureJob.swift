@@ -136,9 +136,11 @@ struct LoudnessMeasureJob {
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
         let qc = qcAnalyser(source.format, layout: layout, meter: meter)
         let speech = try dialogue?.detector(layout: weighted, sampleRate: source.format.sampleRate)
-        // The limiter's analysis, as lufs-normalize's analysis pass would make it (LimiterAnalysisCache).
+        // The limiter's analysis, as lufs-normalize's analysis pass would make it (LimiterAnalysisCache):
+        // the meter's K-weighting serves it too, where the two filter alike.
         let analyzer = keepAnalysis == nil ? nil
-            : LimitedLoudnessAnalyzer(sampleRate: source.format.sampleRate, weights: weighted.weights, limit: true)
+            : LimitedLoudnessAnalyzer.beside(meter, limit: true)
+                ?? LimitedLoudnessAnalyzer(sampleRate: source.format.sampleRate, weights: weighted.weights, limit: true)
         // A core no other file is using when the file starts: decoding (with the true peak of some
         // channels) on one thread, K-weighting (and the other channels' true peak) on this one.
         if let f = follow {

@@ -52,3 +52,38 @@ import Testing
         #expect(LimitedLoudnessModel.fromStored(swapped, sampleRate: 48_000, settings: s) == nil)
     }
 }
+
+/// The analysis made beside a meter (lufs-measure --keep-analysis) takes the meter's sub-block
+/// energies: they must be the analysis pass's own, bit for bit, or the kept analysis would give
+/// lufs-normalize another gain than its own pass.
+@Suite struct LimitedLoudnessBesideMeterTests {
+    @Test(.enabled(if: VectorKernels.hasSSE2, "the meter's energies are taken only where it runs the SSE2 kernel (x86-64)"),
+          arguments: [(1, 48_000), (2, 44_100), (3, 48_000), (6, 96_000)])
+    func theMetersEnergiesAreTheAnalysisPasss(channels: Int, rate: Int) throws {
+        var x = NormTestSignals.music(sampleRate: rate, seconds: 2.37, channels: channels, seed: UInt64(30 + channels))
+        // Silence, then a quiet tail: the filters' state decays towards tiny values there.
+        for c in 0..<channels { for i in (x[c].count / 3)..<(x[c].count / 2) { x[c][i] = 0 } }
+        for c in 0..<channels { for i in (x[c].count * 3 / 4)..<x[c].count { x[c][i] *= 1e-6 } }
+        let weights = (0..<channels).map { [1.0, 1.0, 1.0, 0.0, 1.41, 1.41][$0] }
+        let own = LimitedLoudnessAnalyzer(sampleRate: rate, weights: weights, limit: true)
+        let meter = LoudnessMeter(sampleRate: rate, weights: weights)
+        let beside = try #require(LimitedLoudnessAnalyzer.beside(meter, limit: true))
+        #expect(LimitedLoudnessAnalyzer.beside(meter, limit: true) == nil, "one analyzer per meter")
+        var start = 0, k = 0
+        let sizes = [4096, 777, 1, 10_000]
+        while start < x[0].count {
+            let n = min(sizes[k % sizes.count], x[0].count - start)
+            let block = AudioBlock(channels: x.map { Array($0[start..<(start + n)]) }, frames: n)
+            own.add(block)
+            meter.add(block)
+            beside.add(block)
+            start += n
+            k += 1
+        }
+        let settings = TruePeakLimiter.Settings(ceilingDBTP: -1)
+        let a = own.finish(settings: settings), b = beside.finish(settings: settings)
+        #expect(a.energyValues().map(\.bitPattern) == b.energyValues().map(\.bitPattern))
+        #expect(a.peakValues() == b.peakValues())
+        #expect(a.storedColumns() == b.storedColumns())
+    }
+}
