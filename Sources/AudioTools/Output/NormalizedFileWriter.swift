@@ -190,6 +190,7 @@ public struct NormalizedFileWriter {
         let weights = layout.weights, rate = format.sampleRate
         var sink: SndfileSink? = nil
         var finalMeter: LoudnessMeter? = nil
+        var metering: BlockBehind? = nil
         func makeOutput() throws -> NormalizePipeline.Output {
             let s = try SndfileSink(path: outPath, formatCode: format.formatCode, sampleRate: rate,
                                     channelCount: format.channelCount, overwrite: overwrite, tags: tags)
@@ -198,8 +199,15 @@ public struct NormalizedFileWriter {
             let meter = LoudnessMeter(sampleRate: rate, weights: weights, collectsTimeline: collectsTimeline)
             sink = s
             finalMeter = meter
-            return .init(sink: s, onOutputBlock: { meter.add($0, onTwoCores: cores.hasSpareCore) },
-                         integrated: { meter.finish().integratedLUFS })
+            // With a spare core the meter runs behind on a thread of its own (the same bits: it
+            // sees every sample in order); an abandoned pass's stops when the next replaces it.
+            guard cores.hasSpareCore else {
+                metering = nil
+                return .init(sink: s, onOutputBlock: { meter.add($0) }, integrated: { meter.finish().integratedLUFS })
+            }
+            let behind = BlockBehind(channels: weights.count) { meter.add($0) }
+            metering = behind
+            return .init(sink: s, onOutputBlock: { behind.add($0) }, integrated: { behind.finish(); return meter.finish().integratedLUFS })
         }
         do {
             if compensate {
@@ -221,6 +229,7 @@ public struct NormalizedFileWriter {
             let output = try makeOutput()
             let report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,
                                                    onOutputBlock: output.onOutputBlock)
+            metering?.finish()
             return Round(report: report, sink: sink!, meter: finalMeter!, model: nil, writtenPasses: 1)
         } catch {
             sink?.abandon()

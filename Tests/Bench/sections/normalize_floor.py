@@ -1,7 +1,10 @@
 # Limited normalisation against its floor: the bench's 10-minute pink-noise WAV to -9 and -8 LUFS
-# (the true-peak limiter and its compensation), each beside lufs-normalize --decode-encode-only
-# measured in the same run. With BASE_BIN (a folder of older binaries) the same cases with those
-# beside. Run with: python3 Tests/Bench/bench.py normalize_floor
+# (the true-peak limiter and its compensation), each beside lufs-normalize --decode-encode-only,
+# with --jobs 1 and --jobs 2 (the default on two cores), and from the limiter analysis kept by
+# lufs-measure --cache --keep-analysis. With BASE_BIN (a folder of older binaries) the same cases
+# with those beside. The cases run interleaved, round after round, each after a sync, and each
+# reports its best round: a slow spell of the host then falls on every case alike. Run with:
+# python3 Tests/Bench/bench.py normalize_floor
 
 import filecmp
 
@@ -20,21 +23,25 @@ def cpu_ticks():
     return sum(fields[:8]), fields[7] if len(fields) > 7 else 0
 
 
-def wall_and_cpu_from_record(cmd, stdin, runs=5):
-    """Best wall time and best CPU time (user + system) of `runs` runs of cmd reading the record."""
-    walls, cpus = [], []
-    for _ in range(runs):
-        t = time.perf_counter()
-        p = subprocess.Popen(cmd, stdin=open(stdin), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        _, _, ru = os.wait4(p.pid, 0)
-        walls.append(time.perf_counter() - t)
-        cpus.append(ru.ru_utime + ru.ru_stime)
-    return min(walls), min(cpus)
+def interleaved(cases, rounds=7):
+    """{name: (best wall, best CPU)} of cases [(name, cmd, stdin path)], run round after round."""
+    walls = {name: [] for name, _, _ in cases}
+    cpus = {name: [] for name, _, _ in cases}
+    for _ in range(rounds):
+        for name, cmd, stdin in cases:
+            # The last run's 170 MB still being written back to disk would slow this one.
+            os.sync()
+            t = time.perf_counter()
+            p = subprocess.Popen(cmd, stdin=open(stdin), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, _, ru = os.wait4(p.pid, 0)
+            walls[name].append(time.perf_counter() - t)
+            cpus[name].append(ru.ru_utime + ru.ru_stime)
+    return {name: (min(walls[name]), min(cpus[name])) for name in walls}
 
 
 def normalize_floor():
     section("lufs-normalize, limited: 10-minute 48 kHz stereo 24-bit WAV to -9 and -8 LUFS / -1 dBTP, against the decode + encode floor")
-    print(f"  (load average when starting: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; best of 5)")
+    print(f"  (load average when starting: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; every case run 7 times, interleaved; best of each)")
     started = cpu_ticks()
     f = music(os.path.join(DIR, "music-10min.wav"), 600)
     out = os.path.join(DIR, "normalize-floor-out")
@@ -48,59 +55,75 @@ def normalize_floor():
     if base:
         builds.append(("base", base))
 
-    def run_once(binary, args, dest):
-        r = subprocess.run([os.path.join(binary, "lufs-normalize"), "-j", "1", "--overwrite", "--true-peak", "-1",
-                            "--out-dir", dest] + args + ["-"], stdin=open(measured), capture_output=True, text=True)
+    cases, kept_by = [], {}
+    for label, binary in builds:
+        def norm(jobs, *args, dest, stdin=measured):
+            return [os.path.join(binary, "lufs-normalize"), "-j", jobs, "--overwrite", "--true-peak", "-1",
+                    "--out-dir", os.path.join(out, dest)] + list(args) + ["-"], stdin
+        for jobs in ["1", "2"]:
+            cases.append((f"{label} floor j{jobs}",) + norm(jobs, "--target", "-9", "--decode-encode-only", dest=f"{label}-floor-j{jobs}"))
+            for target in ["-9", "-8"]:
+                cases.append((f"{label} {target} j{jobs}",) + norm(jobs, "--target", target, dest=f"{label}{target}-j{jobs}"))
+        help_text = subprocess.run([os.path.join(binary, "lufs-measure"), "--help"], capture_output=True, text=True).stdout
+        if "--keep-analysis" not in help_text:
+            continue
+        # The analysis kept by lufs-measure --cache --keep-analysis (the bench file is old
+        # enough for the cache to keep): lufs-normalize --cache then makes no analysis pass.
+        cache = os.path.join(out, label + "-cache.sqlite")
+        for leftover in [cache, cache + "-wal", cache + "-shm"]:
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        kept = os.path.join(out, label + "-kept.jsonl")
+        with open(kept, "w") as k:
+            subprocess.run([os.path.join(binary, "lufs-measure"), "-j", "1", "--cache", cache, "--keep-analysis", f], check=True, stdout=k)
+        kept_by[label] = cache
+        measure = [os.path.join(binary, "lufs-measure"), "-j", "1"]
+        cases.append((f"{label} measure", measure + [f], measured))
+        cases.append((f"{label} measure keep", ["sh", "-c", f"rm -f {cache}2*; exec \"$0\" \"$@\""] + measure
+                      + ["--cache", cache + "2", "--keep-analysis", f], measured))
+        for jobs in ["1", "2"]:
+            for target in ["-9", "-8"]:
+                cases.append((f"{label} {target} j{jobs} kept",) + norm(jobs, "--target", target, "--cache", cache,
+                                                                       dest=f"{label}{target}-j{jobs}-kept", stdin=kept))
+    t = interleaved(cases)
+
+    def record_of(dest, stdin, *args):
+        r = subprocess.run(args + ("--out-dir", os.path.join(out, dest), "-"), stdin=open(stdin), capture_output=True, text=True)
         try:
             return json.loads(r.stdout.splitlines()[0]).get("normalized", {})
         except Exception:
             return {}
 
     for label, binary in builds:
-        norm = [os.path.join(binary, "lufs-normalize"), "-j", "1", "--overwrite", "--true-peak", "-1"]
-        floor, floor_cpu = wall_and_cpu_from_record(
-            norm + ["--target", "-9", "--decode-encode-only", "--out-dir", os.path.join(out, label + "-floor"), "-"], measured)
-        print(f"  [{label}] decode + encode floor (--decode-encode-only)   {floor:7.3f} s   CPU {floor_cpu:6.3f} s")
+        for jobs in ["1", "2"]:
+            floor, floor_cpu = t[f"{label} floor j{jobs}"]
+            print(f"  [{label}] --jobs {jobs}: decode + encode floor (--decode-encode-only)   {floor:6.3f} s   CPU {floor_cpu:6.3f} s")
+            for target in ["-9", "-8"]:
+                wall, cpu = t[f"{label} {target} j{jobs}"]
+                line = f"  [{label}] --jobs {jobs}: target {target:>3} LUFS   {wall:6.3f} s = {wall / floor:4.2f}x the floor   CPU {cpu / floor_cpu:4.2f}x"
+                if f"{label} {target} j{jobs} kept" in t:
+                    kw, kc = t[f"{label} {target} j{jobs} kept"]
+                    line += f";   analysis from the cache {kw:6.3f} s = {kw / floor:4.2f}x the floor   CPU {kc / floor_cpu:4.2f}x"
+                print(line, flush=True)
         for target in ["-9", "-8"]:
-            dest = os.path.join(out, f"{label}{target}")
-            t, cpu = wall_and_cpu_from_record(norm + ["--target", target, "--out-dir", dest, "-"], measured)
-            n = run_once(binary, ["--target", target], dest)
+            norm = (os.path.join(binary, "lufs-normalize"), "-j", "1", "--overwrite", "--true-peak", "-1", "--target", target)
+            n = record_of(f"{label}{target}-j1", measured, *norm)
             lufs = n.get("integrated_lufs")
             err = f"{lufs - float(target):+.2f} LU" if isinstance(lufs, (int, float)) else "n/a"
-            rss = rss_from_record(norm + ["--target", target, "--out-dir", dest, "-"], measured)
-            print(f"  [{label}] target {target:>3} LUFS  {t:7.3f} s = {t / floor:5.2f}x the floor"
-                  f"   CPU {cpu:6.3f} s = {cpu / floor_cpu:5.2f}x   passes {n.get('passes')}"
-                  f"   compensation {n.get('compensation_db')} dB   landed {lufs} LUFS ({err})"
-                  f"   true peak {n.get('true_peak_dbtp')} dBTP   max reduction {n.get('limiter', {}).get('max_reduction_db')} dB"
-                  f"   peak RSS {rss:6.1f} MiB", flush=True)
-        # The analysis kept by lufs-measure --cache --keep-analysis: lufs-normalize --cache then
-        # makes no analysis pass of its own (the same file written).
-        help_text = subprocess.run([os.path.join(binary, "lufs-measure"), "--help"], capture_output=True, text=True).stdout
-        if "--keep-analysis" not in help_text:
-            continue
-        cache = os.path.join(out, label + "-cache.sqlite")
-        for leftover in [cache, cache + "-wal", cache + "-shm"]:
-            if os.path.exists(leftover):
-                os.remove(leftover)
-        kept = os.path.join(out, label + "-kept.jsonl")
-        measure = [os.path.join(binary, "lufs-measure"), "-j", "1", f]
-        plain_m, plain_m_cpu = wall_and_cpu_from_record(measure, measured)
-        with open(kept, "w") as k:
-            t0 = time.perf_counter()
-            subprocess.run(measure[:-1] + ["--cache", cache, "--keep-analysis", f], check=True, stdout=k)
-            keep_m = time.perf_counter() - t0
-        print(f"  [{label}] lufs-measure {plain_m:7.3f} s; with --cache --keep-analysis (first run, stores it) {keep_m:7.3f} s"
-              f" = {keep_m / plain_m:4.2f}x; cache file {os.path.getsize(cache) / 1e6:5.1f} MB")
-        for target in ["-9", "-8"]:
-            dest = os.path.join(out, f"{label}{target}-kept")
-            args = ["--target", target, "--cache", cache, "--out-dir", dest, "-"]
-            t, cpu = wall_and_cpu_from_record(norm + args, kept)
-            r = subprocess.run(norm + args, stdin=open(kept), capture_output=True, text=True)
-            n = json.loads(r.stdout.splitlines()[0]).get("normalized", {}) if r.stdout else {}
-            same = filecmp.cmp(os.path.join(dest, os.path.basename(f)), os.path.join(out, f"{label}{target}", os.path.basename(f)), shallow=False)
-            print(f"  [{label}] target {target:>3} LUFS, analysis from the cache  {t:7.3f} s = {t / floor:5.2f}x the floor"
-                  f"   CPU {cpu:6.3f} s = {cpu / floor_cpu:5.2f}x   landed {n.get('integrated_lufs')} LUFS"
-                  f"   {'the same bytes as without the cache' if same else 'DIFFERENT BYTES FROM THE RUN WITHOUT THE CACHE'}", flush=True)
+            rss = rss_from_record(list(norm) + ["--out-dir", os.path.join(out, f"{label}{target}-j1"), "-"], measured)
+            line = (f"  [{label}] target {target:>3}: passes {n.get('passes')}   compensation {n.get('compensation_db')} dB"
+                    f"   landed {lufs} LUFS ({err})   true peak {n.get('true_peak_dbtp')} dBTP"
+                    f"   max reduction {n.get('limiter', {}).get('max_reduction_db')} dB   peak RSS {rss:5.1f} MiB")
+            if label in kept_by:
+                name = os.path.basename(f)
+                same = all(filecmp.cmp(os.path.join(out, f"{label}{target}-j{j}-kept", name),
+                                       os.path.join(out, f"{label}{target}-j1", name), shallow=False) for j in ["1", "2"])
+                line += "   cache: " + ("the same bytes" if same else "DIFFERENT BYTES")
+            print(line, flush=True)
+        if f"{label} measure" in t:
+            m, keep = t[f"{label} measure"][0], t[f"{label} measure keep"][0]
+            print(f"  [{label}] lufs-measure -j 1 {m:6.3f} s; with --cache --keep-analysis (a fresh cache) {keep:6.3f} s = {keep / m:4.2f}x;"
+                  f" the cache file {os.path.getsize(kept_by[label]) / 1e6:4.1f} MB")
     # On a virtual machine the host may take CPU time away: ratios measured then are not to be trusted.
     ended = cpu_ticks()
     total, stolen = ended[0] - started[0], ended[1] - started[1]
