@@ -25,7 +25,7 @@ struct LoudnessNormalizeJob {
     let album: Bool
     /// `--stream N`: the one audio stream of a media file to normalise.
     let stream: Int?
-    /// Files in work against --jobs: a core no other file is using decodes ahead and meters true peak.
+    /// Files in work against --jobs: a core no other file is using decodes ahead, encodes and meters behind.
     let cores: CoreBudget
     /// Which input writes which output.
     let outputs: OutputClaims

@@ -58,7 +58,7 @@ public struct NormalizedFileWriter {
 
     /// Normalises `source` (at its first frame) by the decision's plan into `outPath` and commits it; the
     /// report and the meter of what was written. `cores` says when a core is spare for decoding
-    /// ahead and metering true peak.
+    /// ahead, encoding and metering behind.
     public func write(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource,
                       cores: CoreBudget) throws -> Written {
         let start = try trialled(decision, targetLUFS: targetLUFS, source: source, cores: cores)

@@ -8,12 +8,7 @@ import Testing
     @Test func aDialogueEntryIsKeptUnderItsDetectorAndSettings() throws {
         let dir = ResultCacheTests.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = dir + "/a.wav"
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
-        // Settled: the cache keeps nothing of a file written this instant.
-        var times = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
-        let stamp = try #require(FileStamp.of(file))
+        let (file, stamp) = try ResultCacheTests.settledFile(in: dir)
         let results = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1", warn: { _ in }))
         let plain = LoudnessCache(cache: results, layout: nil, dualMono: false)
         func keyed(_ version: String, _ share: Double) -> LoudnessCache {

@@ -8,11 +8,7 @@ import Testing
     @Test func bytesAreKeptExactlyUnderTheSameRules() throws {
         let dir = ResultCacheTests.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let file = dir + "/a.wav"
-        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
-        var times = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
-        let stamp = try #require(FileStamp.of(file))
+        let (file, stamp) = try ResultCacheTests.settledFile(in: dir)
         let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1", warn: { _ in }))
         let bytes: [UInt8] = [0, 0, 0x4C, 0xFF, 0, 0x80] + (0..<70_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         #expect(!cache.contains(kind: "k", settings: "s", path: file, stamp: stamp))

@@ -3,6 +3,16 @@ import Testing
 @testable import AudioTools
 
 @Suite struct ResultCacheTests {
+    /// A small file in `dir`, modified long ago (the cache keeps nothing of a file written this
+    /// instant), and its stamp.
+    static func settledFile(in dir: String) throws -> (path: String, stamp: FileStamp) {
+        let file = dir + "/a.wav"
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: file))
+        var times = [timespec(tv_sec: 1_600_000_000, tv_nsec: 0), timespec(tv_sec: 1_600_000_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, file, &times, 0) == 0)
+        return (file, try #require(FileStamp.of(file)))
+    }
+
     static func tempDir() -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("audio-tools-cache-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
         try! FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
