@@ -43,6 +43,7 @@ public final class LufsMeasure: RecordTool {
             "audio-probe media/ | library-filter | lufs-measure -j 2 > measurements.jsonl",
             "lufs-measure --album music/ | jq -c '{path, album: .loudness.album.integrated_lufs}'",
             "lufs-measure --cache ~/.cache/audio-tools.sqlite --preset podcast media/   # measures only what changed since the last run",
+            "lufs-measure --cache c.sqlite --keep-analysis master.wav > master.jsonl   # lufs-normalize --cache c.sqlite then limits it in one read",
             "ffmpeg -v error -re -i stream.mkv -f wav - | lufs-measure --follow --preset ebu-r128 -   # a live meter: a line a second, then the record",
         ],
         exitNotes: "the gate")

@@ -56,6 +56,7 @@ public final class LufsNormalize: RecordTool {
             "lufs-normalize --target -14 --fade-out 3 --fade-curve exponential --in-place song.wav",
             "lufs-measure --album album/ | lufs-normalize --album --target -16 --out-dir out/",
             "lufs-measure --album music/ | lufs-normalize --album --write-tags   # ReplayGain 2.0 tags, audio untouched",
+            "lufs-measure --cache c.sqlite --keep-analysis master.wav | lufs-normalize --cache c.sqlite --target -9 --out-dir loud/   # limited in one read of the file",
         ])
 
     /// Each file's normalisation, with the settings the options give.
