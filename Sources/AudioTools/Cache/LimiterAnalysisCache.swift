@@ -1,7 +1,7 @@
 import Foundation
 
 /// The limiter's analysis of a file kept in the cache (LimitedLoudnessModel's columns, about
-/// 17 MB an hour of audio): written by lufs-measure --keep-analysis as it measures, and by
+/// 17 MB an hour of audio, written and read in place a piece at a time): written by lufs-measure --keep-analysis as it measures, and by
 /// lufs-normalize after an analysis pass of its own; read by lufs-normalize, which then writes a
 /// limited file in one pass. Keyed like every entry on the file as it is, and on what decides the
 /// columns: the channel weights, the rate and the decoders installed. The columns are the same
@@ -27,10 +27,13 @@ public struct LimiterAnalysisCache {
     /// analysed under these weights at this rate, as a model for a limiter with `settings`.
     public func model(path: String, identity: FileIdentity, weights: [Double], sampleRate: Int,
                       settings: TruePeakLimiter.Settings) -> LimitedLoudnessModel? {
-        guard let stamp = Self.stamp(path: path, identity: identity), access(path, R_OK) == 0,
-              let bytes = cache.lookupBytes(kind: Self.kind, settings: Self.settings(weights: weights, sampleRate: sampleRate),
-                                            path: path, stamp: stamp) else { return nil }
-        return LimitedLoudnessModel.fromStored(bytes, sampleRate: sampleRate, settings: settings)
+        guard let stamp = Self.stamp(path: path, identity: identity), access(path, R_OK) == 0 else { return nil }
+        return cache.readBytes(kind: Self.kind, settings: Self.settings(weights: weights, sampleRate: sampleRate),
+                               path: path, stamp: stamp) { blob in
+            try LimitedLoudnessModel.fromStored(count: blob.count, sampleRate: sampleRate, settings: settings) { buffer, n, at in
+                try blob.read(into: buffer, count: n, at: at)
+            }
+        }
     }
 
     /// Whether an analysis of the file at `path` under these weights is kept.
@@ -42,8 +45,10 @@ public struct LimiterAnalysisCache {
     /// Keeps `model`'s columns for the file `stamp` describes, when the file is still that file
     /// and the model is one of the source itself.
     public func store(_ model: LimitedLoudnessModel, path: String, stamp: FileStamp?, weights: [Double]) {
-        guard let stamp, FileStamp.of(path) == stamp, let bytes = model.storedColumns() else { return }
-        cache.store(kind: Self.kind, settings: Self.settings(weights: weights, sampleRate: model.sampleRate),
-                    path: path, stamp: stamp, bytes: bytes)
+        guard let stamp, FileStamp.of(path) == stamp, let count = model.storedByteCount else { return }
+        cache.storeBytes(kind: Self.kind, settings: Self.settings(weights: weights, sampleRate: model.sampleRate),
+                         path: path, stamp: stamp, count: count) { blob in
+            try model.writeStored { piece, at in try blob.write(from: piece.baseAddress!, count: piece.count, at: at) }
+        }
     }
 }

@@ -36,6 +36,7 @@ public final class ResultCache {
     final class Session {
         let db: SQLiteConnection
         let select: SQLiteStatement
+        let selectRowID: SQLiteStatement
         let store: SQLiteStatement
         let byID: SQLiteStatement
         let begin: SQLiteStatement
@@ -76,6 +77,10 @@ public final class ResultCache {
             commit = try db.prepare("COMMIT")
             select = try db.prepare("""
             SELECT device, inode, size, mtime_ns, version, value, library_id FROM entries
+            WHERE path = ?1 AND kind = ?2 AND settings = ?3
+            """)
+            selectRowID = try db.prepare("""
+            SELECT device, inode, size, mtime_ns, version, rowid FROM entries
             WHERE path = ?1 AND kind = ?2 AND settings = ?3
             """)
             store = try db.prepare("""
@@ -312,9 +317,37 @@ public final class ResultCache {
         }
     }
 
-    /// An entry stored as bytes (`store(…, bytes:)`), under the same rules as `lookup`.
+    /// An entry stored as bytes (`store(…, bytes:)`), under the same rules as `lookup`, whole.
     public func lookupBytes(kind: String, settings: String, path: String, stamp: FileStamp) -> [UInt8]? {
-        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { $0.bytes(5) }
+        readBytes(kind: kind, settings: settings, path: path, stamp: stamp) { blob in
+            var bytes = [UInt8](repeating: 0, count: blob.count)
+            if blob.count > 0 { try bytes.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: blob.count, at: 0) } }
+            return bytes
+        }
+    }
+
+    /// An entry stored as bytes, under the same rules as `lookup`, handed to `read` in place (a
+    /// large value is read a piece at a time, never held whole); nil for a miss or when `read`
+    /// gives nil.
+    public func readBytes<T>(kind: String, settings: String, path: String, stamp: FileStamp,
+                             _ read: (SQLiteBlob) throws -> T?) -> T? {
+        withSession { session in
+            try session.beginReading()
+            session.readsInTransaction += 1
+            let rowid = try session.selectRowID.with([.text(path), .text(kind), .text(settings)]) { s -> Int64? in
+                guard try s.step() else { return nil }
+                let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
+                                       sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
+                return stored == stamp && s.text(4) == version ? s.int64(5) : nil
+            }
+            var hit: T? = nil
+            if let rowid {
+                let blob = try session.db.openBlob(table: "entries", column: "value", rowid: rowid, writable: false)
+                hit = try read(blob)
+            }
+            if hit == nil || session.readsInTransaction >= Session.readsPerTransaction { try session.endReading() }
+            return hit
+        } ?? nil
     }
 
     /// Whether `lookup` would find an entry (its value left unread).
@@ -348,7 +381,28 @@ public final class ResultCache {
 
     /// `store` for a value that is bytes rather than text (read back by `lookupBytes`).
     public func store(kind: String, settings: String, path: String, stamp: FileStamp, bytes: [UInt8]) {
-        storeRow(kind: kind, settings: settings, path: path, stamp: stamp, libraryID: nil, value: .blob(bytes))
+        storeBytes(kind: kind, settings: settings, path: path, stamp: stamp, count: bytes.count) { blob in
+            if !bytes.isEmpty { try bytes.withUnsafeBytes { try blob.write(from: $0.baseAddress!, count: bytes.count, at: 0) } }
+        }
+    }
+
+    /// `store` for `count` bytes that `fill` writes in place, a piece at a time: the entry and its
+    /// bytes go in one transaction, so no reader ever sees it half written.
+    public func storeBytes(kind: String, settings: String, path: String, stamp: FileStamp, count: Int,
+                           _ fill: (SQLiteBlob) throws -> Void) {
+        let now = Self.nowNanoseconds()
+        guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
+        _ = withSession { session in
+            try session.endReading()
+            try session.db.immediateTransaction {
+                try session.store.with([.text(path), .text(kind), .text(settings),
+                            .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
+                            .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
+                            .text(version), .null, .zeroBlob(count), .integer(now / 1_000_000_000)]) { try $0.step() }
+                let blob = try session.db.openBlob(table: "entries", column: "value", rowid: session.db.lastInsertRowID, writable: true)
+                try fill(blob)
+            }
+        }
     }
 
     private func storeRow(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: SQLiteValue) {

@@ -108,6 +108,21 @@ public final class SQLiteConnection {
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(db)) }
 
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(db) }
+
+    /// The value in `column` of row `rowid` of `table`, opened in place: read (or written) a
+    /// piece at a time, never held whole. Valid until the row changes or the handle goes away.
+    public func openBlob(table: String, column: String, rowid: Int64, writable: Bool) throws -> SQLiteBlob {
+        var handle: OpaquePointer?
+        let rc = sqlite3_blob_open(db, "main", table, column, rowid, writable ? 1 : 0, &handle)
+        guard rc == SQLITE_OK, let handle else {
+            if let handle { sqlite3_blob_close(handle) }
+            throw lastError(rc)
+        }
+        return SQLiteBlob(handle, connection: self)
+    }
+
     func lastError(_ rc: Int32) -> SQLiteError {
         let code = db.map { sqlite3_extended_errcode($0) } ?? rc
         let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
@@ -155,6 +170,7 @@ public final class SQLiteStatement {
             case .text(let s): try bind(Int32(i + 1), s)
             case .null: try bind(Int32(i + 1), nil as String?)
             case .blob(let b): try bind(Int32(i + 1), bytes: b)
+            case .zeroBlob(let n): try check(sqlite3_bind_zeroblob64(stmt, Int32(i + 1), sqlite3_uint64(n)))
             }
         }
     }
@@ -206,10 +222,40 @@ public final class SQLiteStatement {
     }
 }
 
+/// A blob opened in place (`SQLiteConnection.openBlob`), closed when the value goes away.
+public final class SQLiteBlob {
+    private let handle: OpaquePointer
+    private let connection: SQLiteConnection
+    /// Its length in bytes.
+    public let count: Int
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+        count = Int(sqlite3_blob_bytes(handle))
+    }
+
+    deinit { sqlite3_blob_close(handle) }
+
+    /// Bytes `offset ..< offset + n` into `buffer`.
+    public func read(into buffer: UnsafeMutableRawPointer, count n: Int, at offset: Int) throws {
+        let rc = sqlite3_blob_read(handle, buffer, Int32(n), Int32(offset))
+        guard rc == SQLITE_OK else { throw connection.lastError(rc) }
+    }
+
+    /// `n` bytes from `buffer` over bytes `offset ..< offset + n` (the length never changes).
+    public func write(from buffer: UnsafeRawPointer, count n: Int, at offset: Int) throws {
+        let rc = sqlite3_blob_write(handle, buffer, Int32(n), Int32(offset))
+        guard rc == SQLITE_OK else { throw connection.lastError(rc) }
+    }
+}
+
 /// A value bound to a statement parameter.
 public enum SQLiteValue: Sendable, Equatable {
     case integer(Int64)
     case text(String)
     case blob([UInt8])
+    /// A blob of this many zero bytes, to be written in place afterwards (`openBlob`).
+    case zeroBlob(Int)
     case null
 }

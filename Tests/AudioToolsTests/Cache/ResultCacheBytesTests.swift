@@ -3,7 +3,8 @@ import Testing
 @testable import AudioTools
 
 /// Entries whose value is bytes (the limiter analyses): kept exactly, NUL bytes and all, under the
-/// same rules as text entries; asking whether one is there leaves it unread.
+/// same rules as text entries, written and read in place a piece at a time, never half written;
+/// asking whether one is there leaves it unread.
 @Suite struct ResultCacheBytesTests {
     @Test func bytesAreKeptExactlyUnderTheSameRules() throws {
         let dir = ResultCacheTests.tempDir()
@@ -15,6 +16,33 @@ import Testing
         cache.store(kind: "k", settings: "s", path: file, stamp: stamp, bytes: bytes)
         #expect(cache.lookupBytes(kind: "k", settings: "s", path: file, stamp: stamp) == bytes)
         #expect(cache.contains(kind: "k", settings: "s", path: file, stamp: stamp))
+        // Read in place, a piece at a time.
+        let pieces = cache.readBytes(kind: "k", settings: "s", path: file, stamp: stamp) { blob -> [UInt8]? in
+            var out: [UInt8] = [], at = 0
+            while at < blob.count {
+                var piece = [UInt8](repeating: 0, count: min(1000, blob.count - at))
+                try piece.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: $0.count, at: at) }
+                out += piece
+                at += piece.count
+            }
+            return out
+        }
+        #expect(pieces == bytes)
+        // Written a piece at a time; a fill that fails keeps nothing, not half an entry.
+        cache.storeBytes(kind: "k", settings: "pieces", path: file, stamp: stamp, count: bytes.count) { blob in
+            for at in stride(from: 0, to: bytes.count, by: 4096) {
+                let n = min(4096, bytes.count - at)
+                try bytes.withUnsafeBytes { try blob.write(from: $0.baseAddress! + at, count: n, at: at) }
+            }
+        }
+        #expect(cache.lookupBytes(kind: "k", settings: "pieces", path: file, stamp: stamp) == bytes)
+        struct Stop: Error {}
+        cache.storeBytes(kind: "k", settings: "half", path: file, stamp: stamp, count: 100) { blob in
+            try [UInt8](repeating: 7, count: 10).withUnsafeBytes { try blob.write(from: $0.baseAddress!, count: 10, at: 0) }
+            throw Stop()
+        }
+        #expect(!cache.contains(kind: "k", settings: "half", path: file, stamp: stamp))
+        #expect(cache.lookupBytes(kind: "k", settings: "s", path: file, stamp: stamp) == bytes, "the cache still works")
         cache.store(kind: "k", settings: "empty", path: file, stamp: stamp, bytes: [])
         #expect(cache.lookupBytes(kind: "k", settings: "empty", path: file, stamp: stamp) == [], "empty, not missing")
         // Another setting, another stamp or another version: a miss.
