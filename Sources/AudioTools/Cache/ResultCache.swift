@@ -312,7 +312,7 @@ public final class ResultCache {
     /// The entry for `path` under `kind` and `settings`, when it was computed from the file
     /// `stamp` describes by this version; nil otherwise.
     public func lookup(kind: String, settings: String, path: String, stamp: FileStamp) -> Hit? {
-        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { s in
+        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { s, _ in
             s.text(5).map { Hit(value: $0, libraryID: s.isNull(6) ? nil : s.text(6)) }
         }
     }
@@ -331,41 +331,31 @@ public final class ResultCache {
     /// gives nil.
     public func readBytes<T>(kind: String, settings: String, path: String, stamp: FileStamp,
                              _ read: (SQLiteBlob) throws -> T?) -> T? {
-        withSession { session in
-            try session.beginReading()
-            session.readsInTransaction += 1
-            let rowid = try session.selectRowID.with([.text(path), .text(kind), .text(settings)]) { s -> Int64? in
-                guard try s.step() else { return nil }
-                let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
-                                       sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
-                return stored == stamp && s.text(4) == version ? s.int64(5) : nil
-            }
-            var hit: T? = nil
-            if let rowid {
-                let blob = try session.db.openBlob(table: "entries", column: "value", rowid: rowid, writable: false)
-                hit = try read(blob)
-            }
-            if hit == nil || session.readsInTransaction >= Session.readsPerTransaction { try session.endReading() }
-            return hit
-        } ?? nil
+        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp, statement: \.selectRowID) { s, db in
+            try read(try db.openBlob(table: "entries", column: "value", rowid: s.int64(5), writable: false))
+        }
     }
 
     /// Whether `lookup` would find an entry (its value left unread).
     public func contains(kind: String, settings: String, path: String, stamp: FileStamp) -> Bool {
-        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { _ in true } ?? false
+        lookupRow(kind: kind, settings: settings, path: path, stamp: stamp, statement: \.selectRowID) { _, _ in true } ?? false
     }
 
+    /// The row of `path` under `kind` and `settings` by `statement` (columns 0-4: device, inode,
+    /// size, mtime, version), handed to `read` when it is of the file `stamp` describes and of this
+    /// version.
     private func lookupRow<T>(kind: String, settings: String, path: String, stamp: FileStamp,
-                              read: (SQLiteStatement) -> T?) -> T? {
+                              statement: KeyPath<Session, SQLiteStatement> = \.select,
+                              read: (SQLiteStatement, SQLiteConnection) throws -> T?) -> T? {
         withSession { session in
             try session.beginReading()
             session.readsInTransaction += 1
-            let hit = try session.select.with([.text(path), .text(kind), .text(settings)]) { s -> T? in
+            let hit = try session[keyPath: statement].with([.text(path), .text(kind), .text(settings)]) { s -> T? in
                 guard try s.step() else { return nil }
                 let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
                                        sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
                 guard stored == stamp, s.text(4) == version else { return nil }
-                return read(s)
+                return try read(s, session.db)
             }
             // A miss means work and then a write: the snapshot isn't kept over it.
             if hit == nil || session.readsInTransaction >= Session.readsPerTransaction { try session.endReading() }
