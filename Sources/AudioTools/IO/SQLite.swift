@@ -142,7 +142,7 @@ public final class SQLiteStatement {
 
     deinit { sqlite3_finalize(stmt) }
 
-    /// SQLite copies bound text and blobs at once (SQLITE_TRANSIENT).
+    /// SQLite copies bound text at once (SQLITE_TRANSIENT).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     public func bind(_ index: Int32, _ value: Int64) throws {
@@ -155,13 +155,6 @@ public final class SQLiteStatement {
         try check(sqlite3_bind_text(stmt, index, value, -1, Self.transient))
     }
 
-    public func bind(_ index: Int32, bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { b in
-            // A zero-length blob is still a blob, not NULL: SQLite wants a non-null pointer for it.
-            try check(sqlite3_bind_blob64(stmt, index, b.baseAddress ?? UnsafeRawPointer(bitPattern: 1), sqlite3_uint64(b.count), Self.transient))
-        }
-    }
-
     /// Binds each value in order from parameter 1.
     public func bind(_ values: [SQLiteValue]) throws {
         for (i, v) in values.enumerated() {
@@ -169,7 +162,6 @@ public final class SQLiteStatement {
             case .integer(let n): try bind(Int32(i + 1), n)
             case .text(let s): try bind(Int32(i + 1), s)
             case .null: try bind(Int32(i + 1), nil as String?)
-            case .blob(let b): try bind(Int32(i + 1), bytes: b)
             case .zeroBlob(let n): try check(sqlite3_bind_zeroblob64(stmt, Int32(i + 1), sqlite3_uint64(n)))
             }
         }
@@ -254,7 +246,6 @@ public final class SQLiteBlob {
 public enum SQLiteValue: Sendable, Equatable {
     case integer(Int64)
     case text(String)
-    case blob([UInt8])
     /// A blob of this many zero bytes, to be written in place afterwards (`openBlob`).
     case zeroBlob(Int)
     case null
