@@ -150,6 +150,11 @@ public struct LimitedLoudnessModel: Sendable {
     /// peak, instant attack and exponential release, then the minimum over the look-ahead (the
     /// last unit it reaches counted as far as it is covered on average); each unit's energy is
     /// weighted by its squared gain and summed into its hop.
+    ///
+    /// This runs for every unit at every gain the search tries, so it goes a chunk of units at a
+    /// time: the release recursion alone (sequential), then the look-ahead minimum and the box
+    /// filters four units at once (each lane the same operations in the same order as one unit
+    /// alone), then the sums in unit order. The bits are those of a unit-by-unit loop.
     private func limitedHopEnergies(gain a: Double, hops: Int, into hopEnergies: ValueSpill<Double>) {
         let total = peakColumn.count
         let perHop = Self.unitsPerHop
@@ -158,58 +163,108 @@ public struct LimitedLoudnessModel: Sendable {
         let q = lookahead / nominal, r = lookahead % nominal
         let partial = min(1, (Double(r) + Double(nominal) / 2) / Double(nominal))
         let thr = Double(threshold), ov = Double(TruePeakLimiter.releaseOvershoot)
-        // The release over each unit of a hop (this runs for every unit at every gain tried: no
-        // divisions in the loop, rings indexed by masks).
         let decays = (0..<perHop).map { pow(releaseCoefficient, Double(Self.unitLength($0, hop: hop))) }
-        var ringSize = 1
-        while ringSize < q + 2 { ringSize <<= 1 }
-        let ringMask = ringSize - 1
-        var minimaSize = 1
-        while minimaSize < smoothing.count { minimaSize <<= 1 }
-        let minimaMask = minimaSize - 1
         let weights = smoothing, taps = smoothing.count
-        var gains = [Double](repeating: 1, count: ringSize)
-        var minima = [Double](repeating: 1, count: minimaSize)
+        let units = hops * perHop
+        let chunk = Self.modelChunk
+        // Gains of units base ..< base + n + q; look-ahead minima of units base − (taps − 1) ..<
+        // base + n (1 before the first unit, as the box filters start full).
+        var gainBuffer = [Double](repeating: 1, count: chunk + q)
+        var minima = [Double](repeating: 1, count: chunk + taps - 1)
+        var terms = [Double](repeating: 0, count: chunk)
+        var energyBuffer = [Float](repeating: 0, count: chunk)
+        var peakBuffer = [Float](repeating: 0, count: chunk + q)
         var depth = 0.0
-        var produced = 0, producedInHop = 0
+        var produced = 0, producedInHop = 0, unitInHop = 0
+        var hopSum = 0.0
         let a2 = a * a
-        // Both columns are read in order, a chunk at a time.
-        let e = FloatSpill.Reader(energyColumn), pk = FloatSpill.Reader(peakColumn)
-        weights.withUnsafeBufferPointer { w in
+        let keep = 1 - partial
         decays.withUnsafeBufferPointer { dc in
-        gains.withUnsafeMutableBufferPointer { gr in
-        minima.withUnsafeMutableBufferPointer { mn in
-            var unitInHop = 0, hopSum = 0.0
-            // Units of complete hops only: the meter gates nothing shorter.
-            for j in 0..<(hops * perHop) {
-                while produced <= j + q {
-                    // Attack/release gain of unit `produced`.
-                    depth = (depth + ov) * dc[producedInHop] - ov
-                    if depth < 0 { depth = 0 }
-                    if produced < total {
-                        let p = Double(pk.read()) * a
+        weights.withUnsafeBufferPointer { w in
+        gainBuffer.withUnsafeMutableBufferPointer { gb in
+        minima.withUnsafeMutableBufferPointer { mb in
+        terms.withUnsafeMutableBufferPointer { tb in
+        energyBuffer.withUnsafeMutableBufferPointer { eb in
+        peakBuffer.withUnsafeMutableBufferPointer { pb in
+            let gains = gb.baseAddress!, mins = mb.baseAddress!, term = tb.baseAddress!
+            var base = 0
+            while base < units {
+                let n = Swift.min(chunk, units - base)
+                // 1. The attack/release gain of every unit up to base + n + q − 1 (the last one
+                // a frame's look-ahead reaches in this chunk); the first q are the last chunk's.
+                let end = base + n + q
+                let withPeaks = Swift.max(0, Swift.min(end, total) - produced)
+                if withPeaks > 0 { peakColumn.read(from: produced, count: withPeaks, into: pb.baseAddress!) }
+                var k = produced - base
+                var i = 0
+                while produced < end {
+                    if depth != 0 {
+                        depth = (depth + ov) * dc[producedInHop] - ov
+                        if depth < 0 { depth = 0 }
+                    }
+                    if i < withPeaks {
+                        let p = Double(pb[i]) * a
                         if p > thr, 1 - thr / p > depth { depth = 1 - thr / p }
                     }
-                    gr[produced & ringMask] = 1 - depth
+                    gains[k] = 1 - depth
+                    i += 1; k += 1
                     produced += 1
                     producedInHop += 1
                     if producedInHop == perHop { producedInHop = 0 }
                 }
-                // Units j ..< j + q are under every frame's look-ahead; j + q under part of them.
-                var full = gr[j & ringMask]
-                if q > 1 { for k in 1..<q { full = min(full, gr[(j + k) & ringMask]) } }
-                var m = full
-                if q > 0 { m = (1 - partial) * full + partial * min(full, gr[(j + q) & ringMask]) }
-                // The box filters: this unit's and the last ones' look-ahead minima, weighted.
-                mn[j & minimaMask] = m
-                var g = 0.0
-                for d in 0..<taps { g += w[d] * (j >= d ? mn[(j - d) & minimaMask] : 1) }
-                hopSum += Double(e.read()) * a2 * g * g
-                unitInHop += 1
-                if unitInHop == perHop { unitInHop = 0; hopEnergies.append(hopSum); hopSum = 0 }
+                // 2. Each unit's look-ahead minimum, box-filtered, times its energy.
+                energyColumn.read(from: base, count: n, into: eb.baseAddress!)
+                var j = 0
+                while j + 4 <= n {
+                    var full = UnsafeRawPointer(gains + j).loadUnaligned(as: SIMD4<Double>.self)
+                    if q > 1 {
+                        for d in 1..<q {
+                            let v = UnsafeRawPointer(gains + j + d).loadUnaligned(as: SIMD4<Double>.self)
+                            full.replace(with: v, where: v .< full)
+                        }
+                    }
+                    var m = full
+                    if q > 0 {
+                        var last = UnsafeRawPointer(gains + j + q).loadUnaligned(as: SIMD4<Double>.self)
+                        last.replace(with: full, where: .!(last .< full))
+                        m = keep * full + partial * last
+                    }
+                    UnsafeMutableRawPointer(mins + taps - 1 + j).storeBytes(of: m, as: SIMD4<Double>.self)
+                    var g = SIMD4<Double>(repeating: 0)
+                    for d in 0..<taps {
+                        g += w[d] * UnsafeRawPointer(mins + taps - 1 + j - d).loadUnaligned(as: SIMD4<Double>.self)
+                    }
+                    let e = SIMD4<Double>(Double(eb[j]), Double(eb[j + 1]), Double(eb[j + 2]), Double(eb[j + 3]))
+                    UnsafeMutableRawPointer(term + j).storeBytes(of: e * a2 * g * g, as: SIMD4<Double>.self)
+                    j += 4
+                }
+                while j < n {
+                    var full = gains[j]
+                    if q > 1 { for d in 1..<q { full = Swift.min(full, gains[j + d]) } }
+                    var m = full
+                    if q > 0 { m = keep * full + partial * Swift.min(full, gains[j + q]) }
+                    mins[taps - 1 + j] = m
+                    var g = 0.0
+                    for d in 0..<taps { g += w[d] * mins[taps - 1 + j - d] }
+                    term[j] = Double(eb[j]) * a2 * g * g
+                    j += 1
+                }
+                // 3. The sums, in unit order, a hop at a time.
+                for j in 0..<n {
+                    hopSum += term[j]
+                    unitInHop += 1
+                    if unitInHop == perHop { unitInHop = 0; hopEnergies.append(hopSum); hopSum = 0 }
+                }
+                // The next chunk's first q gains and its box filters' history.
+                (gains).update(from: gains + n, count: q)
+                mins.update(from: mins + n, count: taps - 1)
+                base += n
             }
-        }}}}
+        }}}}}}}
     }
+
+    /// Units the model replays at a time.
+    static let modelChunk = 4096
 
     /// The gain, dB, within `maxCompensationDB` of `planGainDB`, whose predicted loudness is
     /// `targetLUFS` (to 0.001 LU): a secant search on the model, which costs no pass. At the edge
