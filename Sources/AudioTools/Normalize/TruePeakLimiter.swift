@@ -61,17 +61,22 @@ public final class TruePeakLimiter {
     private var framesToSwallow: Int
     private var flushed = false
 
-    // Gain-path state.
+    // Gain-path state. Each stage keeps, oldest first, the values of the frames before the
+    // current sub-block that it still reads, followed by the sub-block's own.
     private var depth: Float = 0          // 1 − gain after attack/release
-    private var frameIndex = 0            // index of the next frame entering the gain path
-    private var dequeIndex: [Int]
-    private var dequeValue: [Float]
-    private var dequeHead = 0, dequeTail = 0
-    private let dequeMask: Int
-    private var box1: [Float], box2: [Float]
-    private var box1Pos = 0, box2Pos = 0
+    /// Attack/release gains: the look-ahead window's `lookahead` earlier frames, then the sub-block.
+    private var released: [Float]
+    /// Scratch for the window minimum.
+    private var minimumScratch: [Float]
+    /// Window minima: the first box's `box1Length` earlier frames, then the sub-block.
+    private var minima: [Float]
+    /// First-box averages: the second box's `box2Length` earlier frames, then the sub-block.
+    private var averaged: [Float]
+    private let box1Length: Int, box2Length: Int
     private var box1Sum: Double, box2Sum: Double
     private var box1Reduced = 0, box2Reduced = 0   // entries below 1 in each box
+    /// The window minimum of the last frame through the gain path.
+    private var lastMinimum: Float = 1
 
     /// The gain path's constants from the settings, shared with `LimitedLoudnessModel`.
     struct Parameters {
@@ -113,15 +118,14 @@ public final class TruePeakLimiter {
         let hold = min(detectorLatency, lookahead / 4)
         let span = lookahead + 1 - hold
         let len1 = (span + 1) / 2, len2 = span + 1 - len1
-        box1 = [Float](repeating: 1, count: len1)
-        box2 = [Float](repeating: 1, count: len2)
+        box1Length = len1
+        box2Length = len2
         box1Sum = Double(len1)
         box2Sum = Double(len2)
-        var cap = 1
-        while cap < lookahead + 2 { cap <<= 1 }
-        dequeIndex = [Int](repeating: 0, count: cap)
-        dequeValue = [Float](repeating: 1, count: cap)
-        dequeMask = cap - 1
+        released = [Float](repeating: 1, count: lookahead + Self.subBlock)
+        minimumScratch = released
+        minima = [Float](repeating: 1, count: len1 + Self.subBlock)
+        averaged = [Float](repeating: 1, count: len2 + Self.subBlock)
         channelPeaks = Array(repeating: [], count: channelCount)
         delayLines = Array(repeating: [Float](repeating: 0, count: latency), count: channelCount)
         framesToSwallow = latency
@@ -129,8 +133,7 @@ public final class TruePeakLimiter {
 
     /// True when the gain path holds nothing below 1, so frames under the threshold leave it at 1.
     private var isIdle: Bool {
-        depth == 0 && box1Reduced == 0 && box2Reduced == 0
-            && (dequeTail == dequeHead || dequeValue[dequeHead & dequeMask] == 1)
+        depth == 0 && box1Reduced == 0 && box2Reduced == 0 && lastMinimum == 1
     }
 
     /// Limits `block` in place; its `frames` become the number of aligned frames emitted (fewer
@@ -168,11 +171,7 @@ public final class TruePeakLimiter {
                 peakMax = max(peakMax, m)
             }
             if peakMax <= threshold && isIdle {
-                frameIndex += len
-                dequeHead = 0; dequeTail = 1
-                dequeIndex[0] = frameIndex - 1; dequeValue[0] = 1
-                box1Pos = (box1Pos + len) % box1.count
-                box2Pos = (box2Pos + len) % box2.count
+                // Every stage holds only 1s and stays so: the frames pass at gain 1.
                 gains.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: start).update(repeating: 1, count: len) }
             } else {
                 quiet = false
@@ -283,68 +282,86 @@ public final class TruePeakLimiter {
         }
     }
 
-    /// The per-frame gain path over `linkedPeaks[start..<start + n]` into the same range of
-    /// `gains`; O(1) amortised per frame.
+    /// The per-frame gain path over `linkedPeaks[start..<start + n]` (n ≤ `subBlock`) into the
+    /// same range of `gains`, one stage at a time over the sub-block: the attack/release
+    /// recursion, the minimum over the look-ahead window (by doubling, eight frames to a vector),
+    /// then the two box filters' running sums. Each frame's value is that of the frame-by-frame
+    /// gain path (a minimum is exact in any order; the recursions and sums keep frame order).
     private func computeGains(_ start: Int, _ n: Int) {
-        // Work on locals: the loop is sequential in time and must stay in registers.
-        var depth = self.depth, t = frameIndex
-        var head = dequeHead, tail = dequeTail
-        let mask = dequeMask, window = lookahead + 1
-        var pos1 = box1Pos, pos2 = box2Pos
-        var sum1 = box1Sum, sum2 = box2Sum
-        var red1 = box1Reduced, red2 = box2Reduced
-        let len1 = box1.count, len2 = box2.count
+        let hist = lookahead, window = lookahead + 1
+        let len1 = box1Length, len2 = box2Length
         let inv1 = 1 / Double(len1), inv2 = 1 / Double(len2)
         let thr = threshold, rel = releaseCoefficient
         let releaseOffset = Self.releaseOvershoot * (rel - 1)
+        var depth = self.depth
+        var sum1 = box1Sum, sum2 = box2Sum
+        var red1 = box1Reduced, red2 = box2Reduced
         linkedPeaks.withUnsafeBufferPointer { pb in
         gains.withUnsafeMutableBufferPointer { gb in
-        dequeIndex.withUnsafeMutableBufferPointer { di in
-        dequeValue.withUnsafeMutableBufferPointer { dv in
-        box1.withUnsafeMutableBufferPointer { b1 in
-        box2.withUnsafeMutableBufferPointer { b2 in
-            for i in start..<(start + n) {
-                // Needed reduction, with instant attack and exponential release.
-                let p = pb[i]
-                let needDepth: Float = p > thr ? 1 - thr / p : 0
-                // Release aims a little past full gain so it arrives at exactly 1 in finite
-                // time (about 4–6 time constants) with a vanishing slope: no step at the end.
+        released.withUnsafeMutableBufferPointer { rb in
+        minimumScratch.withUnsafeMutableBufferPointer { sb in
+        minima.withUnsafeMutableBufferPointer { mb in
+        averaged.withUnsafeMutableBufferPointer { ab in
+            let p = pb.baseAddress! + start, g = gb.baseAddress! + start
+            let r = rb.baseAddress!, w = sb.baseAddress!, m = mb.baseAddress!, s = ab.baseAddress!
+            // Needed reduction, with instant attack and exponential release. Release aims a
+            // little past full gain so it arrives at exactly 1 in finite time (about 4–6 time
+            // constants) with a vanishing slope: no step at the end.
+            for i in 0..<n {
+                let needDepth: Float = p[i] > thr ? 1 - thr / p[i] : 0
                 depth = depth * rel + releaseOffset   // (depth + overshoot)·rel − overshoot
                 if depth < 0 { depth = 0 }
                 if needDepth > depth { depth = needDepth }
-                let r: Float = 1 - depth
-                // Sliding minimum over the look-ahead window (monotonic deque).
-                while tail > head && dv[(tail - 1) & mask] >= r { tail -= 1 }
-                di[tail & mask] = t; dv[tail & mask] = r; tail += 1
-                if di[head & mask] <= t - window { head += 1 }
-                let m = dv[head & mask]
-                // First box.
-                let old1 = b1[pos1]; b1[pos1] = m
-                pos1 += 1; if pos1 == len1 { pos1 = 0 }
+                r[hist + i] = 1 - depth
+            }
+            // Minimum over the look-ahead window: after level k, w[i] is the minimum of the
+            // 2^k values from r[i]; two overlapping spans of the largest power make the window.
+            let total = hist + n
+            w.update(from: r, count: total)
+            var span = 1
+            while span * 2 <= window {
+                let count = total - (2 * span - 1)
+                var i = 0
+                while i + 8 <= count {
+                    let a = UnsafeRawPointer(w + i).loadUnaligned(as: SIMD8<Float>.self)
+                    let b = UnsafeRawPointer(w + i + span).loadUnaligned(as: SIMD8<Float>.self)
+                    UnsafeMutableRawPointer(w + i).storeBytes(of: a.replacing(with: b, where: b .< a), as: SIMD8<Float>.self)
+                    i += 8
+                }
+                while i < count { if w[i + span] < w[i] { w[i] = w[i + span] }; i += 1 }
+                span *= 2
+            }
+            let second = window - span
+            for i in 0..<n {
+                let a = w[i], b = w[i + second]
+                m[len1 + i] = b < a ? b : a
+            }
+            // The two boxes: running sums, reset where a box holds only 1s.
+            for i in 0..<n {
+                let new1 = m[len1 + i], old1 = m[i]
                 if old1 != 1 { red1 -= 1 }
-                if m != 1 { red1 += 1 }
+                if new1 != 1 { red1 += 1 }
                 let s1: Float
                 if red1 == 0 { sum1 = Double(len1); s1 = 1 } else {
-                    sum1 += Double(m) - Double(old1)
+                    sum1 += Double(new1) - Double(old1)
                     s1 = min(1, Float(sum1 * inv1))
                 }
-                // Second box.
-                let old2 = b2[pos2]; b2[pos2] = s1
-                pos2 += 1; if pos2 == len2 { pos2 = 0 }
+                s[len2 + i] = s1
+                let old2 = s[i]
                 if old2 != 1 { red2 -= 1 }
                 if s1 != 1 { red2 += 1 }
-                let g: Float
-                if red2 == 0 { sum2 = Double(len2); g = 1 } else {
+                if red2 == 0 { sum2 = Double(len2); g[i] = 1 } else {
                     sum2 += Double(s1) - Double(old2)
-                    g = min(1, Float(sum2 * inv2))
+                    g[i] = min(1, Float(sum2 * inv2))
                 }
-                gb[i] = g
-                t += 1
             }
+            lastMinimum = m[len1 + n - 1]
+            // What the next sub-block's stages read of this one.
+            r.update(from: r + n, count: hist)
+            m.update(from: m + n, count: len1)
+            s.update(from: s + n, count: len2)
         }}}}}}
-        self.depth = depth; frameIndex = t
-        dequeHead = head; dequeTail = tail
-        box1Pos = pos1; box2Pos = pos2
+        self.depth = depth
         box1Sum = sum1; box2Sum = sum2
         box1Reduced = red1; box2Reduced = red2
     }
