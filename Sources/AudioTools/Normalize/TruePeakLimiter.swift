@@ -75,8 +75,11 @@ public final class TruePeakLimiter {
     private let box1Length: Int, box2Length: Int
     private var box1Sum: Double, box2Sum: Double
     private var box1Reduced = 0, box2Reduced = 0   // entries below 1 in each box
-    /// The window minimum of the last frame through the gain path.
-    private var lastMinimum: Float = 1
+    /// Frames at the end of the recursion whose attack/release gain is exactly 1.
+    private var fullGainRun = 0
+    /// A sub-block whose window minima are made but whose boxes are not run yet: they run in the
+    /// next sub-block's recursion loop (two sequential chains side by side) or before any skip.
+    private var pendingStart = 0, pendingCount = 0
 
     /// The gain path's constants from the settings, shared with `LimitedLoudnessModel`.
     struct Parameters {
@@ -97,6 +100,8 @@ public final class TruePeakLimiter {
 
     /// Tests set this to record every emitted frame's gain.
     var gainTrace: [Float]? = nil
+    /// Sub-blocks passed at gain 1 without running the gain path (for tests).
+    private(set) var idleSubBlocks = 0
 
     public init(settings: Settings, sampleRate: Int, channelCount: Int,
                 makeDetector: ((Int) -> any InterSamplePeakDetector)? = nil) {
@@ -132,8 +137,10 @@ public final class TruePeakLimiter {
     }
 
     /// True when the gain path holds nothing below 1, so frames under the threshold leave it at 1.
+    /// (Every stage's input then is 1 over all it holds: the window minima over the last
+    /// `lookahead + 1`, box 1 over `box1Length` of those, box 2 over `box2Length` of box 1's.)
     private var isIdle: Bool {
-        depth == 0 && box1Reduced == 0 && box2Reduced == 0 && lastMinimum == 1
+        depth == 0 && fullGainRun >= lookahead + box1Length + box2Length
     }
 
     /// Limits `block` in place; its `frames` become the number of aligned frames emitted (fewer
@@ -172,7 +179,10 @@ public final class TruePeakLimiter {
             }
             if peakMax <= threshold && isIdle {
                 // Every stage holds only 1s and stays so: the frames pass at gain 1.
+                runPendingBoxes(from: 0)
                 gains.withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: start).update(repeating: 1, count: len) }
+                fullGainRun += len
+                idleSubBlocks += 1
             } else {
                 quiet = false
                 linkPeaks(start, len)
@@ -180,6 +190,7 @@ public final class TruePeakLimiter {
             }
             start += len
         }
+        runPendingBoxes(from: 0)
 
         // Delay the audio and apply the gains computed for the frames leaving the delay.
         let skip = min(framesToSwallow, n)
@@ -282,40 +293,53 @@ public final class TruePeakLimiter {
         }
     }
 
-    /// The per-frame gain path over `linkedPeaks[start..<start + n]` (n ≤ `subBlock`) into the
-    /// same range of `gains`, one stage at a time over the sub-block: the attack/release
-    /// recursion, the minimum over the look-ahead window (by doubling, eight frames to a vector),
-    /// then the two box filters' running sums. Each frame's value is that of the frame-by-frame
-    /// gain path (a minimum is exact in any order; the recursions and sums keep frame order).
+    /// The per-frame gain path over `linkedPeaks[start..<start + n]` (n ≤ `subBlock`), a stage
+    /// at a time: the attack/release recursion, then the minimum over the look-ahead window (by
+    /// doubling, eight frames to a vector); the two box filters' running sums follow in the next
+    /// sub-block's recursion loop, so two sequential chains share one loop (`runPendingBoxes`
+    /// before the gains are read). Each frame's gain is that of the frame-by-frame path: a
+    /// minimum is exact in any order, and the recursion and the sums keep frame order.
     private func computeGains(_ start: Int, _ n: Int) {
         let hist = lookahead, window = lookahead + 1
         let len1 = box1Length, len2 = box2Length
-        let inv1 = 1 / Double(len1), inv2 = 1 / Double(len2)
         let thr = threshold, rel = releaseCoefficient
         let releaseOffset = Self.releaseOvershoot * (rel - 1)
         var depth = self.depth
-        var sum1 = box1Sum, sum2 = box2Sum
-        var red1 = box1Reduced, red2 = box2Reduced
+        var boxes = Boxes(sum1: box1Sum, sum2: box2Sum, red1: box1Reduced, red2: box2Reduced, len1: len1, len2: len2)
+        let fused = min(n, pendingCount)
         linkedPeaks.withUnsafeBufferPointer { pb in
         gains.withUnsafeMutableBufferPointer { gb in
         released.withUnsafeMutableBufferPointer { rb in
-        minimumScratch.withUnsafeMutableBufferPointer { sb in
         minima.withUnsafeMutableBufferPointer { mb in
         averaged.withUnsafeMutableBufferPointer { ab in
-            let p = pb.baseAddress! + start, g = gb.baseAddress! + start
-            let r = rb.baseAddress!, w = sb.baseAddress!, m = mb.baseAddress!, s = ab.baseAddress!
+            let p = pb.baseAddress! + start, g = gb.baseAddress! + pendingStart
+            let r = rb.baseAddress!, m = mb.baseAddress!, s = ab.baseAddress!
             // Needed reduction, with instant attack and exponential release. Release aims a
             // little past full gain so it arrives at exactly 1 in finite time (about 4–6 time
-            // constants) with a vanishing slope: no step at the end.
+            // constants) with a vanishing slope: no step at the end. Beside it, the last
+            // sub-block's boxes.
             for i in 0..<n {
                 let needDepth: Float = p[i] > thr ? 1 - thr / p[i] : 0
                 depth = depth * rel + releaseOffset   // (depth + overshoot)·rel − overshoot
                 if depth < 0 { depth = 0 }
                 if needDepth > depth { depth = needDepth }
                 r[hist + i] = 1 - depth
+                if i < fused { g[i] = boxes.step(i, m + len1, m, s + len2, s) }
             }
-            // Minimum over the look-ahead window: after level k, w[i] is the minimum of the
-            // 2^k values from r[i]; two overlapping spans of the largest power make the window.
+            box1Sum = boxes.sum1; box2Sum = boxes.sum2
+            box1Reduced = boxes.red1; box2Reduced = boxes.red2
+        }}}}}
+        self.depth = depth
+        runPendingBoxes(from: fused)
+        released.withUnsafeMutableBufferPointer { rb in
+        minimumScratch.withUnsafeMutableBufferPointer { sb in
+        minima.withUnsafeMutableBufferPointer { mb in
+            let r = rb.baseAddress!, w = sb.baseAddress!, m = mb.baseAddress!
+            var trailing = 0
+            while trailing < n && r[hist + n - 1 - trailing] == 1 { trailing += 1 }
+            fullGainRun = trailing == n ? fullGainRun + n : trailing
+            // Minimum over the look-ahead window: after each level, w[i] is the minimum of the
+            // `span` values from r[i]; two overlapping spans of the largest power make the window.
             let total = hist + n
             w.update(from: r, count: total)
             var span = 1
@@ -336,33 +360,64 @@ public final class TruePeakLimiter {
                 let a = w[i], b = w[i + second]
                 m[len1 + i] = b < a ? b : a
             }
-            // The two boxes: running sums, reset where a box holds only 1s.
-            for i in 0..<n {
-                let new1 = m[len1 + i], old1 = m[i]
-                if old1 != 1 { red1 -= 1 }
-                if new1 != 1 { red1 += 1 }
-                let s1: Float
-                if red1 == 0 { sum1 = Double(len1); s1 = 1 } else {
-                    sum1 += Double(new1) - Double(old1)
-                    s1 = min(1, Float(sum1 * inv1))
-                }
-                s[len2 + i] = s1
-                let old2 = s[i]
-                if old2 != 1 { red2 -= 1 }
-                if s1 != 1 { red2 += 1 }
-                if red2 == 0 { sum2 = Double(len2); g[i] = 1 } else {
-                    sum2 += Double(s1) - Double(old2)
-                    g[i] = min(1, Float(sum2 * inv2))
-                }
-            }
-            lastMinimum = m[len1 + n - 1]
-            // What the next sub-block's stages read of this one.
             r.update(from: r + n, count: hist)
+        }}}
+        pendingStart = start
+        pendingCount = n
+    }
+
+    /// The pending sub-block's boxes from its frame `first` on, into `gains`; then each box's
+    /// history moves on past it.
+    private func runPendingBoxes(from first: Int) {
+        guard pendingCount > 0 else { return }
+        let n = pendingCount, len1 = box1Length, len2 = box2Length
+        var boxes = Boxes(sum1: box1Sum, sum2: box2Sum, red1: box1Reduced, red2: box2Reduced, len1: len1, len2: len2)
+        gains.withUnsafeMutableBufferPointer { gb in
+        minima.withUnsafeMutableBufferPointer { mb in
+        averaged.withUnsafeMutableBufferPointer { ab in
+            let g = gb.baseAddress! + pendingStart, m = mb.baseAddress!, s = ab.baseAddress!
+            for i in first..<n { g[i] = boxes.step(i, m + len1, m, s + len2, s) }
             m.update(from: m + n, count: len1)
             s.update(from: s + n, count: len2)
-        }}}}}}
-        self.depth = depth
-        box1Sum = sum1; box2Sum = sum2
-        box1Reduced = red1; box2Reduced = red2
+        }}}
+        box1Sum = boxes.sum1; box2Sum = boxes.sum2
+        box1Reduced = boxes.red1; box2Reduced = boxes.red2
+        pendingCount = 0
+    }
+
+    /// The two box filters as running sums, reset to exactly full where a box holds only 1s.
+    struct Boxes {
+        var sum1: Double, sum2: Double
+        var red1: Int, red2: Int
+        let len1: Int, len2: Int
+        let inv1: Double, inv2: Double
+        init(sum1: Double, sum2: Double, red1: Int, red2: Int, len1: Int, len2: Int) {
+            self.sum1 = sum1; self.sum2 = sum2; self.red1 = red1; self.red2 = red2
+            self.len1 = len1; self.len2 = len2
+            inv1 = 1 / Double(len1); inv2 = 1 / Double(len2)
+        }
+
+        /// Frame `i`: its window minimum enters box 1 (`entering1[i]`) as `leaving1[i]` leaves;
+        /// box 1's average enters box 2 (stored at `entering2[i]`) as `leaving2[i]` leaves.
+        /// Returns box 2's average, the gain.
+        @inline(__always)
+        mutating func step(_ i: Int, _ entering1: UnsafeMutablePointer<Float>, _ leaving1: UnsafeMutablePointer<Float>,
+                           _ entering2: UnsafeMutablePointer<Float>, _ leaving2: UnsafeMutablePointer<Float>) -> Float {
+            let new1 = entering1[i], old1 = leaving1[i]
+            if old1 != 1 { red1 &-= 1 }
+            if new1 != 1 { red1 &+= 1 }
+            let s1: Float
+            if red1 == 0 { sum1 = Double(len1); s1 = 1 } else {
+                sum1 += Double(new1) - Double(old1)
+                s1 = min(1, Float(sum1 * inv1))
+            }
+            entering2[i] = s1
+            let old2 = leaving2[i]
+            if old2 != 1 { red2 &-= 1 }
+            if s1 != 1 { red2 &+= 1 }
+            if red2 == 0 { sum2 = Double(len2); return 1 }
+            sum2 += Double(s1) - Double(old2)
+            return min(1, Float(sum2 * inv2))
+        }
     }
 }
