@@ -56,8 +56,10 @@ public final class TruePeakLimiter {
     private var channelPeaks: [[Float]]
     private var linkedPeaks: [Float] = []
     private var gains: [Float] = []
-    /// Per channel: `latency` delayed frames followed by the current block.
+    /// Per channel: the last `latency` frames of input, oldest first.
     private var delayLines: [[Float]]
+    /// The next delay line, gathered before the block is overwritten.
+    private var delayTail: [Float]
     private var framesToSwallow: Int
     private var flushed = false
 
@@ -133,6 +135,7 @@ public final class TruePeakLimiter {
         averaged = [Float](repeating: 1, count: len2 + Self.subBlock)
         channelPeaks = Array(repeating: [], count: channelCount)
         delayLines = Array(repeating: [Float](repeating: 0, count: latency), count: channelCount)
+        delayTail = [Float](repeating: 0, count: latency)
         framesToSwallow = latency
     }
 
@@ -192,38 +195,47 @@ public final class TruePeakLimiter {
         }
         runPendingBoxes(from: 0)
 
-        // Delay the audio and apply the gains computed for the frames leaving the delay.
+        // Delay the audio and apply the gains computed for the frames leaving the delay: the
+        // stream is the delay line's `latency` frames followed by the block, and output frame i
+        // is its frame skip + i. Written in place from the top down (each output reads a frame
+        // at or below its own place), so only the last `latency` frames are copied aside.
         let skip = min(framesToSwallow, n)
         framesToSwallow -= skip
         let emitted = n - skip
         let l = latency
+        let offset = l - skip                   // output i reads block frame i − offset
+        let fromDelay = min(emitted, offset)    // outputs still read from the delay line
         for c in 0..<channelCount {
-            if delayLines[c].count < l + n {
-                delayLines[c].append(contentsOf: repeatElement(0, count: l + n - delayLines[c].count))
-            }
             delayLines[c].withUnsafeMutableBufferPointer { db in
-                let d = db.baseAddress!
+            delayTail.withUnsafeMutableBufferPointer { tb in
+                let d = db.baseAddress!, t = tb.baseAddress!
                 block.channels[c].withUnsafeMutableBufferPointer { xb in
                     let x = xb.baseAddress!
-                    (d + l).update(from: x, count: n)
+                    // The next block's delay line: the stream's last `latency` frames.
+                    if n >= l { t.update(from: x + n - l, count: l) } else {
+                        t.update(from: d + n, count: l - n)
+                        (t + l - n).update(from: x, count: n)
+                    }
                     if quiet {
-                        x.update(from: d + skip, count: emitted)
+                        (x + fromDelay).update(from: x + fromDelay - offset, count: emitted - fromDelay)
+                        x.update(from: d + skip, count: fromDelay)
                     } else {
                         gains.withUnsafeBufferPointer { gb in
-                            let g = gb.baseAddress!
-                            var i = 0
-                            while i + 8 <= emitted {
-                                let v = UnsafeRawPointer(d + skip + i).loadUnaligned(as: SIMD8<Float>.self)
-                                let gv = UnsafeRawPointer(g + skip + i).loadUnaligned(as: SIMD8<Float>.self)
+                            let g = gb.baseAddress! + skip
+                            var i = emitted
+                            while i - 8 >= fromDelay {
+                                i -= 8
+                                let v = UnsafeRawPointer(x + i - offset).loadUnaligned(as: SIMD8<Float>.self)
+                                let gv = UnsafeRawPointer(g + i).loadUnaligned(as: SIMD8<Float>.self)
                                 UnsafeMutableRawPointer(x + i).storeBytes(of: v * gv, as: SIMD8<Float>.self)
-                                i += 8
                             }
-                            while i < emitted { x[i] = d[skip + i] * g[skip + i]; i += 1 }
+                            while i > fromDelay { i -= 1; x[i] = x[i - offset] * g[i] }
+                            for i in 0..<fromDelay { x[i] = d[skip + i] * g[i] }
                         }
                     }
-                    d.update(from: d + n, count: l)
+                    d.update(from: t, count: l)
                 }
-            }
+            }}
         }
         block.frames = emitted
         if quiet {

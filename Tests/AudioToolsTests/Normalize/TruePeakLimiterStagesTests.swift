@@ -78,15 +78,18 @@ import Testing
         let right = left.enumerated().map { i, v in (i / 4000) % 3 == 1 ? v * 1.7 : v * 0.6 }
         var block = AudioBlock(channelCount: 2, capacity: 4096)
         let sizes = [1001, 37, 512, 4096, 3, 777]
+        var outLeft: [Float] = [], outRight: [Float] = []
         var i = 0, k = 0
         while i < n {
             let len = min(sizes[k % sizes.count], n - i)
             block.channels = [Array(left[i..<(i + len)]), Array(right[i..<(i + len)])]
             block.frames = len
             limiter.process(&block)
+            outLeft += block.channels[0][0..<block.frames]; outRight += block.channels[1][0..<block.frames]
             i += len; k += 1
         }
         limiter.flush(into: &block)
+        outLeft += block.channels[0][0..<block.frames]; outRight += block.channels[1][0..<block.frames]
         // Linked peaks of every frame that entered, the flushed silence included.
         let entered = n + limiter.latency
         let peaks = (0..<entered).map { t -> Float in
@@ -103,5 +106,9 @@ import Testing
         if release < 0.01 { #expect(limiter.idleSubBlocks > 10, "the gain path is skipped where it has settled") }
         let firstDifference = zip(trace, expected).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }
         #expect(firstDifference == nil, "first differing frame: \(String(describing: firstDifference))")
+        // The output is the input, in place and in time, times its frame's gain.
+        #expect(outLeft.count == n && outRight.count == n)
+        #expect(outLeft.indices.allSatisfy { outLeft[$0].bitPattern == (left[$0] * trace[$0]).bitPattern })
+        #expect(outRight.indices.allSatisfy { outRight[$0].bitPattern == (right[$0] * trace[$0]).bitPattern })
     }
 }
