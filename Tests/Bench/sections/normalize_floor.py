@@ -3,10 +3,12 @@
 # with --jobs 1 and --jobs 2 (the default on two cores), and from the limiter analysis kept by
 # lufs-measure --cache --keep-analysis. With BASE_BIN (a folder of older binaries) the same cases
 # with those beside. The cases run interleaved, round after round, each after a sync, and each
-# reports its best round: a slow spell of the host then falls on every case alike. Run with:
+# reports its best round (and, beside it, the ratio of the medians: on a host whose speed wanders
+# the two differ, and neither alone is the figure). Run with:
 # python3 Tests/Bench/bench.py normalize_floor
 
 import filecmp
+import statistics
 
 
 def rss_from_record(cmd, stdin):
@@ -24,7 +26,7 @@ def cpu_ticks():
 
 
 def interleaved(cases, rounds=7):
-    """{name: (best wall, best CPU)} of cases [(name, cmd, stdin path)], run round after round."""
+    """{name: (best wall, best CPU, median wall)} of cases [(name, cmd, stdin path)], run round after round."""
     walls = {name: [] for name, _, _ in cases}
     cpus = {name: [] for name, _, _ in cases}
     for _ in range(rounds):
@@ -36,7 +38,7 @@ def interleaved(cases, rounds=7):
             _, _, ru = os.wait4(p.pid, 0)
             walls[name].append(time.perf_counter() - t)
             cpus[name].append(ru.ru_utime + ru.ru_stime)
-    return {name: (min(walls[name]), min(cpus[name])) for name in walls}
+    return {name: (min(walls[name]), min(cpus[name]), statistics.median(walls[name])) for name in walls}
 
 
 def normalize_floor():
@@ -96,14 +98,16 @@ def normalize_floor():
 
     for label, binary in builds:
         for jobs in ["1", "2"]:
-            floor, floor_cpu = t[f"{label} floor j{jobs}"]
+            floor, floor_cpu, floor_median = t[f"{label} floor j{jobs}"]
             print(f"  [{label}] --jobs {jobs}: decode + encode floor (--decode-encode-only)   {floor:6.3f} s   CPU {floor_cpu:6.3f} s")
             for target in ["-9", "-8"]:
-                wall, cpu = t[f"{label} {target} j{jobs}"]
-                line = f"  [{label}] --jobs {jobs}: target {target:>3} LUFS   {wall:6.3f} s = {wall / floor:4.2f}x the floor   CPU {cpu / floor_cpu:4.2f}x"
+                wall, cpu, median = t[f"{label} {target} j{jobs}"]
+                line = (f"  [{label}] --jobs {jobs}: target {target:>3} LUFS   {wall:6.3f} s = {wall / floor:4.2f}x the floor"
+                        f" (median {median / floor_median:4.2f}x)   CPU {cpu / floor_cpu:4.2f}x")
                 if f"{label} {target} j{jobs} kept" in t:
-                    kw, kc = t[f"{label} {target} j{jobs} kept"]
-                    line += f";   analysis from the cache {kw:6.3f} s = {kw / floor:4.2f}x the floor   CPU {kc / floor_cpu:4.2f}x"
+                    kw, kc, km = t[f"{label} {target} j{jobs} kept"]
+                    line += (f";   analysis from the cache {kw:6.3f} s = {kw / floor:4.2f}x the floor"
+                             f" (median {km / floor_median:4.2f}x)   CPU {kc / floor_cpu:4.2f}x")
                 print(line, flush=True)
         for target in ["-9", "-8"]:
             norm = (os.path.join(binary, "lufs-normalize"), "-j", "1", "--overwrite", "--true-peak", "-1", "--target", target)
