@@ -270,8 +270,34 @@ public struct LimitedLoudnessModel: Sendable {
     /// `targetLUFS` (to 0.001 LU): a secant search on the model, which costs no pass. At the edge
     /// of the range when the target is out of reach; `planGainDB` when nothing is measurable.
     public func gain(forTarget targetLUFS: Double, planGainDB: Double, maxCompensationDB: Double) -> Double {
+        search(forTarget: targetLUFS, planGainDB: planGainDB, maxCompensationDB: maxCompensationDB).gainDB
+    }
+
+    /// `gain(forTarget:…)` and the model's loudness at that gain (nil when nothing passes the
+    /// gates): the search's own value where it ended on a gain it evaluated, which saves a replay.
+    public func gainAndLoudness(forTarget targetLUFS: Double, planGainDB: Double,
+                                maxCompensationDB: Double) -> (gainDB: Double, loudness: Double?) {
+        let found = search(forTarget: targetLUFS, planGainDB: planGainDB, maxCompensationDB: maxCompensationDB)
+        if let last = found.last, last.gainDB == found.gainDB { return (found.gainDB, last.loudness) }
+        return (found.gainDB, loudness(gainDB: found.gainDB))
+    }
+
+    /// The secant search of `gain(forTarget:…)`, with the last gain it evaluated and the loudness there.
+    private func search(forTarget targetLUFS: Double, planGainDB: Double, maxCompensationDB: Double)
+        -> (gainDB: Double, last: (gainDB: Double, loudness: Double?)?) {
+        var last: (gainDB: Double, loudness: Double?)? = nil
+        let x = secant(forTarget: targetLUFS, planGainDB: planGainDB, maxCompensationDB: maxCompensationDB) { g in
+            let l = loudness(gainDB: g)
+            last = (g, l)
+            return l
+        }
+        return (x, last)
+    }
+
+    private func secant(forTarget targetLUFS: Double, planGainDB: Double, maxCompensationDB: Double,
+                        loudness: (Double) -> Double?) -> Double {
         let lo = planGainDB - maxCompensationDB, hi = planGainDB + maxCompensationDB
-        func f(_ g: Double) -> Double? { loudness(gainDB: g).map { $0 - targetLUFS } }
+        func f(_ g: Double) -> Double? { loudness(g).map { $0 - targetLUFS } }
         guard var f0 = f(planGainDB) else { return planGainDB }
         var x0 = planGainDB
         if abs(f0) <= 0.001 { return x0 }

@@ -102,17 +102,17 @@ extension NormalizePipeline {
             if let miss, let modelled = m.loudness(gainDB: current.gainDB) { target -= targetLUFS + miss - modelled }
             return m.gain(forTarget: target, planGainDB: plan.gainDB, maxCompensationDB: maxCompensationDB)
         }
-        if let m = model {
-            current.gainDB = predictGain(m, missedBy: nil)
+        if !firstPassMayLand || model != nil {
+            let m: LimitedLoudnessModel
+            if let given = model { m = given } else {
+                m = try analyse(plan, source: source, weights: weights, decodeAhead: decodeAhead)
+                model = m
+                analysisPasses = 1
+            }
+            let predicted = m.gainAndLoudness(forTarget: targetLUFS, planGainDB: plan.gainDB, maxCompensationDB: maxCompensationDB)
+            current.gainDB = predicted.gainDB
             prediction.gainDB = current.gainDB
-            prediction.predictedLUFS = m.loudness(gainDB: current.gainDB)
-        } else if !firstPassMayLand {
-            let m = try analyse(plan, source: source, weights: weights, decodeAhead: decodeAhead)
-            model = m
-            analysisPasses = 1
-            current.gainDB = predictGain(m, missedBy: nil)
-            prediction.gainDB = current.gainDB
-            prediction.predictedLUFS = m.loudness(gainDB: current.gainDB)
+            prediction.predictedLUFS = predicted.loudness
         }
         var predictedWrites = 0, missedPrediction: Double? = nil
         while true {

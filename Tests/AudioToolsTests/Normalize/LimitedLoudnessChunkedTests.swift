@@ -67,4 +67,23 @@ import Testing
             #expect(m.loudness(gainDB: gainDB)?.bitPattern == expected.bitPattern, "gain \(gainDB) dB")
         }
     }
+
+    @Test func theSearchHandsBackTheLoudnessAtTheGainItFound() throws {
+        let units = 60 * LimitedLoudnessModel.unitsPerHop
+        var k = 0
+        let energies = LimitedLoudnessFlatTests.column(units, seed: 51) { u in k += 1; return u * 1e-3 * (1 + 0.8 * sin(Double(k) / 500)) }
+        let peaks = LimitedLoudnessFlatTests.column(units, seed: 52) { 0.1 + 0.9 * $0 }
+        let m = LimitedLoudnessModel(energies: energies, peaks: peaks, hop: 4800, sampleRate: 48_000, limit: true,
+                                     settings: TruePeakLimiter.Settings(ceilingDBTP: -1))
+        // On target, out of reach above and below, and with nothing to gate.
+        for (target, range) in [(-14.0, 6.0), (-9.0, 6.0), (10.0, 2.0), (-60.0, 2.0)] {
+            let both = m.gainAndLoudness(forTarget: target, planGainDB: 0, maxCompensationDB: range)
+            #expect(both.gainDB.bitPattern == m.gain(forTarget: target, planGainDB: 0, maxCompensationDB: range).bitPattern)
+            #expect(both.loudness?.bitPattern == m.loudness(gainDB: both.gainDB)?.bitPattern, "target \(target)")
+        }
+        let silent = LimitedLoudnessModel(energies: [Float](repeating: 0, count: units), peaks: [Float](repeating: 0, count: units),
+                                          hop: 4800, sampleRate: 48_000, limit: true, settings: TruePeakLimiter.Settings(ceilingDBTP: -1))
+        let none = silent.gainAndLoudness(forTarget: -14, planGainDB: 3, maxCompensationDB: 6)
+        #expect(none.gainDB == 3 && none.loudness == nil)
+    }
 }
