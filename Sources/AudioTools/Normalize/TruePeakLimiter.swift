@@ -217,7 +217,7 @@ public final class TruePeakLimiter {
                         (t + l - n).update(from: x, count: n)
                     }
                     if quiet {
-                        (x + fromDelay).update(from: x + fromDelay - offset, count: emitted - fromDelay)
+                        if emitted > fromDelay { (x + fromDelay).update(from: x + fromDelay - offset, count: emitted - fromDelay) }
                         x.update(from: d + skip, count: fromDelay)
                     } else {
                         gains.withUnsafeBufferPointer { gb in
