@@ -34,8 +34,12 @@ import Testing
     static func storedBytes(_ cache: String, _ path: String) throws -> [UInt8]? {
         let db = try SQLiteConnection(path: cache, create: false)
         defer { db.close() }
-        let s = try db.prepare("SELECT value FROM entries WHERE kind = 'limiter-analysis' AND path = ?1")
-        return try s.with([.text(path)]) { try $0.step() ? $0.bytes(0) : nil }
+        let s = try db.prepare("SELECT rowid FROM entries WHERE kind = 'limiter-analysis' AND path = ?1")
+        guard let row = try s.with([.text(path)], { try $0.step() ? $0.int64(0) : nil }) else { return nil }
+        let blob = try db.openBlob(table: "entries", column: "value", rowid: row, writable: false)
+        var bytes = [UInt8](repeating: 0, count: blob.count)
+        if blob.count > 0 { try bytes.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: blob.count, at: 0) } }
+        return bytes
     }
 
     @Test(.enabled(if: hasSox, "sox makes the pink-noise material (make test-deps installs it)"))
@@ -71,8 +75,10 @@ import Testing
         }
         let results = try #require(ResultCache.open(path: cache, version: HelpText.version, warn: { _ in }))
         let stamp = try #require(FileStamp.of(f))
-        results.store(kind: LimiterAnalysisCache.kind, settings: LimiterAnalysisCache.settings(weights: [1, 1], sampleRate: 48000),
-                      path: f, stamp: stamp, bytes: altered)
+        results.storeBytes(kind: LimiterAnalysisCache.kind, settings: LimiterAnalysisCache.settings(weights: [1, 1], sampleRate: 48000),
+                      path: f, stamp: stamp, count: altered.count) { blob in
+            try altered.withUnsafeBytes { try blob.write(from: $0.baseAddress!, count: altered.count, at: 0) }
+        }
         results.close()
         #expect(try Self.storedBytes(cache, f) == altered, "the key the tools use")
         let misled = try Self.normalize(dir + "/misled", cache: cache, stdin: m.stdout)

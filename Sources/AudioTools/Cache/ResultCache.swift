@@ -317,15 +317,6 @@ public final class ResultCache {
         }
     }
 
-    /// An entry stored as bytes (`store(…, bytes:)`), under the same rules as `lookup`, whole.
-    public func lookupBytes(kind: String, settings: String, path: String, stamp: FileStamp) -> [UInt8]? {
-        readBytes(kind: kind, settings: settings, path: path, stamp: stamp) { blob in
-            var bytes = [UInt8](repeating: 0, count: blob.count)
-            if blob.count > 0 { try bytes.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: blob.count, at: 0) } }
-            return bytes
-        }
-    }
-
     /// An entry stored as bytes, under the same rules as `lookup`, handed to `read` in place (a
     /// large value is read a piece at a time, never held whole); nil for a miss or when `read`
     /// gives nil.
@@ -369,42 +360,34 @@ public final class ResultCache {
         storeRow(kind: kind, settings: settings, path: path, stamp: stamp, libraryID: libraryID, value: .text(value))
     }
 
-    /// `store` for a value that is bytes rather than text (read back by `lookupBytes`).
-    public func store(kind: String, settings: String, path: String, stamp: FileStamp, bytes: [UInt8]) {
-        storeBytes(kind: kind, settings: settings, path: path, stamp: stamp, count: bytes.count) { blob in
-            if !bytes.isEmpty { try bytes.withUnsafeBytes { try blob.write(from: $0.baseAddress!, count: bytes.count, at: 0) } }
-        }
-    }
-
     /// `store` for `count` bytes that `fill` writes in place, a piece at a time: the entry and its
     /// bytes go in one transaction, so no reader ever sees it half written.
     public func storeBytes(kind: String, settings: String, path: String, stamp: FileStamp, count: Int,
                            _ fill: (SQLiteBlob) throws -> Void) {
-        let now = Self.nowNanoseconds()
-        guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
-        _ = withSession { session in
-            try session.endReading()
-            try session.db.immediateTransaction {
-                try session.store.with([.text(path), .text(kind), .text(settings),
-                            .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
-                            .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
-                            .text(version), .null, .zeroBlob(count), .integer(now / 1_000_000_000)]) { try $0.step() }
-                let blob = try session.db.openBlob(table: "entries", column: "value", rowid: session.db.lastInsertRowID, writable: true)
-                try fill(blob)
-            }
+        withoutActuallyEscaping(fill) {
+            storeRow(kind: kind, settings: settings, path: path, stamp: stamp, libraryID: nil, value: .zeroBlob(count), fill: $0)
         }
     }
 
-    private func storeRow(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: SQLiteValue) {
+    /// The row, with `fill` (when given) writing its value in place in the same transaction.
+    private func storeRow(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: SQLiteValue,
+                          fill: ((SQLiteBlob) throws -> Void)? = nil) {
         let now = Self.nowNanoseconds()
         guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
         _ = withSession { session in
             try session.endReading()
-            try session.store.with([.text(path), .text(kind), .text(settings),
-                        .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
-                        .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
-                        .text(version), libraryID.map { .text($0) } ?? .null, value,
-                        .integer(now / 1_000_000_000)]) { try $0.step() }
+            func insert() throws {
+                try session.store.with([.text(path), .text(kind), .text(settings),
+                            .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
+                            .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
+                            .text(version), libraryID.map { .text($0) } ?? .null, value,
+                            .integer(now / 1_000_000_000)]) { try $0.step() }
+            }
+            guard let fill else { return try insert() }
+            try session.db.immediateTransaction {
+                try insert()
+                try fill(try session.db.openBlob(table: "entries", column: "value", rowid: session.db.lastInsertRowID, writable: true))
+            }
         }
     }
 

@@ -201,14 +201,6 @@ public final class SQLiteStatement {
         return String(decoding: UnsafeBufferPointer(start: p, count: n), as: UTF8.self)
     }
 
-    /// A column's bytes as stored (a blob, or the bytes of text); nil for NULL.
-    public func bytes(_ column: Int32) -> [UInt8]? {
-        guard sqlite3_column_type(stmt, column) != SQLITE_NULL else { return nil }
-        let n = Int(sqlite3_column_bytes(stmt, column))
-        guard n > 0, let p = sqlite3_column_blob(stmt, column) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: p, count: n))
-    }
-
     private func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK else { throw connection.lastError(rc) }
     }

@@ -47,16 +47,6 @@ extension LimitedLoudnessModel {
         }
     }
 
-    /// The columns as one array of bytes (`writeStored` gathered), or nil as `storedByteCount`.
-    public func storedColumns() -> [UInt8]? {
-        guard let count = storedByteCount else { return nil }
-        var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { all in
-            writeStored { piece, at in (all.baseAddress! + at).copyMemory(from: piece.baseAddress!, byteCount: piece.count) }
-        }
-        return bytes
-    }
-
     /// The model that `writeStored` kept (`count` bytes, which `read(buffer, n, offset)` gives a
     /// piece at a time), for a limiter with `settings`; nil when they are not such columns or are
     /// of another sample rate.
@@ -91,14 +81,5 @@ extension LimitedLoudnessModel {
         }
         return LimitedLoudnessModel(energyColumn: energyColumn, peakColumn: peakColumn, hop: (sampleRate + 5) / 10,
                                     sampleRate: sampleRate, limit: true, settings: settings)
-    }
-
-    /// `fromStored` from one array of bytes.
-    public static func fromStored(_ bytes: [UInt8], sampleRate: Int, settings: TruePeakLimiter.Settings) -> LimitedLoudnessModel? {
-        bytes.withUnsafeBytes { all in
-            fromStored(count: bytes.count, sampleRate: sampleRate, settings: settings) { buffer, n, at in
-                buffer.copyMemory(from: all.baseAddress! + at, byteCount: n)
-            }
-        }
     }
 }

@@ -57,3 +57,20 @@ import Testing
         other.close()
     }
 }
+
+/// Whole-value forms of the in-place byte entries, for these tests.
+extension ResultCache {
+    func lookupBytes(kind: String, settings: String, path: String, stamp: FileStamp) -> [UInt8]? {
+        readBytes(kind: kind, settings: settings, path: path, stamp: stamp) { blob in
+            var bytes = [UInt8](repeating: 0, count: blob.count)
+            if blob.count > 0 { try bytes.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: blob.count, at: 0) } }
+            return bytes
+        }
+    }
+
+    func store(kind: String, settings: String, path: String, stamp: FileStamp, bytes: [UInt8]) {
+        storeBytes(kind: kind, settings: settings, path: path, stamp: stamp, count: bytes.count) { blob in
+            if !bytes.isEmpty { try bytes.withUnsafeBytes { try blob.write(from: $0.baseAddress!, count: bytes.count, at: 0) } }
+        }
+    }
+}

@@ -87,3 +87,23 @@ import Testing
         #expect(a.storedColumns() == b.storedColumns())
     }
 }
+
+/// Whole-array forms of the stored columns, for these tests.
+extension LimitedLoudnessModel {
+    func storedColumns() -> [UInt8]? {
+        guard let count = storedByteCount else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { all in
+            writeStored { piece, at in (all.baseAddress! + at).copyMemory(from: piece.baseAddress!, byteCount: piece.count) }
+        }
+        return bytes
+    }
+
+    static func fromStored(_ bytes: [UInt8], sampleRate: Int, settings: TruePeakLimiter.Settings) -> LimitedLoudnessModel? {
+        bytes.withUnsafeBytes { all in
+            fromStored(count: bytes.count, sampleRate: sampleRate, settings: settings) { buffer, n, at in
+                buffer.copyMemory(from: all.baseAddress! + at, byteCount: n)
+            }
+        }
+    }
+}
