@@ -6,6 +6,7 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include <stdint.h>
 
 int vk_has_avx2(void) {
     __builtin_cpu_init();
@@ -80,6 +81,66 @@ float vk_true_peak_avx2(const float *base, ptrdiff_t count, const float *coeffic
     return best;
 }
 
+/* TruePeakOversampler.absMax (fewer than 8 values) or OversamplerPeakDetector.absMax (8 on),
+ * with their NaN handling: a lane that starts as NaN keeps it and is skipped at the end. */
+__attribute__((target("avx2"))) static inline float unit_abs_max(const float *p, ptrdiff_t count) {
+    float m = 0;
+    if (count < 8) {
+        for (ptrdiff_t i = 0; i < count; i++) { float a = __builtin_fabsf(p[i]); if (a > m) m = a; }
+        return m;
+    }
+    __m256 v = magnitude(_mm256_loadu_ps(p + count - 8));
+    for (ptrdiff_t i = 0; i + 8 < count; i += 8) {
+        __m256 x = magnitude(_mm256_loadu_ps(p + i));
+        v = _mm256_blendv_ps(v, x, _mm256_cmp_ps(x, v, _CMP_GT_OQ));
+    }
+    float lanes[8];
+    _mm256_storeu_ps(lanes, v);
+    for (int l = 0; l < 8; l++) if (lanes[l] > m) m = lanes[l];
+    return m;
+}
+
+/* The first i < count with |p[i]| == m, which must be there; p[count .. count + 7) readable.
+ * Eight masks of a group of 64 are gathered before one branch: the position is unpredictable. */
+__attribute__((target("avx2"))) static inline ptrdiff_t first_of_magnitude(const float *p, ptrdiff_t count, float m) {
+    const __m256 vm = _mm256_set1_ps(m);
+    for (ptrdiff_t g = 0;; g += 64) {
+        uint64_t bits = 0;
+        for (int j = 0; j < 8 && g + 8 * j < count; j++) {
+            __m256 eq = _mm256_cmp_ps(magnitude(_mm256_loadu_ps(p + g + 8 * j)), vm, _CMP_EQ_OQ);
+            bits |= (uint64_t)(unsigned)_mm256_movemask_ps(eq) << (8 * j);
+        }
+        if (count - g < 64) bits &= ((uint64_t)1 << (count - g)) - 1;
+        if (bits) return g + __builtin_ctzll(bits);
+    }
+}
+
+__attribute__((target("avx2")))
+void vk_unit_peaks_avx2(const float *x, const ptrdiff_t *lengths, ptrdiff_t count, const float *lane_taps,
+                        ptrdiff_t taps, const int *second_lanes, float *peaks) {
+    const __m256 second = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)second_lanes));
+    const ptrdiff_t half = taps / 2;
+    for (ptrdiff_t u = 0; u < count; x += lengths[u], u++) {
+        const ptrdiff_t n = lengths[u];
+        const float m = unit_abs_max(x, n);
+        float best = m;
+        if (m > 0) {
+            const ptrdiff_t a = first_of_magnitude(x, n, m);
+            /* Lane by lane the sums of LimitedLoudnessAnalyzer.unitPeak, taps in order. */
+            const float *first = x + (a - 1) + half, *next = x + a + half;
+            __m256 s = _mm256_setzero_ps();
+            for (ptrdiff_t k = 0; k < taps; k++) {
+                __m256 v = _mm256_blendv_ps(_mm256_set1_ps(first[-k]), _mm256_set1_ps(next[-k]), second);
+                s = _mm256_add_ps(s, _mm256_mul_ps(_mm256_loadu_ps(lane_taps + 8 * k), v));
+            }
+            float lanes[8];
+            _mm256_storeu_ps(lanes, magnitude(s));
+            for (int l = 0; l < 8; l++) if (lanes[l] > best) best = lanes[l];
+        }
+        if (best > peaks[u]) peaks[u] = best;
+    }
+}
+
 int vk_has_sse2(void) { return 1; }
 
 /* Zeroes lanes between -1e-290 and 1e-290, as PairState.flushTiny does. */
@@ -138,6 +199,11 @@ void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *piece
                           const double weights[2], double *energies) {
     (void)a; (void)b; (void)pieces; (void)count; (void)closed; (void)coefficients; (void)state;
     (void)weights; (void)energies;
+}
+
+void vk_unit_peaks_avx2(const float *x, const ptrdiff_t *lengths, ptrdiff_t count, const float *lane_taps,
+                        ptrdiff_t taps, const int *second_lanes, float *peaks) {
+    (void)x; (void)lengths; (void)count; (void)lane_taps; (void)taps; (void)second_lanes; (void)peaks;
 }
 
 float vk_true_peak_avx2(const float *base, ptrdiff_t count, const float *coefficients, int paired,

@@ -22,6 +22,14 @@ enum VectorKernels {
         return (best, processed)
     }
 
+    /// `LimitedLoudnessAnalyzer.unitPeak` over consecutive units of one channel on AVX2 (lengths
+    /// from `x` on; `taps / 2` samples readable either side), each result raising `peaks[u]`.
+    /// `laneTaps`: 8 floats per tap; `secondLanes`: −1 where a lane reads one sample later.
+    static func unitPeaksAVX2(_ x: UnsafePointer<Float>, lengths: UnsafeBufferPointer<Int>, laneTaps: UnsafePointer<Float>,
+                              taps: Int, secondLanes: UnsafePointer<Int32>, peaks: UnsafeMutablePointer<Float>) {
+        vk_unit_peaks_avx2(x, lengths.baseAddress, lengths.count, laneTaps, taps, secondLanes, peaks)
+    }
+
     /// Whether `kWeightPair` runs its SSE2 loop (x86-64).
     static let hasSSE2: Bool = vk_has_sse2() != 0
 

@@ -42,6 +42,11 @@ public final class LimitedLoudnessAnalyzer {
     private let laneTaps: [SIMD8<Float>]
     /// The lanes that read the largest sample's window rather than the one before it.
     private let secondStartLanes: SIMDMask<SIMD8<Int32>>
+    /// `laneTaps` and `secondStartLanes` flat, for `VectorKernels.unitPeaksAVX2`; empty without it.
+    private let flatLaneTaps: [Float]
+    private let flatSecondLanes: [Int32]
+    private var readyLengths: [Int] = []
+    private var readyPeaks: [Float] = []
 
     public convenience init(sampleRate: Int, weights: [Double], limit: Bool) {
         self.init(sampleRate: sampleRate, weights: weights, limit: limit, energies: nil)
@@ -102,6 +107,14 @@ public final class LimitedLoudnessAnalyzer {
         var second = SIMDMask<SIMD8<Int32>>(repeating: false)
         for l in 0..<SIMD8<Float>.scalarCount where l >= phases && l < 2 * phases { second[l] = true }
         secondStartLanes = second
+        // The kernel reads up to 7 samples past a unit (its index search): within the reach.
+        if !laneTaps.isEmpty && reach >= 7 && VectorKernels.hasAVX2 && !VectorKernels.portableOnly {
+            flatLaneTaps = laneTaps.flatMap { v in (0..<SIMD8<Float>.scalarCount).map { v[$0] } }
+            flatSecondLanes = (0..<SIMD8<Float>.scalarCount).map { second[$0] ? -1 : 0 }
+        } else {
+            flatLaneTaps = []
+            flatSecondLanes = []
+        }
         buffers = Array(repeating: [Float](repeating: 0, count: reach), count: weights.count)
         bufferStart = -reach
     }
@@ -141,6 +154,36 @@ public final class LimitedLoudnessAnalyzer {
     /// with `final`, every unit that holds a frame of the stream.
     private func processUnits(upTo end: Int, final: Bool = false) {
         let bufferEnd = bufferStart + buffers[0].count
+        if !flatLaneTaps.isEmpty {
+            // The units ready, then each channel's peaks over them in one call.
+            readyLengths.removeAll(keepingCapacity: true)
+            var unit = nextUnit, start = nextUnitStart
+            while true {
+                let length = LimitedLoudnessModel.unitLength(unit % LimitedLoudnessModel.unitsPerHop, hop: hop)
+                if final ? start >= end : start + length + reach > bufferEnd { break }
+                readyLengths.append(final ? min(length, end - start) : length)
+                unit += 1
+                start += length
+            }
+            guard !readyLengths.isEmpty else { return }
+            readyPeaks.removeAll(keepingCapacity: true)
+            readyPeaks.append(contentsOf: repeatElement(0, count: readyLengths.count))
+            for c in 0..<buffers.count {
+                buffers[c].withUnsafeBufferPointer { b in
+                    readyLengths.withUnsafeBufferPointer { lengths in
+                        readyPeaks.withUnsafeMutableBufferPointer { p in
+                            VectorKernels.unitPeaksAVX2(b.baseAddress! + (nextUnitStart - bufferStart), lengths: lengths,
+                                                        laneTaps: flatLaneTaps, taps: tapsPerPhase,
+                                                        secondLanes: flatSecondLanes, peaks: p.baseAddress!)
+                        }
+                    }
+                }
+            }
+            readyPeaks.withUnsafeBufferPointer { peaks.append(contentsOf: $0) }
+            nextUnit = unit
+            nextUnitStart = start
+            return
+        }
         while true {
             let length = LimitedLoudnessModel.unitLength(nextUnit % LimitedLoudnessModel.unitsPerHop, hop: hop)
             if final ? nextUnitStart >= end : nextUnitStart + length + reach > bufferEnd { break }

@@ -27,6 +27,16 @@ int vk_has_avx2(void);
 float vk_true_peak_avx2(const float *base, ptrdiff_t count, const float *coefficients, int paired,
                         ptrdiff_t delay, float *frame_peaks, ptrdiff_t *processed);
 
+/* LimitedLoudnessAnalyzer.unitPeak over `count` consecutive units of one channel, unit u being
+ * lengths[u] samples on from the previous one's end, the first at x[0] (x[-taps/2 ...] and
+ * taps/2, at least 7, samples past the last unit readable). Per unit: its largest |sample| m (NaN skipped as
+ * the Swift kernels skip it) and, when m > 0, eight interpolated sums around the first sample of
+ * magnitude m: lane l sums lane_taps[8k + l] * x[a - 1 + taps/2 - k] over k in order, reading x
+ * one sample later where second_lanes[l] is -1. peaks[u] becomes the largest of m, those sums'
+ * magnitudes and its own value (the channels' link). Callers check vk_has_avx2() first. */
+void vk_unit_peaks_avx2(const float *x, const ptrdiff_t *lengths, ptrdiff_t count, const float *lane_taps,
+                        ptrdiff_t taps, const int *second_lanes, float *peaks);
+
 /* 1 where vk_kweight_pair_sse2 runs the SSE2 loop (x86-64, where SSE2 is always there). */
 int vk_has_sse2(void);
 
