@@ -121,10 +121,23 @@ public final class LimitedLoudnessAnalyzer {
 
     /// Feeds the next frames (the faded source, before any gain).
     public func add(_ block: AudioBlock) {
+        addLoudness(block)
+        addPeaks(block)
+    }
+
+    /// The energy half of `add` (nothing when the energies come from a meter). The two halves
+    /// touch disjoint state: each may run on a thread of its own, handed every block in order;
+    /// `finish` only after both have seen the last.
+    public func addLoudness(_ block: AudioBlock) {
+        precondition(block.channels.count == weights.count)
+        if filters && block.frames > 0 { kWeight(block, block.frames) }
+    }
+
+    /// The peak half of `add`: the units' peaks (see `addLoudness`).
+    public func addPeaks(_ block: AudioBlock) {
         precondition(block.channels.count == weights.count)
         let n = block.frames
         guard n > 0 else { return }
-        if filters { kWeight(block, n) }
         framesIn += n
         guard limit else { return }
         for c in 0..<buffers.count { buffers[c].append(contentsOf: block.channels[c][0..<n]) }

@@ -44,7 +44,14 @@ extension NormalizePipeline {
                 start += n
             }
         }
-        if decodeAhead {
+        if decodeAhead && fades.isIdentity {
+            // The peaks on the decoding thread, the K-weighting on this one.
+            if weights.count != channels { throw Failure.channelMismatch }
+            try ReadAhead.forEachBlock(source, afterRead: { analyzer.addPeaks($0) }) { decoded in
+                if decoded.channels.count != channels { throw Failure.channelMismatch }
+                analyzer.addLoudness(decoded)
+            }
+        } else if decodeAhead {
             try ReadAhead.forEachBlock(source) { try process($0) }
         } else {
             var decoded = AudioBlock(channelCount: channels, capacity: blockFrames)

@@ -154,6 +154,21 @@ import Testing
         }
     }
 
+    /// Decoding ahead, the analysis finds the peaks on the decoding thread and K-weights on the
+    /// caller's: the same energies and peaks, bit for bit, as on one thread.
+    @Test func theAnalysisOnTwoThreadsIsTheSameBits() throws {
+        let x = NormTestSignals.music(sampleRate: Self.rate, seconds: 7, channels: 2, seed: 4)
+        let plan = NormalizePlan(gainDB: 0, limit: true, totalFrames: x[0].count)
+        func model(_ ahead: Bool) throws -> LimitedLoudnessModel {
+            try NormalizePipeline.analyse(plan, source: MemoryAudioSource(sampleRate: Self.rate, channels: x), weights: [1, 1],
+                                          decodeAhead: ahead)
+        }
+        let one = try model(false), two = try model(true)
+        #expect(one.energyValues().count > 6_000 && one.peakValues().count == one.energyValues().count)
+        #expect(two.energyValues().map(\.bitPattern) == one.energyValues().map(\.bitPattern))
+        #expect(two.peakValues().map(\.bitPattern) == one.peakValues().map(\.bitPattern))
+    }
+
     @Test func aLightlyLimitedFileIsWrittenFirstAndKeptWhenItLands() throws {
         let x = NormTestSignals.music(sampleRate: Self.rate, seconds: 6, channels: 2, seed: 2)
         let l = NormTestMeter.integratedLoudness(x, sampleRate: Self.rate)!
