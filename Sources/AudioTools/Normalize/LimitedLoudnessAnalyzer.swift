@@ -167,51 +167,42 @@ public final class LimitedLoudnessAnalyzer {
     /// with `final`, every unit that holds a frame of the stream.
     private func processUnits(upTo end: Int, final: Bool = false) {
         let bufferEnd = bufferStart + buffers[0].count
-        if !flatLaneTaps.isEmpty {
-            // The units ready, then each channel's peaks over them in one call.
-            readyLengths.removeAll(keepingCapacity: true)
-            var unit = nextUnit, start = nextUnitStart
-            while true {
-                let length = LimitedLoudnessModel.unitLength(unit % LimitedLoudnessModel.unitsPerHop, hop: hop)
-                if final ? start >= end : start + length + reach > bufferEnd { break }
-                readyLengths.append(final ? min(length, end - start) : length)
-                unit += 1
-                start += length
-            }
-            guard !readyLengths.isEmpty else { return }
-            readyPeaks.removeAll(keepingCapacity: true)
-            readyPeaks.append(contentsOf: repeatElement(0, count: readyLengths.count))
-            for c in 0..<buffers.count {
-                buffers[c].withUnsafeBufferPointer { b in
-                    readyLengths.withUnsafeBufferPointer { lengths in
-                        readyPeaks.withUnsafeMutableBufferPointer { p in
-                            VectorKernels.unitPeaksAVX2(b.baseAddress! + (nextUnitStart - bufferStart), lengths: lengths,
-                                                        laneTaps: flatLaneTaps, taps: tapsPerPhase,
+        readyLengths.removeAll(keepingCapacity: true)
+        var unit = nextUnit, start = nextUnitStart
+        while true {
+            let length = LimitedLoudnessModel.unitLength(unit % LimitedLoudnessModel.unitsPerHop, hop: hop)
+            if final ? start >= end : start + length + reach > bufferEnd { break }
+            readyLengths.append(final ? min(length, end - start) : length)
+            unit += 1
+            start += length
+        }
+        guard !readyLengths.isEmpty else { return }
+        // Each channel's peaks over the ready units, linked by the largest.
+        readyPeaks.removeAll(keepingCapacity: true)
+        readyPeaks.append(contentsOf: repeatElement(0, count: readyLengths.count))
+        for c in 0..<buffers.count {
+            buffers[c].withUnsafeBufferPointer { b in
+                readyLengths.withUnsafeBufferPointer { lengths in
+                    readyPeaks.withUnsafeMutableBufferPointer { p in
+                        let first = b.baseAddress! + (nextUnitStart - bufferStart)
+                        if !flatLaneTaps.isEmpty {
+                            VectorKernels.unitPeaksAVX2(first, lengths: lengths, laneTaps: flatLaneTaps, taps: tapsPerPhase,
                                                         secondLanes: flatSecondLanes, peaks: p.baseAddress!)
+                        } else {
+                            var x = first
+                            for (u, count) in lengths.enumerated() {
+                                let peak = unitPeak(x, count: count)
+                                if peak > p[u] { p[u] = peak }
+                                x += count
+                            }
                         }
                     }
                 }
             }
-            readyPeaks.withUnsafeBufferPointer { peaks.append(contentsOf: $0) }
-            nextUnit = unit
-            nextUnitStart = start
-            return
         }
-        while true {
-            let length = LimitedLoudnessModel.unitLength(nextUnit % LimitedLoudnessModel.unitsPerHop, hop: hop)
-            if final ? nextUnitStart >= end : nextUnitStart + length + reach > bufferEnd { break }
-            let count = final ? min(length, end - nextUnitStart) : length
-            var linked: Float = 0
-            for c in 0..<buffers.count {
-                let p = buffers[c].withUnsafeBufferPointer { b in
-                    unitPeak(b.baseAddress! + (nextUnitStart - bufferStart), count: count)
-                }
-                if p > linked { linked = p }
-            }
-            peaks.append(linked)
-            nextUnit += 1
-            nextUnitStart += length
-        }
+        readyPeaks.withUnsafeBufferPointer { peaks.append(contentsOf: $0) }
+        nextUnit = unit
+        nextUnitStart = start
     }
 
     /// The largest |value| over a unit's samples and the interpolated points on either side of

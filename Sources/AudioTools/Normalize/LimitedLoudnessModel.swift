@@ -256,7 +256,7 @@ public struct LimitedLoudnessModel: Sendable {
                     if unitInHop == perHop { unitInHop = 0; hopEnergies.append(hopSum); hopSum = 0 }
                 }
                 // The next chunk's first q gains and its box filters' history.
-                (gains).update(from: gains + n, count: q)
+                gains.update(from: gains + n, count: q)
                 mins.update(from: mins + n, count: taps - 1)
                 base += n
             }

@@ -45,12 +45,10 @@ extension NormalizePipeline {
             }
         }
         if decodeAhead && fades.isIdentity {
-            // The peaks on the decoding thread, the K-weighting on this one.
+            // The peaks on the decoding thread, the K-weighting on this one (ReadAhead's blocks
+            // have the source's channels).
             if weights.count != channels { throw Failure.channelMismatch }
-            try ReadAhead.forEachBlock(source, afterRead: { analyzer.addPeaks($0) }) { decoded in
-                if decoded.channels.count != channels { throw Failure.channelMismatch }
-                analyzer.addLoudness(decoded)
-            }
+            try ReadAhead.forEachBlock(source, afterRead: { analyzer.addPeaks($0) }) { analyzer.addLoudness($0) }
         } else if decodeAhead {
             try ReadAhead.forEachBlock(source) { try process($0) }
         } else {

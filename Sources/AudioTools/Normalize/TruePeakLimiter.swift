@@ -75,8 +75,8 @@ public final class TruePeakLimiter {
     /// First-box averages: the second box's `box2Length` earlier frames, then the sub-block.
     private var averaged: [Float]
     private let box1Length: Int, box2Length: Int
-    private var box1Sum: Double, box2Sum: Double
-    private var box1Reduced = 0, box2Reduced = 0   // entries below 1 in each box
+    /// The two box filters' running sums.
+    private var boxes: Boxes
     /// Frames at the end of the recursion whose attack/release gain is exactly 1.
     private var fullGainRun = 0
     /// A sub-block whose window minima are made but whose boxes are not run yet: they run in the
@@ -127,8 +127,7 @@ public final class TruePeakLimiter {
         let len1 = (span + 1) / 2, len2 = span + 1 - len1
         box1Length = len1
         box2Length = len2
-        box1Sum = Double(len1)
-        box2Sum = Double(len2)
+        boxes = Boxes(len1: len1, len2: len2)
         released = [Float](repeating: 1, count: lookahead + Self.subBlock)
         minimumScratch = released
         minima = [Float](repeating: 1, count: len1 + Self.subBlock)
@@ -317,7 +316,7 @@ public final class TruePeakLimiter {
         let thr = threshold, rel = releaseCoefficient
         let releaseOffset = Self.releaseOvershoot * (rel - 1)
         var depth = self.depth
-        var boxes = Boxes(sum1: box1Sum, sum2: box2Sum, red1: box1Reduced, red2: box2Reduced, len1: len1, len2: len2)
+        var boxes = self.boxes
         let fused = min(n, pendingCount)
         linkedPeaks.withUnsafeBufferPointer { pb in
         gains.withUnsafeMutableBufferPointer { gb in
@@ -338,9 +337,8 @@ public final class TruePeakLimiter {
                 r[hist + i] = 1 - depth
                 if i < fused { g[i] = boxes.step(i, m + len1, m, s + len2, s) }
             }
-            box1Sum = boxes.sum1; box2Sum = boxes.sum2
-            box1Reduced = boxes.red1; box2Reduced = boxes.red2
         }}}}}
+        self.boxes = boxes
         self.depth = depth
         runPendingBoxes(from: fused)
         released.withUnsafeMutableBufferPointer { rb in
@@ -383,7 +381,7 @@ public final class TruePeakLimiter {
     private func runPendingBoxes(from first: Int) {
         guard pendingCount > 0 else { return }
         let n = pendingCount, len1 = box1Length, len2 = box2Length
-        var boxes = Boxes(sum1: box1Sum, sum2: box2Sum, red1: box1Reduced, red2: box2Reduced, len1: len1, len2: len2)
+        var boxes = self.boxes
         gains.withUnsafeMutableBufferPointer { gb in
         minima.withUnsafeMutableBufferPointer { mb in
         averaged.withUnsafeMutableBufferPointer { ab in
@@ -392,19 +390,20 @@ public final class TruePeakLimiter {
             m.update(from: m + n, count: len1)
             s.update(from: s + n, count: len2)
         }}}
-        box1Sum = boxes.sum1; box2Sum = boxes.sum2
-        box1Reduced = boxes.red1; box2Reduced = boxes.red2
+        self.boxes = boxes
         pendingCount = 0
     }
 
     /// The two box filters as running sums, reset to exactly full where a box holds only 1s.
     struct Boxes {
         var sum1: Double, sum2: Double
-        var red1: Int, red2: Int
+        /// Entries below 1 in each box.
+        var red1 = 0, red2 = 0
         let len1: Int, len2: Int
         let inv1: Double, inv2: Double
-        init(sum1: Double, sum2: Double, red1: Int, red2: Int, len1: Int, len2: Int) {
-            self.sum1 = sum1; self.sum2 = sum2; self.red1 = red1; self.red2 = red2
+        /// Both boxes full of 1s.
+        init(len1: Int, len2: Int) {
+            sum1 = Double(len1); sum2 = Double(len2)
             self.len1 = len1; self.len2 = len2
             inv1 = 1 / Double(len1); inv2 = 1 / Double(len2)
         }
