@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import AudioTools
@@ -55,6 +56,35 @@ import Testing
         let other = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v2", warn: { _ in }))
         #expect(other.lookupBytes(kind: "k", settings: "s", path: file, stamp: stamp) == nil)
         other.close()
+    }
+
+    /// A long file's analysis (17 MB an hour) is filled in place without SQLite ever holding the
+    /// value whole: a zero-filled value followed by a column with bytes is built in memory first
+    /// (twice its size, measured at 59 MB for 30 MB), which kept lufs-measure --keep-analysis
+    /// growing by 1 MB a minute of audio. SQLite's own high-water mark counts only its memory;
+    /// other suites' connections in this process stay far below the bound.
+    @Test func aLargeValueIsFilledWithoutBeingHeldWhole() throws {
+        let dir = ResultCacheTests.tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let (file, stamp) = try ResultCacheTests.settledFile(in: dir)
+        let cache = try #require(ResultCache.open(path: dir + "/c.sqlite", version: "v1", warn: { _ in }))
+        defer { cache.close() }
+        let count = 48 << 20, piece = [UInt8](repeating: 0xA5, count: 1 << 16)
+        _ = sqlite3_memory_highwater(1)
+        let before = sqlite3_memory_used()
+        cache.storeBytes(kind: "k", settings: "long", path: file, stamp: stamp, count: count) { blob in
+            for at in stride(from: 0, to: count, by: piece.count) {
+                try piece.withUnsafeBytes { try blob.write(from: $0.baseAddress!, count: piece.count, at: at) }
+            }
+        }
+        let grew = sqlite3_memory_highwater(0) - before
+        #expect(grew < 16 << 20, "SQLite's memory rose by \(grew >> 20) MB to store \(count >> 20) MB")
+        let back = cache.readBytes(kind: "k", settings: "long", path: file, stamp: stamp) { blob -> Bool? in
+            var last = [UInt8](repeating: 0, count: piece.count)
+            try last.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: piece.count, at: count - piece.count) }
+            return blob.count == count && last == piece
+        }
+        #expect(back == true)
     }
 }
 
