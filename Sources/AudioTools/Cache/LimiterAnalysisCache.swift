@@ -1,7 +1,7 @@
 import Foundation
 
 /// The limiter's analysis of a file kept in the cache (LimitedLoudnessModel's columns, about
-/// 17 MB an hour of audio, written and read in place a piece at a time): written by lufs-measure --keep-analysis as it measures, and by
+/// 29 MB an hour of audio, written and read in place a piece at a time): written by lufs-measure --keep-analysis as it measures, and by
 /// lufs-normalize after an analysis pass of its own; read by lufs-normalize, which then writes a
 /// limited file in one pass. Keyed like every entry on the file as it is, and on what decides the
 /// columns: the channel weights, the rate and the decoders installed. The columns are the same

@@ -371,7 +371,7 @@ public final class ResultCache {
 
     /// The row, with `fill` (when given) writing its value in place in the same transaction.
     /// Such a row's `written` is 0 (nothing reads it): SQLite keeps a zero-filled value unbuilt only
-    /// when no column after it holds bytes, and 0 takes none, so an hour's analysis (17 MB) isn't
+    /// when no column after it holds bytes, and 0 takes none, so an hour's analysis (29 MB) isn't
     /// built twice in memory before it is filled.
     private func storeRow(kind: String, settings: String, path: String, stamp: FileStamp, libraryID: String?, value: SQLiteValue,
                           fill: ((SQLiteBlob) throws -> Void)? = nil) {

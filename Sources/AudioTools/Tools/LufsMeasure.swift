@@ -30,7 +30,7 @@ public final class LufsMeasure: RecordTool {
             .choice("gate-on", "dialogue|programme", ["dialogue", "programme"], help: "What the gate's target judges: dialogue-gated loudness (implies --dialogue; programme loudness when dialogue is under --min-dialogue-share) or programme loudness (default, except for dialogue-gated presets such as netflix).", completes: .text),
             .number("min-dialogue-share", "FRACTION", in: 0...1, help: "Under this share of dialogue (default 0.15) loudness.dialogue.fallback is true and a dialogue gate judges programme loudness."),
             .flag("decode-only", help: "Decode and count frames but measure nothing: the time decoding alone takes, to compare a measurement with.", rules: [.conflicts("report", "timeline", message: "--decode-only measures nothing, so there is no --report or --timeline to give.")]),
-            .flag("keep-analysis", help: "With a cache: also keep each file's limiter analysis there (its loudness and peak every millisecond, about 17 MB an hour of audio), so that lufs-normalize with the same cache limits a loud file in one pass over it instead of two. The measurement takes up to about twice as long.", rules: [
+            .flag("keep-analysis", help: "With a cache: also keep each file's limiter analysis there (its loudness and peak every millisecond, about 29 MB an hour of audio), so that lufs-normalize with the same cache limits a loud file in one pass over it instead of two. The measurement takes up to about twice as long.", rules: [
                 .conflicts("decode-only", message: "--decode-only analyses nothing, so there is nothing for --keep-analysis to keep.")]),
         ] + LufsMeasure.streamSpecs + CacheOptions.specs + LufsMeasureQC.specs,
         examples: [

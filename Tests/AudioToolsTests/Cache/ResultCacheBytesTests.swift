@@ -58,7 +58,7 @@ import Testing
         other.close()
     }
 
-    /// A long file's analysis (17 MB an hour) is filled in place without SQLite ever holding the
+    /// A long file's analysis (29 MB an hour) is filled in place without SQLite ever holding the
     /// value whole: a zero-filled value followed by a column with bytes is built in memory first
     /// (twice its size, measured at 59 MB for 30 MB), which kept lufs-measure --keep-analysis
     /// growing by 1 MB a minute of audio. SQLite's own high-water mark counts only its memory;

@@ -52,6 +52,21 @@ def normalize_floor():
     if not os.path.exists(measured):
         with open(measured, "w") as m:
             subprocess.run([tool("lufs-measure"), "-j", "1", f], check=True, stdout=m)
+    # An hour, cheap to decode, for the memory of keeping a long file's analysis.
+    hour = make(os.path.join(DIR, "silence-60min.flac"), ["-r", "48000", "-c", "2", "-b", "24",
+                                                          os.path.join(DIR, "silence-60min.flac"), "trim", "0", "3600"])
+    while time.time() - os.path.getmtime(hour) < 3:
+        time.sleep(0.5)   # the cache keeps nothing of a file modified in the last two seconds
+
+    def keep_rss(binary, path):
+        """(peak RSS in MiB, cache file in MB) of lufs-measure -j 1 --keep-analysis into a fresh cache."""
+        cache = os.path.join(out, "rss-cache.sqlite")
+        for leftover in [cache, cache + "-wal", cache + "-shm"]:
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        rss = max_rss_mib([os.path.join(binary, "lufs-measure"), "-j", "1", "--cache", cache, "--keep-analysis", path])
+        return rss, os.path.getsize(cache) / 1e6
+
     builds = [("new", BIN)]
     base = os.environ.get("BASE_BIN")
     if base:
@@ -128,6 +143,11 @@ def normalize_floor():
             m, keep = t[f"{label} measure"][0], t[f"{label} measure keep"][0]
             print(f"  [{label}] lufs-measure -j 1 {m:6.3f} s; with --cache --keep-analysis (a fresh cache) {keep:6.3f} s = {keep / m:4.2f}x;"
                   f" the cache file {os.path.getsize(kept_by[label]) / 1e6:4.1f} MB")
+        if label in kept_by:
+            # Memory flat whatever the length: the analysis goes to the cache a piece at a time.
+            rss = [keep_rss(binary, path) for path in (f, hour)]
+            print(f"  [{label}] lufs-measure --keep-analysis peak RSS: the 10-minute file {rss[0][0]:5.1f} MiB,"
+                  f" an hour of silence {rss[1][0]:5.1f} MiB (its analysis {rss[1][1]:4.1f} MB)", flush=True)
     # On a virtual machine the host may take CPU time away: ratios measured then are not to be trusted.
     ended = cpu_ticks()
     total, stolen = ended[0] - started[0], ended[1] - started[1]
