@@ -61,8 +61,7 @@ import Testing
     /// A long file's analysis (29 MB an hour) is filled in place without SQLite ever holding the
     /// value whole: a zero-filled value followed by a column with bytes is built in memory first
     /// (twice its size, measured at 59 MB for 30 MB), which kept lufs-measure --keep-analysis
-    /// growing by 1 MB a minute of audio. SQLite's own high-water mark counts only its memory;
-    /// other suites' connections in this process stay far below the bound.
+    /// growing by 1 MB a minute of audio. SQLite's own high-water mark counts only its memory.
     @Test func aLargeValueIsFilledWithoutBeingHeldWhole() throws {
         let dir = ResultCacheTests.tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -78,7 +77,9 @@ import Testing
             }
         }
         let grew = sqlite3_memory_highwater(0) - before
-        #expect(grew < 16 << 20, "SQLite's memory rose by \(grew >> 20) MB to store \(count >> 20) MB")
+        // Held whole it rose by twice the value (97 MB); in place, by its page cache (a few MB).
+        // The bound leaves room for other suites' connections working meanwhile.
+        #expect(grew < Int64(count), "SQLite's memory rose by \(grew >> 20) MB to store \(count >> 20) MB")
         let back = cache.readBytes(kind: "k", settings: "long", path: file, stamp: stamp) { blob -> Bool? in
             var last = [UInt8](repeating: 0, count: piece.count)
             try last.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: piece.count, at: count - piece.count) }
