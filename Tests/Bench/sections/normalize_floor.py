@@ -4,7 +4,8 @@
 # lufs-measure --cache --keep-analysis. With BASE_BIN (a folder of older binaries) the same cases
 # with those beside. The cases run interleaved, round after round, each after a sync, and each
 # reports its best round (and, beside it, the ratio of the medians: on a host whose speed wanders
-# the two differ, and neither alone is the figure). Run with:
+# the two differ, and neither alone is the figure). Last, the peak memory of lufs-measure
+# --keep-analysis on the ten minutes and on an hour of silence: flat, whatever the length. Run with:
 # python3 Tests/Bench/bench.py normalize_floor
 
 import filecmp
