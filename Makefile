@@ -51,6 +51,8 @@ TEST_DEPS  += zsh:zsh fish:fish
 # openttd-opensfx: recorded game sound effects (CC-BY-SA 3.0, 10 MB), the effects in the dialogue detector's accuracy material.
 TEST_DEPS  += /usr/share/games/openttd/baseset/opensfx/opensfx.cat:openttd-opensfx
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
+# GNU time: the bench reads peak memory from its %M (not every Debian install has the package).
+BENCH_DEPS += /usr/bin/time:time
 # pkg-config module => Debian package, for the references the tests compile against (libebur128
 # checks album loudness).
 TEST_LIB_DEPS := libebur128:libebur128-dev
