@@ -49,8 +49,6 @@ public struct OptionSpec: Sendable {
     public var invalid: (@Sendable (String) -> String)?
     /// Rules with other options, checked in order when this option is given.
     public var rules: [OptionRule]
-    /// A choice matched without regard to case (`--preset EBU-R128`).
-    public var ignoresCase = false
 
     public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, repeatable: Bool = false,
                 values: Values? = nil, hidden: Bool = false, type: ValueType = .text, defaultValue: String? = nil,
@@ -93,14 +91,21 @@ public struct OptionSpec: Sendable {
         OptionSpec(name, short: short, .value(placeholder), help: help, type: .whole(range), rules: rules)
     }
 
-    /// One of `choices`. Shell completion offers them unless `completes` says otherwise.
-    public static func choice(_ name: String, _ placeholder: String, _ choices: [String], ignoringCase: Bool = false,
+    /// One of `choices`, matched without regard to case and read back in the declared spelling
+    /// (`--format MP3` is `mp3`), as every enumerated option is. Shell completion offers them
+    /// unless `completes` says otherwise.
+    public static func choice(_ name: String, _ placeholder: String, _ choices: [String],
                               default value: String? = nil, help: String, completes: Values? = nil, hidden: Bool = false,
                               invalid: (@Sendable (String) -> String)? = nil, rules: [OptionRule] = []) -> OptionSpec {
-        var spec = OptionSpec(name, .value(placeholder), help: help, values: completes, hidden: hidden, type: .choice(choices),
-                              defaultValue: value, invalid: invalid, rules: rules)
-        spec.ignoresCase = ignoringCase
-        return spec
+        OptionSpec(name, .value(placeholder), help: help, values: completes, hidden: hidden, type: .choice(choices),
+                   defaultValue: value, invalid: invalid, rules: rules)
+    }
+
+    /// The declared spelling of `value` among `choices`, ignoring case; nil when it is none of them.
+    static func canonical(_ value: String, in choices: [String]) -> String? {
+        if choices.contains(value) { return value }
+        let lower = value.lowercased()
+        return choices.first { $0.lowercased() == lower }
     }
 
     /// The choices shell completion offers for an enumerated option, empty for any other.

@@ -72,12 +72,8 @@ public struct ParsedOptions: Sendable {
     /// usage error listing them.
     public func choice(_ name: String) throws -> String? {
         guard let s = string(name) ?? specs[name]?.defaultValue else { return nil }
-        guard let spec = specs[name], case .choice(let choices) = spec.type else { return s }
-        let known = spec.ignoresCase ? choices.contains { $0.caseInsensitiveCompare(s) == .orderedSame } : choices.contains(s)
-        guard known else {
-            throw UsageError(spec.invalid?(s) ?? "--\(name): '\(s)' is not one of: \(choices.joined(separator: ", ")).")
-        }
-        return s
+        guard let spec = specs[name] else { return s }
+        return try canonical(spec, s)
     }
 
     static func fmt(_ d: Double) -> String { d == d.rounded() ? String(Int(d)) : String(d) }
@@ -129,9 +125,33 @@ public struct ParsedOptions: Sendable {
         }
     }
 
-    /// Parses `args` (without the program name) against `specs`: spelling only (unknown options,
-    /// missing values, repeats); `validate` checks the values.
+    /// Parses `args` (without the program name) against `specs`: unknown options, missing values
+    /// and repeats, then every value given against its declared type (table order), before any
+    /// tool reads it or touches a file. A choice is kept in its declared spelling, whatever case
+    /// it was typed in. `validate` checks the requirements and rules too.
     public static func parse(_ args: [String], specs: [OptionSpec]) throws -> ParsedOptions {
+        var out = try spell(args, specs: specs)
+        for spec in out.order where out.values[spec.name] != nil {
+            if !spec.words.isEmpty {
+                out.values[spec.name] = out.values[spec.name]!.map { v in OptionSpec.canonical(v, in: spec.words) ?? v }
+            }
+            try out.checkValue(spec)
+            if case .choice = spec.type { out.values[spec.name] = try out.values[spec.name]!.map { try out.canonical(spec, $0) } }
+        }
+        return out
+    }
+
+    /// `value` of choice option `spec` in its declared spelling, or the usage error naming the choices.
+    private func canonical(_ spec: OptionSpec, _ value: String) throws -> String {
+        guard case .choice(let choices) = spec.type else { return value }
+        guard let known = OptionSpec.canonical(value, in: choices) else {
+            throw UsageError(spec.invalid?(value) ?? "--\(spec.name): '\(value)' is not one of: \(choices.joined(separator: ", ")).")
+        }
+        return known
+    }
+
+    /// The spelling of the command line: options, their values as typed, and the paths.
+    private static func spell(_ args: [String], specs: [OptionSpec]) throws -> ParsedOptions {
         var out = ParsedOptions()
         for s in specs { out.specs[s.name] = s }
         out.order = specs

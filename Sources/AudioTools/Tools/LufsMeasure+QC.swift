@@ -20,7 +20,7 @@ enum LufsMeasureQC {
     /// The settings the options give; a QC gate turns the QC on.
     static func extras(_ o: ParsedOptions) throws -> LoudnessExtras {
         var e = LoudnessExtras()
-        let preset = o.string("qc-preset").map { name in QCGate.presets.first { $0.name == name }!.gate }
+        let preset = try o.choice("qc-preset").flatMap { name in QCGate.presets.first { $0.name == name }?.gate }
         let gate = QCGate(maxClippedRuns: try o.int("max-clipped-runs"), maxOvers: try o.int("max-overs"),
                           minCorrelation: try o.double("min-correlation"), maxHeadSilenceSeconds: try o.double("max-head-silence"),
                           maxTailSilenceSeconds: try o.double("max-tail-silence"), noDropouts: o.flag("no-dropouts")).over(preset)

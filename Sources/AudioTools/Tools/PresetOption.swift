@@ -2,7 +2,7 @@
 extension LoudnessPreset {
     /// The option's declaration, with each tool's own help.
     static func option(help: String) -> OptionSpec {
-        .choice("preset", "NAME", all.map { $0.name }, ignoringCase: true, help: help,
+        .choice("preset", "NAME", all.map { $0.name }, help: help,
                 invalid: { "--preset: '\($0)' is not a preset; choose one of: \(names)." })
     }
 
