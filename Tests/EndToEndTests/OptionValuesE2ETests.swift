@@ -55,6 +55,13 @@ import Testing
         #expect(Self.exempt.isSubset(of: declared), "an exempt option no tool declares: \(Self.exempt.subtracting(declared))")
     }
 
+    /// A mistyped option is answered with the nearest declared one.
+    @Test func aTypoGetsDidYouMean() throws {
+        let r = try E2E.run("lufs-measure", ["--traget", "-16", "f.wav"])
+        #expect(r.status == 2)
+        #expect(r.stderr.hasPrefix("lufs-measure: error: Unknown option '--traget'. Did you mean --target?\n"))
+    }
+
     /// The repro: an unknown QC preset named the choices instead of crashing, and one in
     /// capitals is the preset itself, with the same record.
     @Test func qcPresetsAndOtherChoicesTakeAnyCase() throws {

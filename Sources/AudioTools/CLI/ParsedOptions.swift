@@ -190,9 +190,8 @@ public struct ParsedOptions: Sendable {
                     name = String(body[..<eq]); inline = String(body[body.index(after: eq)...])
                 } else { name = String(body) }
                 guard let spec = byName[name] else {
-                    let near = specs.filter { !$0.hidden }.map(\.name).filter { $0.hasPrefix(String(name.prefix(3))) }
-                    let hint = near.isEmpty ? "" : " Did you mean --\(near[0])?"
-                    throw UsageError("Unknown option '--\(name)'.\(hint)")
+                    let hint = nearest(to: name, among: specs.filter { !$0.hidden }.map(\.name)).map { " Did you mean --\($0)?" }
+                    throw UsageError("Unknown option '--\(name)'.\(hint ?? "")")
                 }
                 try take(spec, inline: inline)
             } else {
@@ -211,5 +210,42 @@ public struct ParsedOptions: Sendable {
             i += 1
         }
         return out
+    }
+
+    /// The declared option nearest to a mistyped `name`, for the unknown-option error: the fewest
+    /// edits (a letter added, dropped, changed, or two neighbours swapped), ties in table order;
+    /// nil when even the nearest needs more than a third of the name changed (at least 1, at most 3).
+    static func nearest(to name: String, among names: [String]) -> String? {
+        let typed = Array(name.utf8)
+        let limit = max(1, min(3, typed.count / 3))
+        var best: (name: String, distance: Int)?
+        for candidate in names {
+            let d = editDistance(typed, Array(candidate.utf8))
+            if d <= limit, d < (best?.distance ?? Int.max) { best = (candidate, d) }
+        }
+        if let best { return best.name }
+        // A name cut short (`--dry` for `--dry-run`) when only one option starts so.
+        let longer = names.filter { $0.hasPrefix(name) }
+        return name.count >= 3 && longer.count == 1 ? longer[0] : nil
+    }
+
+    /// Edits from `a` to `b`: insertions, deletions, substitutions and swaps of neighbours, each 1.
+    static func editDistance(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var before = [Int](repeating: 0, count: b.count + 1)
+        var previous = Array(0...b.count)
+        var current = [Int](repeating: 0, count: b.count + 1)
+        for i in 1...a.count {
+            current[0] = i
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d = min(d, before[j - 2] + 1) }
+                current[j] = d
+            }
+            (before, previous, current) = (previous, current, before)
+        }
+        return previous[b.count]
     }
 }

@@ -35,6 +35,33 @@ import Testing
         #expect(throws: UsageError("--target: 'loud' is not a number.")) { try p.double("target") }
     }
 
+    /// A mistyped option is answered with the declared one nearest by edits, from the tool's own table.
+    @Test func typosGetTheNearestDeclaredOption() {
+        func hint<T: RecordTool>(_ type: T.Type, _ typed: String) -> String? {
+            do { _ = try ParsedOptions.parse([typed, "1"], specs: T.info.options + HelpText.common); return nil } catch {
+                return (error as? UsageError)?.message
+            }
+        }
+        #expect(hint(LufsMeasure.self, "--traget") == "Unknown option '--traget'. Did you mean --target?")
+        #expect(hint(LufsNormalize.self, "--traget") == "Unknown option '--traget'. Did you mean --target?")
+        #expect(hint(LufsMeasure.self, "--qc-presets") == "Unknown option '--qc-presets'. Did you mean --qc-preset?")
+        #expect(hint(LufsMeasure.self, "--tolerence") == "Unknown option '--tolerence'. Did you mean --tolerance?")
+        #expect(hint(LufsNormalize.self, "--outdir") == "Unknown option '--outdir'. Did you mean --out-dir?")
+        #expect(hint(LufsNormalize.self, "--dry") == "Unknown option '--dry'. Did you mean --dry-run?")
+        #expect(hint(VoAlign.self, "--start") == "Unknown option '--start'. Did you mean --start-at?")
+        #expect(hint(LufsMeasure.self, "--xyzzy") == "Unknown option '--xyzzy'.")
+        #expect(hint(LufsMeasure.self, "--gen") == "Unknown option '--gen'.", "hidden options are never suggested")
+    }
+
+    @Test func editDistanceCountsASwapOfNeighboursAsOneEdit() {
+        func d(_ a: String, _ b: String) -> Int { ParsedOptions.editDistance(Array(a.utf8), Array(b.utf8)) }
+        #expect(d("traget", "target") == 1)
+        #expect(d("", "abc") == 3 && d("abc", "") == 3)
+        #expect(d("kitten", "sitting") == 3)
+        #expect(d("outdir", "out-dir") == 1)
+        #expect(d("same", "same") == 0)
+    }
+
     @Test func dashDashAndStdin() throws {
         let a = try ParsedOptions.parse(["-", "--", "--weird-name.wav"], specs: specs)
         #expect(a.paths == ["-", "--weird-name.wav"])
