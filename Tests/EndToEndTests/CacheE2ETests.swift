@@ -182,7 +182,8 @@ import Testing
             for (i, r) in results.runs.enumerated() {
                 let r = try #require(r)
                 #expect(r.stdout == fresh[i].stdout && r.status == fresh[i].status, "round \(round): \(jobs[i])")
-                #expect(!r.stderr.contains("cache"), "round \(round): \(jobs[i]): \(r.stderr)")
+                // Nothing about the cache (the folder's own name, in the lines of failed files, aside).
+                #expect(!r.stderr.replacingOccurrences(of: dir, with: "").contains("cache"), "round \(round): \(jobs[i]): \(r.stderr)")
             }
         }
         let db = try SQLiteConnection(path: cache, create: false)
@@ -207,7 +208,7 @@ import Testing
         #expect(FileManager.default.contents(atPath: dir + "/" + aside) == garbage)
         // The new cache works: the next run says nothing and reads it.
         let warm = try Self.run("lufs-measure", ["-j", "2", "--cache", cache, dir + "/lib"])
-        #expect(warm.stdout == fresh.stdout && !warm.stderr.contains("cache"))
+        #expect(warm.stdout == fresh.stdout && !warm.stderr.replacingOccurrences(of: dir, with: "").contains("cache"))
         #expect(try Self.entries(cache) == 4)
     }
 

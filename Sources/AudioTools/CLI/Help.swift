@@ -9,6 +9,7 @@ public enum HelpText {
         .whole("jobs", "N", short: "j", in: 1...1024, help: "Files processed at once (default: the number of cores). Output order and bytes never depend on it."),
         .flag("progress", help: "Show progress on stderr (default: on when stderr is a terminal)."),
         .flag("no-progress", help: "Never show progress."),
+        .flag("quiet", help: "No line on stderr for each record that fails (tool: file: code: message); the records carry the errors all the same."),
         .flag("version", help: "Print the version and exit."),
         .flag("help", short: "h", help: "Show this help and exit."),
         // For packaging (`make install`, `make deb`): pages and scripts generated from this table.

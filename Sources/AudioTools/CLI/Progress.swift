@@ -27,6 +27,12 @@ final class Progress {
         if terminal { Diagnostics.write("\r\u{1B}[K" + text); shown = true } else { Diagnostics.write(text + "\n") }
     }
 
+    /// Writes a line of its own on stderr, taking the progress line off the terminal first (the
+    /// next step draws it again).
+    func interject(_ line: String) {
+        if enabled, terminal, shown { Diagnostics.write("\r\u{1B}[K" + line); shown = false } else { Diagnostics.write(line) }
+    }
+
     func clear() {
         guard enabled else { return }
         if terminal, shown { Diagnostics.write("\r\u{1B}[K"); shown = false }

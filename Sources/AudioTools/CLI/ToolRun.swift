@@ -50,11 +50,19 @@ extension ToolMain {
             Finished(processed(record), serialize: stage == nil)
         }
         let output = LineWriter(onClosed: { progress.clear(); exit(1) })  // stdout closed: end quietly
+        // One line on stderr for each record that failed here, so a refusal isn't silent when
+        // stdout goes to a file; a record that came in failed was told about by its own stage.
+        // Not with `--output -`, where the records themselves go to stderr.
+        let tellFailures = !startup.options.flag("quiet")
         func write(_ out: Record, line: String? = nil) {
             if out.hasError { failed = true }
             tool.emitted(out)
             progress.step(failed: out.hasError, path: out.path)
             output.append(line ?? out.serialized())
+            if tellFailures, out.hasError, StreamedFiles.audioOutput == 1, let l = out.failureLine(tool: info.name) {
+                output.flush()  // the record first, where both go to one terminal
+                progress.interject(l)
+            }
         }
         runner.run(input: input, emit: { done in
             if let stage { stage.accept(done.record).forEach { write($0) } } else { write(done.record, line: done.line) }

@@ -7,8 +7,13 @@ public struct Record: Equatable, Sendable {
     public static let schemaVersion = 1
 
     public var fields: [String: JSON]
+    /// Whether `error` was set in this run (by `failing`) rather than carried in from an earlier
+    /// stage: the runner reports only these on stderr. Not part of the JSON, nor of equality.
+    public private(set) var failedHere = false
 
     public init(_ fields: [String: JSON] = [:]) { self.fields = fields }
+
+    public static func == (a: Record, b: Record) -> Bool { a.fields == b.fields }
 
     public init(path: String) { self.fields = ["path": .string(path)] }
 
@@ -35,7 +40,16 @@ public struct Record: Equatable, Sendable {
             "tool": .string(tool),
         ])
         r.fields["schema"] = .int(Record.schemaVersion)
+        r.failedHere = true
         return r
+    }
+
+    /// The stderr line for a record that failed in this run, as compilers write theirs:
+    /// `tool: file: code: message` (the input line's place for a line that wasn't a record).
+    public func failureLine(tool: String) -> String? {
+        guard failedHere, let e = fields["error"], let code = e["code"]?.stringValue else { return nil }
+        let message = e["message"]?.stringValue ?? ""
+        return "\(tool): \(path ?? "standard input"): \(code): \(message)\n"
     }
 
     public func serialized() -> String { JSON.object(fields).serialized() }
