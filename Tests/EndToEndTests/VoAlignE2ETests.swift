@@ -241,6 +241,31 @@ struct VoAlignE2ETests {
         #expect(!FileManager.default.fileExists(atPath: dir + "/out/dry.wav"))
     }
 
+    @Test("A take full of bleed recorded 30 s into the backing, without --start-at: not called headphones, --start-at auto suggested",
+          .enabled(if: E2E.has("espeak-ng"), "the take's voice is espeak-ng's"))
+    func bleedElsewhereOnTheTimeline() throws {
+        let speech = try #require(try VoAlignMaterial.speech(rate: 16000))
+        let dir = E2E.tempDir("voalign"); defer { try? FileManager.default.removeItem(atPath: dir) }
+        try VoAlignMaterial.writeReference(dir + "/backing.wav", seconds: 60, rate: 16000)
+        try VoAlignMaterial.writeTake(dir + "/late.wav", seconds: 20, rate: 16000, latencyMS: 40, bleedDB: -20,
+                                      startSeconds: 30, speech: speech)
+        let r = try E2E.run("vo-align", ["--reference", dir + "/backing.wav", dir + "/late.wav"])
+        #expect(r.status == 1)
+        let e = try #require(r.records.first?["error"])
+        let message = try #require(e["message"]?.stringValue)
+        #expect(e["code"]?.stringValue == "no-bleed")
+        #expect(!message.contains("headphones"), "\(message)")
+        let lead = "\u{201C}late.wav\u{201D} holds no trace of \u{201C}backing.wav\u{201D} within 1000 ms of its start 0 s (no --start-at given), but the backing is clearly in it from about "
+        #expect(message.hasPrefix(lead) && message.hasSuffix(" s into the reference: recording began there."), "\(message)")
+        // The place found is the start less the latency (30 s − 40 ms), to the coarse search's precision.
+        let found = Double(message.dropFirst(lead.count).prefix { $0 != " " }) ?? .nan
+        #expect(abs(found - 29.96) < 0.05, "\(message)")
+        #expect(e["suggestion"]?.stringValue?.hasPrefix("Let vo-align find the start with --start-at auto, or give it: --start-at 30") == true, "\(e)")
+        // What it suggests works.
+        let auto = try E2E.run("vo-align", ["--reference", dir + "/backing.wav", "--start-at", "auto", dir + "/late.wav"])
+        #expect(auto.status == 0, "\(auto.stdout) \(auto.stderr)")
+    }
+
     @Test("Known latency and start: exact placement, records from stdin, refusing to overwrite")
     func knownLatency() throws {
         let dir = E2E.tempDir("voalign"); defer { try? FileManager.default.removeItem(atPath: dir) }

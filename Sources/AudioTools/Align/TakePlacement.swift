@@ -82,6 +82,15 @@ struct TakePlacer {
                 notes.append(.claimUnchecked(claimFromRecord: given.claimFromRecord, why: r.reason == .noBleed ? .noBleed : .noSingleOffset))
                 return known(claim, start: offset, origin: given.claimOrigin!)
             }
+            // Nothing near the start: a take full of bleed recorded later in the backing looks just
+            // like one recorded on headphones there, so the whole backing is searched before saying so.
+            if !auto, r.reason == .noBleed, r.places.isEmpty, case .seconds(let startSeconds) = given.start,
+               case .at(let p) = try locate(take: take, reference: ref),
+               Double(abs(p - offset)) > settings.maxLagSeconds * Double(rate) {
+                throw AlignmentError.elsewhere(take: path, reference: ref.original, startSeconds: startSeconds,
+                                               startOrigin: given.startOrigin, maxLagMS: settings.maxLagSeconds * 1000,
+                                               foundSeconds: Double(p) / Double(rate))
+            }
             throw refusal(r, take: path, reference: ref.original, given: given, offset: offset, rate: rate)
         case .aligned(let s):
             if s.alignment.confidence < minConfidence {
@@ -134,6 +143,25 @@ struct TakePlacer {
     /// The coarse stage of --start-at auto: the take's position on the whole reference, in take
     /// frames (the fine stage searches ±--max-latency-ms around it).
     func coarsePosition(take: VoAlignAudioFile, reference ref: VoAlignAudioFile) throws -> Int {
+        switch try locate(take: take, reference: ref) {
+        case .at(let p): return p
+        case .notFound: throw AlignmentError.notFound(take: take.original, reference: ref.original)
+        case .repeats(let places, let count, let atLeast):
+            throw AlignmentError.repeats(take: take.original, reference: ref.original, placesSeconds: places, count: count, atLeast: atLeast)
+        }
+    }
+
+    /// Where the whole-reference search puts the take.
+    enum Located {
+        /// One clear place, in take frames (the start that fits).
+        case at(Int)
+        case notFound
+        /// Several places about equally (`placesSeconds` the first of them).
+        case repeats(placesSeconds: [Double], count: Int, atLeast: Bool)
+    }
+
+    /// The take's position on the whole reference, searched at the coarse rate.
+    func locate(take: VoAlignAudioFile, reference ref: VoAlignAudioFile) throws -> Located {
         let cr = Self.coarseRate
         var coarse: [Float] = []
         try take.forEachCoarseBlock(rate: cr) { coarse += $0 }
@@ -141,21 +169,18 @@ struct TakePlacer {
         let keep = Int(Self.coarseTakeSeconds * Double(cr))
         let skip = coarse.count > keep ? (coarse.count - keep) / 2 : 0
         if skip > 0 { coarse = Array(coarse[skip..<(skip + keep)]) }
-        guard !coarse.isEmpty else { return 0 }
+        guard !coarse.isEmpty else { return .at(0) }
         var s = TakeLocator.Settings()
         s.leadSeconds = settings.maxLagSeconds + 1
         let locator = TakeLocator(take: coarse, sampleRate: Double(cr), settings: s)
         try ref.forEachCoarseBlock(rate: cr) { locator.add($0) }
         let r = locator.finish()
-        guard let best = r.best, r.detection >= s.noBleedDetection else {
-            throw AlignmentError.notFound(take: take.original, reference: ref.original)
-        }
+        guard let best = r.best, r.detection >= s.noBleedDetection else { return .notFound }
         if r.rivals.count >= 2 {
-            throw AlignmentError.repeats(take: take.original, reference: ref.original,
-                                         placesSeconds: r.rivals.prefix(6).map { Double($0.position - skip) / Double(cr) },
-                                         count: r.rivals.count, atLeast: r.rivals.count >= s.maxCandidates)
+            return .repeats(placesSeconds: r.rivals.prefix(6).map { Double($0.position - skip) / Double(cr) },
+                            count: r.rivals.count, atLeast: r.rivals.count >= s.maxCandidates)
         }
-        return Int((Double(best.position - skip) * Double(take.rate) / Double(cr)).rounded())
+        return .at(Int((Double(best.position - skip) * Double(take.rate) / Double(cr)).rounded()))
     }
 
     /// The aligner's refusal as the take's error.
@@ -213,6 +238,10 @@ enum AlignmentError: Error {
     case latencyMismatch(take: String, reference: String, claimMS: Double, measuredMS: Double, toleranceMS: Double, claimFromRecord: Bool)
     /// The whole-reference search (--start-at auto) found no trace of the reference.
     case notFound(take: String, reference: String)
+    /// No trace within `maxLagMS` of the start (`startOrigin`: "record", "option" or "default"),
+    /// but the whole-reference search finds the take clearly at `foundSeconds` (a start).
+    case elsewhere(take: String, reference: String, startSeconds: Double, startOrigin: String, maxLagMS: Double,
+                   foundSeconds: Double)
     /// The take fits `count` places (the first of them at `placesSeconds`, take-relative) about equally.
     case repeats(take: String, reference: String, placesSeconds: [Double], count: Int, atLeast: Bool)
     /// The aligner refused: no bleed, or no single offset (searched around `startSeconds`, or,

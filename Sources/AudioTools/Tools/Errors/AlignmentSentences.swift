@@ -29,6 +29,13 @@ extension AlignmentError: ToolErrorConvertible {
         case .notFound(let take, let reference):
             return ToolError(.noBleed, "\(q(take)) holds no trace of \(q(reference)) anywhere in it: it was probably recorded on headphones, or against another backing.",
                              suggestion: "Give the start (--start-at, or start_seconds in the take's record) and the latency the recorder measured (--latency-ms, or latency_ms in the record).")
+        case .elsewhere(let take, let reference, let startSeconds, let startOrigin, let maxLagMS, let foundSeconds):
+            let given = startOrigin == "record" ? "start_seconds in its record" : startOrigin == "option" ? "--start-at" : "no --start-at given"
+            return ToolError(.noBleed,
+                "\(q(take)) holds no trace of \(q(reference)) within \(n(maxLagMS)) ms of its start \(n(startSeconds)) s (\(given)), but the backing is clearly in it from about \(Self.clock(foundSeconds)) into the reference: recording began there.",
+                suggestion: startOrigin == "record"
+                    ? "Fix start_seconds in the take's record (about \(n(foundSeconds, 1))), or remove it and let vo-align find the start with --start-at auto."
+                    : "Let vo-align find the start with --start-at auto, or give it: --start-at \(n(foundSeconds, 1)), the preview time at which recording began.")
         case .repeats(let take, let reference, let placesSeconds, let count, let atLeast):
             let places = placesSeconds.map(Self.clock)
             let more = count > 6 ? " and \(count - 6) more" : ""
