@@ -22,8 +22,11 @@ import Testing
 
     /// What makes the rest of a tool's command line valid, so the option under test is the only
     /// thing wrong (pairs of option and value; a pair naming the option under test is left out).
+    /// `--report REPORT` (a folder the tool creates as it starts) shows that the wrong value is
+    /// refused before anything is touched.
     static let base: [String: [[String]]] = [
-        "lufs-normalize": [["--target", "-16"], ["--output-template", "{dir}/{stem}.n.{ext}"]],
+        "lufs-measure": [["--report", "REPORT"]],
+        "lufs-normalize": [["--target", "-16"], ["--output-template", "{dir}/{stem}.n.{ext}"], ["--report", "REPORT"]],
         "vo-align": [["--latency-ms", "0"]],
     ]
 
@@ -40,13 +43,16 @@ import Testing
                 case .number, .whole: wrong = "-5x"
                 case .text, .choice: wrong = dir + "/bogus-value"
                 }
+                let report = dir + "/report"
                 let rest = (Self.base[info.name] ?? []).filter { $0[0] != "--" + spec.name }.flatMap { $0 }
+                    .map { $0 == "REPORT" ? report : $0 }
                 let r = try E2E.run(info.name, rest + ["--" + spec.name, wrong, take])
                 let what = "\(info.name) --\(spec.name) \(wrong): status \(r.status), stderr \(r.stderr)"
                 #expect(r.status == 2, "\(what)")
                 #expect(r.stderr.contains("--" + spec.name), "\(what)")
                 #expect(!r.stderr.contains("Fatal error") && !r.stderr.contains("Stack dump"), "\(what)")
                 #expect(r.stdout.isEmpty, "\(what)")
+                #expect(!FileManager.default.fileExists(atPath: report), "\(what): the report folder was made")
                 checked += 1
             }
         }

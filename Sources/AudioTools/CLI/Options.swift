@@ -49,6 +49,9 @@ public struct OptionSpec: Sendable {
     public var invalid: (@Sendable (String) -> String)?
     /// Rules with other options, checked in order when this option is given.
     public var rules: [OptionRule]
+    /// For a text value the tool reads itself (a list, a layout): throws the usage error for a
+    /// value it would refuse, so the parser refuses it before any file is touched.
+    public var check: (@Sendable (String) throws -> Void)?
 
     public init(_ name: String, short: Character? = nil, _ kind: Kind = .flag, help: String, repeatable: Bool = false,
                 values: Values? = nil, hidden: Bool = false, type: ValueType = .text, defaultValue: String? = nil,
@@ -69,12 +72,15 @@ public struct OptionSpec: Sendable {
     }
 
     /// A text value option. `values:` marks a file or folder (inferred from a FILE or DIR
-    /// placeholder) or lists choices for shell completion only (the tool parses the value itself).
+    /// placeholder) or lists choices for shell completion only (the tool parses the value itself,
+    /// and `check` refuses what it would refuse, when the command line is parsed).
     public static func value(_ name: String, _ placeholder: String, short: Character? = nil, help: String,
                              repeatable: Bool = false, values: Values? = nil, hidden: Bool = false,
-                             rules: [OptionRule] = []) -> OptionSpec {
-        OptionSpec(name, short: short, .value(placeholder), help: help, repeatable: repeatable, values: values,
-                   hidden: hidden, rules: rules)
+                             check: (@Sendable (String) throws -> Void)? = nil, rules: [OptionRule] = []) -> OptionSpec {
+        var spec = OptionSpec(name, short: short, .value(placeholder), help: help, repeatable: repeatable, values: values,
+                              hidden: hidden, rules: rules)
+        spec.check = check
+        return spec
     }
 
     /// A number (finite), within `range` when given; `words` are accepted too.

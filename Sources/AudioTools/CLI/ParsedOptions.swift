@@ -118,7 +118,7 @@ public struct ParsedOptions: Sendable {
     private func checkValue(_ spec: OptionSpec) throws {
         if let s = string(spec.name), spec.words.contains(s) { return }
         switch spec.type {
-        case .text: break
+        case .text: if let check = spec.check { for v in strings(spec.name) { try check(v) } }
         case .number: _ = try double(spec.name)
         case .whole: _ = try int(spec.name)
         case .choice: _ = try choice(spec.name)

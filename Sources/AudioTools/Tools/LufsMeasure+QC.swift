@@ -5,7 +5,8 @@ enum LufsMeasureQC {
     static let specs: [OptionSpec] = [
         .flag("platforms", help: "Add loudness.platforms: what each streaming platform's normalisation does to the file (gain, loudness and true peak as played, whether its limiter acts; with --album, album mode too). Platforms: \(PlatformProfile.names).",
               rules: [.conflicts("decode-only", message: "--decode-only measures nothing, so there are no --platforms figures to give.")]),
-        .value("platform", "NAME,…", help: "Only these platforms (implies --platforms): a comma list of \(PlatformProfile.names)."),
+        .value("platform", "NAME,…", help: "Only these platforms (implies --platforms): a comma list of \(PlatformProfile.names).",
+               check: { _ = try platforms($0) }),
         .flag("qc", help: "Add qc, from the same decode: clipped runs and true-peak overs, DC offset per channel, the front pair's lowest 3-s correlation and mono fold-down loss, digital silence at head and tail, dropouts, silent, identical and inverted channels.",
               rules: [.conflicts("decode-only", message: "--decode-only measures nothing, so there is no --qc to give.")]),
         .whole("max-clipped-runs", "N", in: 0...1_000_000_000, help: "QC gate: at most N clipped runs (3 or more consecutive samples within 0.01 dB of full scale). Implies --qc."),
@@ -17,6 +18,13 @@ enum LufsMeasureQC {
         .choice("qc-preset", "NAME", QCGate.presetNames, help: "QC gates of a kind of delivery: " + QCGate.presets.map { "\($0.name) (\($0.source))" }.joined(separator: "; ") + ". Explicit QC gates override its values. Implies --qc."),
     ]
 
+    /// The platforms `--platform` names (all of them for nil), or the usage error naming them.
+    static func platforms(_ list: String?) throws -> [PlatformProfile] {
+        do { return try PlatformProfile.chosen(list) } catch let u as PlatformProfile.UnknownName {
+            throw UsageError("--platform: there is no platform named \(ToolError.quoted(u.name)); the platforms are \(PlatformProfile.names).")
+        }
+    }
+
     /// The settings the options give; a QC gate turns the QC on.
     static func extras(_ o: ParsedOptions) throws -> LoudnessExtras {
         var e = LoudnessExtras()
@@ -26,11 +34,7 @@ enum LufsMeasureQC {
                           maxTailSilenceSeconds: try o.double("max-tail-silence"), noDropouts: o.flag("no-dropouts")).over(preset)
         e.qcGate = gate.isEmpty ? nil : gate
         e.qc = o.flag("qc") || e.qcGate != nil
-        if o.flag("platforms") || o.string("platform") != nil {
-            do { e.platforms = try PlatformProfile.chosen(o.string("platform")) } catch let u as PlatformProfile.UnknownName {
-                throw UsageError("--platform: there is no platform named \(ToolError.quoted(u.name)); the platforms are \(PlatformProfile.names).")
-            }
-        }
+        if o.flag("platforms") || o.string("platform") != nil { e.platforms = try platforms(o.string("platform")) }
         if !e.isEmpty, o.flag("decode-only") { throw UsageError("--decode-only measures nothing, so it can't be combined with --qc, its gates or --platforms.") }
         return e
     }

@@ -25,13 +25,20 @@ extension LufsMeasure {
 
 /// `--raw RATE:CHANNELS:FORMAT`: headerless PCM on standard input (any tool that reads `-`).
 enum RawPCM {
-    static let spec = OptionSpec.value("raw", "RATE:CHANNELS:FORMAT", help: "Standard input (`-`) is headerless PCM of this layout, e.g. 48000:2:s16le; FORMAT is one of \(PCMStreamFormat.Encoding.allCases.map(\.rawValue).joined(separator: ", ")).")
+    static let spec = OptionSpec.value("raw", "RATE:CHANNELS:FORMAT", help: "Standard input (`-`) is headerless PCM of this layout, e.g. 48000:2:s16le; FORMAT is one of \(PCMStreamFormat.Encoding.allCases.map(\.rawValue).joined(separator: ", ")).",
+                                       check: { _ = try format($0) })
 
-    static func read(_ o: ParsedOptions) throws {
-        guard let r = o.string("raw") else { return }
+    /// The layout `--raw` gives, or the usage error showing how to write one.
+    static func format(_ r: String) throws -> PCMStreamFormat {
         guard let f = PCMStreamFormat.raw(r) else {
             throw UsageError("--raw \(r): give RATE:CHANNELS:FORMAT, e.g. 48000:2:s16le (FORMAT one of \(PCMStreamFormat.Encoding.allCases.map(\.rawValue).joined(separator: ", "))).")
         }
+        return f
+    }
+
+    static func read(_ o: ParsedOptions) throws {
+        guard let r = o.string("raw") else { return }
+        let f = try format(r)
         guard o.paths.contains("-") else { throw UsageError("--raw describes audio on standard input: give `-` as the input.") }
         StandardInput.raw = f
         StandardInputArgument.holdsRawAudio = true

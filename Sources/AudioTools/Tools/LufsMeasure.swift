@@ -17,7 +17,7 @@ public final class LufsMeasure: RecordTool {
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them.", rules: [
                 .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", "qc-preset", "max-clipped-runs", "max-overs", "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", message: "--junit needs a gate: give --preset or --target.")]),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted.",
-                   values: .choices(ChannelLayout.names.components(separatedBy: ", "))),
+                   values: .choices(ChannelLayout.names.components(separatedBy: ", ")), check: { _ = try LufsMeasure.layout($0) }),
             .whole("stream", "N", in: 0...1023, help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
             .flag("dual-mono", help: "Count a mono file as two channels (+3 dB), as some platforms measure mono."),
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
@@ -77,7 +77,7 @@ public final class LufsMeasure: RecordTool {
         try o.checkRules("junit")
         let layoutOverride: ChannelLayout?
         if let l = o.string("layout") {
-            do { layoutOverride = try ChannelLayout.parse(l) } catch { throw UsageError("--layout: \(error)") }
+            layoutOverride = try LufsMeasure.layout(l)
         } else { layoutOverride = nil }
         let dualMono = o.flag("dual-mono")
         let decodeOnly = o.flag("decode-only")
@@ -116,6 +116,11 @@ public final class LufsMeasure: RecordTool {
         if follow != nil && job.dialogue != nil {
             throw UsageError("--follow can't judge dialogue loudness yet (its live loop doesn't run the speech detector): measure the whole file with --preset \(preset?.name ?? "netflix"), or gate --follow on programme loudness (--gate-on programme).")
         }
+    }
+
+    /// The layout `--layout` names, or the usage error saying what is wrong with it.
+    static func layout(_ text: String) throws -> ChannelLayout {
+        do { return try ChannelLayout.parse(text) } catch { throw UsageError("--layout: \(error)") }
     }
 
     /// `--cache-prune` alone prunes the cache.

@@ -24,7 +24,8 @@ public final class LufsNormalize: RecordTool {
             ]),
             .flag("overwrite", help: "Replace output files that already exist."),
             .choice("format", "FORMAT", LufsNormalizeFormat.formats.keys.sorted() + MediaAudioEncoding.m4aFormats, help: "Output format: wav, flac, aiff, caf, w64, rf64, ogg, opus, mp3, m4a (AAC in M4A, lossy), alac (Apple Lossless in M4A) (default: the input's; a video file keeps its container)."),
-            .value("bit-depth", "BITS", help: "Output sample format: 8, 16, 24, 32 or float (default: the input's). 16 bits or fewer get TPDF dither.", values: .choices(["8", "16", "24", "32", "float"])),
+            .value("bit-depth", "BITS", help: "Output sample format: 8, 16, 24, 32 or float (default: the input's). 16 bits or fewer get TPDF dither.", values: .choices(["8", "16", "24", "32", "float"]),
+                   check: { _ = try LufsNormalize.depth($0) }),
             .whole("sample-rate", "HZ", in: 8000...384_000, help: "Convert to this rate (libsamplerate, best quality) before normalising (default: the input's)."),
             .flag("allow-loss", help: "Go ahead when the output would lose something (lossy codec, fewer bits, channels or tags, a lower rate) and list it in normalized.losses."),
             .number("fade-in", "SECONDS", in: 0...3600, default: 0, help: "Fade in over the first SECONDS (sample-accurate; before the limiter, counted in the loudness)."),
@@ -97,8 +98,7 @@ public final class LufsNormalize: RecordTool {
         // Parsed here: besides the five it offers, it takes the spellings Depth knows (double, f32...).
         let depth: LufsNormalizeFormat.Depth?
         if let d = o.string("bit-depth") {
-            guard let v = LufsNormalizeFormat.Depth(d) else { throw UsageError("--bit-depth: '\(d)' is not one of: 8, 16, 24, 32, float.") }
-            depth = v
+            depth = try LufsNormalize.depth(d)
         } else { depth = nil }
         let sampleRate = try o.int("sample-rate")
         if peakMode == .ignore {
@@ -151,6 +151,13 @@ public final class LufsNormalize: RecordTool {
         if job.dialogueGated && job.lossless != nil {
             throw UsageError("--lossless-gain takes its gain from programme loudness, so it can't aim at a dialogue-gated target (--gate-on dialogue or --preset \(preset?.name ?? "netflix")); use --gate-on programme, or normalise without --lossless-gain.")
         }
+    }
+
+    /// The sample format `--bit-depth` names (besides the five it offers, the spellings Depth
+    /// knows: double, f32...), or the usage error listing them.
+    static func depth(_ d: String) throws -> LufsNormalizeFormat.Depth {
+        guard let v = LufsNormalizeFormat.Depth(d) else { throw UsageError("--bit-depth: '\(d)' is not one of: 8, 16, 24, 32, float.") }
+        return v
     }
 
     // MARK: processing
