@@ -61,5 +61,9 @@ import Testing
         let failed = try #require(r.records.first)
         let e = failed["error"]!
         #expect(r.stderr.contains("audio-probe: standard input: \(e["code"]!.stringValue!): \(e["message"]!.stringValue!)\n"), "\(r.stderr)")
+        let lf = try E2E.run("library-filter", [], stdin: "{\"no path\": 1}\n")
+        #expect(lf.status == 1)
+        #expect(lf.stderr.contains("library-filter: standard input: \(e["code"]!.stringValue!): \(e["message"]!.stringValue!)\n"), "\(lf.stderr)")
+        #expect(!(try E2E.run("library-filter", ["--quiet"], stdin: "{\"no path\": 1}\n")).stderr.contains("standard input: "))
     }
 }

@@ -131,6 +131,7 @@ public final class LibraryFilter: RecordTool {
                 failed = true
                 output.append(entry.record.serialized())
                 output.flush()
+                if !startup.options.flag("quiet"), let line = entry.record.failureLine(tool: info.name) { Diagnostics.write(line) }
             }
         }
         startup.clearProgress()
