@@ -2,7 +2,7 @@ import Foundation
 
 /// Walks a directory depth-first in sorted (byte) order, one directory listing in memory at a
 /// time. Hidden entries are skipped unless `includeHidden` accepts the name, and so are regular
-/// files whose name `skipFile` accepts (it counts them as it likes). Files that aren't regular
+/// files that `skipFile` accepts, given name and path (it counts them as it likes). Files that aren't regular
 /// (pipes, sockets, devices) are skipped and told to `leftOut`. Symbolic links to files are followed; a symbolic link to a folder is followed once:
 /// each folder is walked at most once per walk (by device and inode), so a link back up the tree
 /// or to a folder already walked is not followed, and neither is a link loop or a link to nothing.
@@ -14,14 +14,14 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
     private var stack: [(dir: String, entries: [(name: String, regular: Bool)], index: Int)] = []
     private var visited: Set<FolderID> = []
     private let includeHidden: (String) -> Bool
-    private let skipFile: (String) -> Bool
+    private let skipFile: (_ name: String, _ path: String) -> Bool
     private let leftOut: (LeftOut) -> Void
 
     /// What the walk passed over without yielding it or being asked.
     public enum LeftOut: Sendable { case special, linkNotFollowed }
 
     public init(root: String, includeHidden: @escaping (String) -> Bool = { _ in false },
-                skipFile: @escaping (String) -> Bool, leftOut: @escaping (LeftOut) -> Void) {
+                skipFile: @escaping (_ name: String, _ path: String) -> Bool, leftOut: @escaping (LeftOut) -> Void) {
         self.includeHidden = includeHidden
         self.skipFile = skipFile
         self.leftOut = leftOut
@@ -53,9 +53,9 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
         visited.insert(FolderID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))).inserted
     }
 
-    /// A regular file's path, unless `skipFile` takes its name.
+    /// A regular file's path, unless `skipFile` takes it.
     private func file(_ path: String, name: String) -> String? {
-        skipFile(name) ? nil : path
+        skipFile(name, path) ? nil : path
     }
 
     public mutating func next() -> String? {

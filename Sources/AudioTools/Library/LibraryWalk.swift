@@ -1,13 +1,15 @@
 import Foundation
 
 /// The walk every tool does of a folder argument: DirectoryWalker with the library's rule for
-/// files plainly not audio by name (cover art, playlists, cue sheets, documents, system files),
-/// counting what it leaves out in a WalkTally.
+/// files plainly not audio by name (cover art, playlists, cue sheets, documents, subtitles, system
+/// files) or, when the name claims nothing, by their first bytes; what it leaves out is counted in
+/// a WalkTally.
 extension DirectoryWalker {
     public init(root: String, includeHidden: @escaping (String) -> Bool = { _ in false },
                 skipNonAudio: Bool = true, tally: WalkTally = WalkTally()) {
-        self.init(root: root, includeHidden: includeHidden, skipFile: { name in
-            guard skipNonAudio, let kind = LibrarySkipKind.classify(fileName: name) else { return false }
+        self.init(root: root, includeHidden: includeHidden, skipFile: { name, path in
+            guard skipNonAudio, let kind = LibrarySkipKind.classify(fileName: name)
+                    ?? LibrarySkipKind.classify(bytesOf: path, fileName: name) else { return false }
             tally.skipped(kind)
             return true
         }, leftOut: { what in
