@@ -137,4 +137,22 @@ import Testing
         #expect(claimed.status == 1)
         #expect(claimed.records.contains { $0["path"]?.stringValue == deliv + "/mix.wav" && $0["error"] != nil }, "\(claimed.stdout)")
     }
+
+    /// `lufs-measure folder > folder/measurements`: the file the run writes its records to is in
+    /// the folder it walks (empty when met: it sorts before the take), and is not measured.
+    @Test func theFileStandardOutputWritesToIsNotWalked() throws {
+        let dir = E2E.tempDir("own-output")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try E2E.write(dir + "/take.wav", rate: 48000, channels: [E2E.sine(440, dBFS: -20, seconds: 1, rate: 48000)])
+        for tool in ["lufs-measure", "audio-probe"] {
+            let r = try E2E.program("/bin/sh", ["-c", "exec \"$0\" \"$1\" > \"$1/measurements\"",
+                                                E2E.binDir.path + "/" + tool, dir])
+            #expect(r.status == 0, "\(tool): \(r.stderr)")
+            let written = try String(contentsOfFile: dir + "/measurements", encoding: .utf8)
+            let records = written.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+            #expect(records.compactMap { $0["path"]?.stringValue } == [dir + "/take.wav"], "\(tool): \(written)")
+            #expect(!written.contains("\"error\""), "\(tool): \(written)")
+            #expect(r.stderr.contains("the file standard output is written to skipped in the walk"), "\(tool): \(r.stderr)")
+        }
+    }
 }
