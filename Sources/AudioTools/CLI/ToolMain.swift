@@ -62,7 +62,8 @@ public enum ToolMain {
             let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0
             let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
-                                    terminal: stderrTTY, tool: info.name)
+                                    terminal: stderrTTY, sharesTerminalWithStdout: Progress.stdoutSharesTerminalWithStderr(),
+                                    tool: info.name)
             return Startup(options: parsed, tool: tool, jobs: jobs, stderrIsTerminal: stderrTTY, progress: progress)
         } catch let e as UsageError {
             usageFailure(info, e.message)

@@ -49,7 +49,8 @@ extension ToolMain {
         let runner = OrderedRunner(jobs: jobs, window: runnerWindow(jobs: jobs)) { (record: Record) -> Finished in
             Finished(processed(record), serialize: stage == nil)
         }
-        let output = LineWriter(onClosed: { progress.clear(); exit(1) })  // stdout closed: end quietly
+        let output = LineWriter(onClosed: { progress.clear(); exit(1) },  // stdout closed: end quietly
+                                beforeWrite: progress.yieldToStdout)
         func write(_ out: Record, line: String? = nil) {
             if out.hasError { failed = true }
             tool.emitted(out)
