@@ -252,6 +252,45 @@ import Testing
         #expect(Self.files(under: prefix) == [])
     }
 
+    /// Runs `lufs-measure --dialogue` and `--preset netflix` by name, with `bin` first on PATH,
+    /// from a folder outside the tree and without the weights' environment variable, the way a
+    /// user runs an installed tool; both must measure the dialogue (the weights are found from
+    /// the program's own file, not from the name it was called by).
+    static func expectDialogueByName(bin: String) throws {
+        let cwd = E2E.tempDir("by-name")
+        defer { try? FileManager.default.removeItem(atPath: cwd) }
+        try FileManager.default.copyItem(atPath: root.path + "/Fixtures/clips/voiceover.wav", toPath: cwd + "/programme.wav")
+        var env = ProcessInfo.processInfo.environment.filter { $0.key != SpeechModelFile.environmentVariable }
+        env["PATH"] = bin + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        for args in [["--dialogue", "programme.wav"], ["--preset", "netflix", "programme.wav"]] {
+            let r = try E2E.program("/bin/sh", ["-c", "exec lufs-measure \"$@\"", "sh"] + args, environment: env, directory: cwd)
+            let out = String(decoding: r.stdout, as: UTF8.self)
+            #expect(!out.contains("not-found") && !r.stderr.contains("not-found"), "\(args): \(r.stderr)")
+            let record = try JSON.parse(String(out.split(separator: "\n").first ?? ""))
+            #expect(record["loudness"]?["dialogue"]?["integrated_lufs"]?.doubleValue != nil, "\(args): \(out) \(r.stderr)")
+        }
+    }
+
+    @Test(.enabled(if: E2E.has("make"), "needs make"))
+    func installedToolsCalledByNameFromPATHFindTheSpeechWeights() throws {
+        let dest = E2E.tempDir("destdir")
+        defer { try? FileManager.default.removeItem(atPath: dest) }
+        let install = try Self.sh("make", ["-s", "-C", Self.root.path, "install-files", "BIN=\(E2E.binDir.path)",
+                                           "DESTDIR=\(dest)", "PREFIX=/usr"])
+        #expect(install.status == 0, "\(install.stderr)")
+        try Self.expectDialogueByName(bin: dest + "/usr/bin")
+    }
+
+    @Test(.enabled(if: E2E.has("make") && E2E.has("dpkg-query") && E2E.has("pkg-config"), "needs make, pkg-config and dpkg (Debian)"))
+    func debianTreeToolsCalledByNameFromPATHFindTheSpeechWeights() throws {
+        let dir = E2E.tempDir("deb-by-name")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let tree = try Self.sh("make", ["-s", "-C", Self.root.path, "deb-tree", "BIN=\(E2E.binDir.path)",
+                                        "DEB_ROOT=\(dir)/root", "DEB_STRIP="])
+        #expect(tree.status == 0, "\(tree.stderr)")
+        try Self.expectDialogueByName(bin: dir + "/root/usr/bin")
+    }
+
     /// `audio-tools TOOL ...` is TOOL; without a tool it lists them, and says so when the name is wrong.
     @Test func theOneProgramRunsAsTheToolItIsGiven() throws {
         let bin = E2E.binDir.path + "/audio-tools"

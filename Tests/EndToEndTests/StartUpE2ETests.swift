@@ -47,3 +47,32 @@ import Testing
         }
     }
 }
+
+/// On a terminal, stdout and stderr are one screen: each record starts on a line of its own,
+/// never glued onto the progress line.
+@Suite struct ProgressTerminalE2ETests {
+    @Test(.enabled(if: E2E.has("script"), "needs script (util-linux) for a pseudo-terminal"))
+    func recordsOnTheTerminalDoNotStartOnTheProgressLine() throws {
+        let dir = E2E.tempDir("progress-tty")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for name in ["a.wav", "b.wav"] {
+            try E2E.write(dir + "/" + name, rate: 48000, channels: [E2E.sine(440, dBFS: -20, seconds: 1, rate: 48000)])
+        }
+        let tool = E2E.binDir.path + "/lufs-measure"
+        let r = try E2E.program("/usr/bin/env", ["script", "-qec", "'\(tool)' --jobs 1 '\(dir)/a.wav' '\(dir)/b.wav'", "/dev/null"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let screen = String(decoding: r.stdout, as: UTF8.self)
+        #expect(screen.contains("lufs-measure: 1 done"), "the progress line is drawn: \(screen.debugDescription)")
+        // Every record begins a line, or follows the sequence that clears the progress line.
+        var records = 0
+        for range in screen.ranges(of: "{\"loudness\"") {
+            records += 1
+            let before = Array(screen[..<range.lowerBound].utf8)
+            #expect(before.isEmpty || before.last == 0x0A || before.suffix(4) == Array("\r\u{1B}[K".utf8)[...],
+                    "\(screen.debugDescription)")
+        }
+        #expect(records == 2, "\(screen.debugDescription)")
+        let end = Array(screen.utf8)
+        #expect(end.last == 0x0A || end.suffix(4) == Array("\r\u{1B}[K".utf8)[...], "the line is cleared at the end: \(screen.debugDescription)")
+    }
+}

@@ -104,4 +104,55 @@ import Testing
         #expect(r.stderr.contains("1 file skipped in the walk as not audio (cover art"), "\(r.stderr)")
         #expect(r.stderr.contains("no audio files found"), "\(r.stderr)")
     }
+
+    /// A gate writes its report, JUnit file and records into the deliverables folder; run again
+    /// on that folder it judges the audio, not the sidecars (by name, or by bytes when the name
+    /// says nothing), and says on stderr what it left out. A file whose name claims audio still fails.
+    @Test func aGateRunAgainOverItsOwnReportAndSidecarsStillPasses() throws {
+        let dir = E2E.tempDir("sidecars")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let deliv = dir + "/deliv"
+        try FileManager.default.createDirectory(atPath: deliv, withIntermediateDirectories: true)
+        let s = E2E.sine(1000, dBFS: -16, seconds: 4, rate: 48000)  // -16 LUFS in stereo: the podcast target
+        try E2E.write(deliv + "/episode.wav", rate: 48000, channels: [s, s])
+        let first = try E2E.run("lufs-measure", ["--preset", "podcast", "--report", deliv + "/loudness-report",
+                                                  "--junit", deliv + "/loudness.xml", deliv + "/"])
+        #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
+        try first.stdout.write(toFile: deliv + "/measurements.jsonl", atomically: true, encoding: .utf8)
+        let sidecars = ["captions.srt": "1\n00:00:00,000 --> 00:00:01,000\nHello\n", "captions.vtt": "WEBVTT\n",
+                        "SHA256SUMS.sha256": "00  episode.wav\n", "cues.csv": "start,end\n",
+                        "page.json": "{}\n", "LICENSE": "All rights reserved.\n", "manifest": "{\"files\": 1}\n"]
+        for (name, text) in sidecars { try text.write(toFile: deliv + "/" + name, atomically: true, encoding: .utf8) }
+        let again = try E2E.run("lufs-measure", ["--preset", "podcast", deliv + "/"])
+        #expect(again.status == 0, "\(again.stdout) \(again.stderr)")
+        #expect(again.records.compactMap { $0["path"]?.stringValue } == [deliv + "/episode.wav"], "\(again.stdout)")
+        // index.html, episode.wav.svg, loudness.xml, measurements.jsonl and the seven above.
+        #expect(again.stderr.contains("11 files skipped in the walk as not audio (documents, subtitle files;"), "\(again.stderr)")
+        // A file named on the command line is still checked.
+        let named = try E2E.run("lufs-measure", ["--preset", "podcast", deliv + "/loudness-report/index.html"])
+        #expect(named.status == 1 && named.records.first?["error"]?["code"]?.stringValue == "unrecognised", "\(named.stdout)")
+        // A name that claims audio is never skipped: a web page saved as .wav fails the gate.
+        try "<!doctype html><html></html>\n".write(toFile: deliv + "/mix.wav", atomically: true, encoding: .utf8)
+        let claimed = try E2E.run("lufs-measure", ["--preset", "podcast", deliv + "/"])
+        #expect(claimed.status == 1)
+        #expect(claimed.records.contains { $0["path"]?.stringValue == deliv + "/mix.wav" && $0["error"] != nil }, "\(claimed.stdout)")
+    }
+
+    /// `lufs-measure folder > folder/measurements`: the file the run writes its records to is in
+    /// the folder it walks (empty when met: it sorts before the take), and is not measured.
+    @Test func theFileStandardOutputWritesToIsNotWalked() throws {
+        let dir = E2E.tempDir("own-output")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try E2E.write(dir + "/take.wav", rate: 48000, channels: [E2E.sine(440, dBFS: -20, seconds: 1, rate: 48000)])
+        for tool in ["lufs-measure", "audio-probe"] {
+            let r = try E2E.program("/bin/sh", ["-c", "exec \"$0\" \"$1\" > \"$1/measurements\"",
+                                                E2E.binDir.path + "/" + tool, dir])
+            #expect(r.status == 0, "\(tool): \(r.stderr)")
+            let written = try String(contentsOfFile: dir + "/measurements", encoding: .utf8)
+            let records = written.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+            #expect(records.compactMap { $0["path"]?.stringValue } == [dir + "/take.wav"], "\(tool): \(written)")
+            #expect(!written.contains("\"error\""), "\(tool): \(written)")
+            #expect(r.stderr.contains("the file standard output is written to skipped in the walk"), "\(tool): \(r.stderr)")
+        }
+    }
 }

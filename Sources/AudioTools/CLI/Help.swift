@@ -47,7 +47,7 @@ public enum HelpText {
     }
 
     /// What the path arguments are, for --help and the man page's DESCRIPTION.
-    public static let pathHelp = "Audio files, or directories (walked recursively, sorted; hidden entries and files plainly not audio by name, such as cover.jpg or notes.txt, skipped and counted on stderr; each folder walked once, even through symbolic links). '-' or none: read standard input, one JSON record or bare path per line."
+    public static let pathHelp = "Audio files, or directories (walked recursively, sorted; hidden entries, the file stdout is written to, and files plainly not audio by name or first bytes, such as cover.jpg, notes.txt or index.html, skipped and counted on stderr; each folder walked once, even through symbolic links). '-' or none: read standard input, one JSON record or bare path per line."
 
     /// The EXIT STATUS rows (status, meaning) and the note on output that follows them, for
     /// --help and the man page: the standard per-record rule, or read back from a tool's own

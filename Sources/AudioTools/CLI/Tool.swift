@@ -104,7 +104,8 @@ extension RecordTool {
 /// Diagnostics on stderr, prefixed with the tool's name (stdout carries records only).
 public enum Diagnostics {
     nonisolated(unsafe) public static var toolName = "audio-tools"
-    private static let lock = NSLock()
+    /// The lock a library's stderr is caught under, so no line of the tool's is caught with it.
+    private static var lock: NSLock { LibraryMessages.stderrLock }
 
     public static func warn(_ message: String) {
         write("\(toolName): \(message)\n")

@@ -43,6 +43,8 @@ public enum ToolMain {
     public static func start<T: RecordTool>(_ type: T.Type, family: @autoclosure () -> [String], arguments: [String] = ToolMain.commandLineArguments) -> Startup<T> {
         let info = T.info
         Diagnostics.toolName = info.name
+        // What a decoding library prints by itself is said once per file, with the tool's prefix.
+        LibraryMessages.sink = { path, text in Diagnostics.warn("\(ToolError.quoted(path)): the decoding library said: \(text)") }
         signal(SIGPIPE, SIG_IGN)
         do {
             let parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
@@ -62,7 +64,8 @@ public enum ToolMain {
             let jobs = try parsed.jobs()
             let stderrTTY = isatty(2) != 0
             let progress = Progress(enabled: !parsed.flag("no-progress") && (parsed.flag("progress") || stderrTTY),
-                                    terminal: stderrTTY, tool: info.name)
+                                    terminal: stderrTTY, sharesTerminalWithStdout: Progress.stdoutSharesTerminalWithStderr(),
+                                    tool: info.name)
             return Startup(options: parsed, tool: tool, jobs: jobs, stderrIsTerminal: stderrTTY, progress: progress)
         } catch let e as UsageError {
             usageFailure(info, e.message)

@@ -45,20 +45,24 @@ public final class SndfileSource: AudioSource {
         var info = SF_INFO()
         Libsndfile.openLock.lock()
         var h: OpaquePointer?
-        if let range {
-            var io = SndfileByteRange.callbacks
-            h = sf_open_virtual(&io, Int32(SFM_READ), &info, range.userData)
-        } else if let file {
-            let fd = file.duplicateDescriptor()
-            h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))
-            // libsndfile knows some headerless formats only by the name's extension, which a
-            // descriptor doesn't carry: those are opened by name, as before.
-            if h == nil, SndfileSource.namedByExtension(path) {
-                info = SF_INFO()
+        // libmpg123 (libsndfile's MP3 decoder) prints warnings on stderr as it opens a file: they
+        // are caught and said by the tool, once per file.
+        LibraryMessages.catching(for: path) {
+            if let range {
+                var io = SndfileByteRange.callbacks
+                h = sf_open_virtual(&io, Int32(SFM_READ), &info, range.userData)
+            } else if let file {
+                let fd = file.duplicateDescriptor()
+                h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))
+                // libsndfile knows some headerless formats only by the name's extension, which a
+                // descriptor doesn't carry: those are opened by name, as before.
+                if h == nil, SndfileSource.namedByExtension(path) {
+                    info = SF_INFO()
+                    h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+                }
+            } else {
                 h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
             }
-        } else {
-            h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
         }
         let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
         Libsndfile.openLock.unlock()

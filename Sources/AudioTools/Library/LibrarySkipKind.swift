@@ -7,8 +7,10 @@ public enum LibrarySkipKind: String, CaseIterable, Sendable {
     case playlist
     /// CD cue sheets.
     case cueSheet = "cue-sheet"
-    /// Text, logs, release notes, checksums, PDFs.
+    /// Text, logs, release notes, checksums, PDFs, web pages and data (HTML, SVG, XML, JSON, CSV).
     case document
+    /// Subtitles and captions (srt, vtt, ass, ssa).
+    case subtitles
     /// Files the operating system or a player leaves behind (Thumbs.db, .DS_Store, AlbumArt_….jpg).
     case system
 
@@ -18,6 +20,11 @@ public enum LibrarySkipKind: String, CaseIterable, Sendable {
         for ext in ["m3u", "m3u8", "pls", "xspf", "wpl", "asx"] { map[ext] = .playlist }
         map["cue"] = .cueSheet
         for ext in ["txt", "log", "nfo", "md", "pdf", "rtf", "sfv", "md5", "ffp", "accurip", "url"] { map[ext] = .document }
+        // What a deliverables folder holds beside its audio: a loudness report (HTML and SVG), a
+        // JUnit file, records, tables and checksums, style sheets and scripts.
+        for ext in ["html", "htm", "xhtml", "css", "js", "svg", "xml", "json", "jsonl", "ndjson", "csv", "tsv",
+                    "sha1", "sha256", "sha512"] { map[ext] = .document }
+        for ext in ["srt", "vtt", "ass", "ssa"] { map[ext] = .subtitles }
         for ext in ["db", "ini", "lnk", "tmp", "part", "crdownload"] { map[ext] = .system }
         return map
     }()
@@ -53,6 +60,24 @@ public enum LibrarySkipKind: String, CaseIterable, Sendable {
         return extensions[String(ext)]
     }
 
+    /// The kind of non-song a walked file plainly is by its first bytes (a web page, JSON or other
+    /// text, a picture, a PDF), for a name that doesn't claim audio; nil when the name does, the
+    /// bytes are audio, unknown or an archive (which may hold audio), or can't be read (the tool
+    /// that opens it says why).
+    public static func classify(bytesOf path: String, fileName: String) -> LibrarySkipKind? {
+        // An iCloud placeholder claims what its real name claims (its bytes are a stub).
+        if ProbeVerdicts.hasAudioExtension(iCloudRealName(fileName: fileName) ?? fileName) { return nil }
+        guard let source = try? FileByteSource(path: path), source.size > 0,
+              let sniff = try? sniffContainer(source) else { return nil }
+        switch sniff.kind {
+        case .png, .jpeg, .gif, .bmp, .webp, .tiff: return .artwork
+        case .text(.playlist): return .playlist
+        case .text(.cueSheet): return .cueSheet
+        case .text, .xml, .html, .pdf: return .document
+        default: return nil
+        }
+    }
+
     /// `s` (ASCII) with A–Z lowercased.
     private static func asciiLowercased(_ s: String) -> String {
         var s = s
@@ -79,6 +104,7 @@ public enum LibrarySkipKind: String, CaseIterable, Sendable {
         case .playlist: return count == 1 ? "playlist" : "playlists"
         case .cueSheet: return count == 1 ? "cue sheet" : "cue sheets"
         case .document: return count == 1 ? "document" : "documents"
+        case .subtitles: return count == 1 ? "subtitle file" : "subtitle files"
         case .system: return count == 1 ? "system file" : "system files"
         }
     }

@@ -1,21 +1,25 @@
 import Foundation
 
 /// The walk every tool does of a folder argument: DirectoryWalker with the library's rule for
-/// files plainly not audio by name (cover art, playlists, cue sheets, documents, system files),
-/// counting what it leaves out in a WalkTally.
+/// files plainly not audio by name (cover art, playlists, cue sheets, documents, subtitles, system
+/// files) or, when the name claims nothing, by their first bytes; what it leaves out is counted in
+/// a WalkTally. The file this process's standard output writes to is never read (`lufs-measure
+/// folder > folder/measurements` must not measure its own records).
 extension DirectoryWalker {
     public init(root: String, includeHidden: @escaping (String) -> Bool = { _ in false },
                 skipNonAudio: Bool = true, tally: WalkTally = WalkTally()) {
-        self.init(root: root, includeHidden: includeHidden, skipFile: { name in
-            guard skipNonAudio, let kind = LibrarySkipKind.classify(fileName: name) else { return false }
+        self.init(root: root, includeHidden: includeHidden, skipFile: { name, path in
+            guard skipNonAudio, let kind = LibrarySkipKind.classify(fileName: name)
+                    ?? LibrarySkipKind.classify(bytesOf: path, fileName: name) else { return false }
             tally.skipped(kind)
             return true
         }, leftOut: { what in
             switch what {
             case .special: tally.skippedSpecial()
             case .linkNotFollowed: tally.linkNotFollowed()
+            case .excluded: tally.skippedOwnOutput()
             }
-        })
+        }, excluding: Self.standardOutputFile())
     }
 }
 
@@ -26,12 +30,14 @@ public final class WalkTally: @unchecked Sendable {
     private var kinds: [LibrarySkipKind: Int] = [:]
     private var special = 0
     private var links = 0
+    private var ownOutput = 0
 
     public init() {}
 
     func skipped(_ kind: LibrarySkipKind) { lock.lock(); kinds[kind, default: 0] += 1; lock.unlock() }
     func skippedSpecial() { lock.lock(); special += 1; lock.unlock() }
     func linkNotFollowed() { lock.lock(); links += 1; lock.unlock() }
+    func skippedOwnOutput() { lock.lock(); ownOutput += 1; lock.unlock() }
 
     /// Files skipped as not audio (by name, or not regular files at all).
     public var filesSkipped: Int { lock.lock(); defer { lock.unlock() }; return kinds.values.reduce(0, +) + special }
@@ -56,6 +62,9 @@ public final class WalkTally: @unchecked Sendable {
             var names = LibrarySkipKind.allCases.compactMap { k in kinds[k].flatMap { $0 > 0 ? k.noun(count: $0) : nil } }
             if special > 0 { names.append(special == 1 ? "pipe, socket or device" : "pipes, sockets or devices") }
             parts.append("\(files) \(files == 1 ? "file" : "files") skipped in the walk as not audio (\(names.joined(separator: ", ")); a file named on the command line is still checked)")
+        }
+        if ownOutput > 0 {
+            parts.append("the file standard output is written to skipped in the walk (it is this run's output, not its input)")
         }
         if links > 0 {
             parts.append("\(links) symbolic \(links == 1 ? "link" : "links") not followed (a loop, a folder walked already, or a link to nothing)")

@@ -26,21 +26,28 @@ public enum SpeechModelFile {
     static let expectedDigest = "6d2948a56e64b4d83f4547f4"
 
     /// The places looked in, in order: the environment variable, beside the program, the build tree.
-    public static func candidates(executable: String = CommandLine.arguments.first ?? "",
+    /// `executable` is the running program's file: its folder is taken with links resolved (an
+    /// installed tool is a link to audio-tools; a build tree's .build/debug is a link to the
+    /// triple's folder), never from the name it was called by, which may be a bare name on PATH.
+    public static func candidates(executable: String = runningExecutable(),
                                   environment: [String: String] = ProcessInfo.processInfo.environment) -> [String] {
         if let p = environment[environmentVariable], !p.isEmpty { return [p] }
-        // The program's folder as called and with links resolved (an installed tool is a link;
-        // a build tree's .build/debug is a link to the triple's folder).
-        let called = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        let real = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let dir = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         var out: [String] = []
-        for dir in [called, real] {
-            for rel in ["../share/audio-tools/", "../models/", "../../models/"] {
-                let p = dir.appendingPathComponent(rel + fileName).standardizedFileURL.path
-                if !out.contains(p) { out.append(p) }
-            }
+        for rel in ["../share/audio-tools/", "../models/", "../../models/"] {
+            let p = dir.appendingPathComponent(rel + fileName).standardizedFileURL.path
+            if !out.contains(p) { out.append(p) }
         }
         return out
+    }
+
+    /// The running program's own file, whatever name it was called by: the kernel's
+    /// /proc/self/exe where there is one, else Foundation's idea of it.
+    public static func runningExecutable() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n > 0 { return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        return Bundle.main.executablePath ?? CommandLine.arguments.first ?? ""
     }
 
     /// The weights, read and checked once per process.

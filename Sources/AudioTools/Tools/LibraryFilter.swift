@@ -122,7 +122,8 @@ public final class LibraryFilter: RecordTool {
             fromIndex = true
         }
         var failed = false
-        let output = LineWriter(onClosed: { startup.clearProgress(); exit(1) })  // stdout closed: end quietly
+        let output = LineWriter(onClosed: { startup.clearProgress(); exit(1) },  // stdout closed: end quietly
+                                beforeWrite: startup.progress.yieldToStdout)
         runner.run(input: input) { entry in
             startup.step(failed: !entry.usable, path: entry.record.path)
             selection.add(entry)

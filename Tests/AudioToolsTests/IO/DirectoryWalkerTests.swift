@@ -26,7 +26,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         for p in ["a.wav", "cover.jpg", "b.flac"] { _ = FileManager.default.createFile(atPath: root + "/" + p, contents: Data()) }
-        let bare = Array(DirectoryWalker(root: root, skipFile: { $0.hasSuffix(".flac") }, leftOut: { _ in }))
+        let bare = Array(DirectoryWalker(root: root, skipFile: { name, _ in name.hasSuffix(".flac") }, leftOut: { _ in }))
         #expect(bare.map { String($0.dropFirst(root.count + 1)) } == ["a.wav", "cover.jpg"])
         let tally = WalkTally()
         let audio = Array(DirectoryWalker(root: root, tally: tally))

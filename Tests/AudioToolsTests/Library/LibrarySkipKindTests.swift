@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AudioTools
 
@@ -10,6 +11,10 @@ import Testing
             "CD1.cue": .cueSheet,
             "info.txt": .document, "rip.log": .document, "release.nfo": .document, "README.md": .document,
             "booklet.pdf": .document,
+            "index.html": .document, "page.HTM": .document, "speech.wav.svg": .document, "loudness.xml": .document,
+            "m.json": .document, "m.jsonl": .document, "table.csv": .document, "SHA256SUMS.sha256": .document,
+            "x.sha1": .document, "style.css": .document, "app.js": .document,
+            "captions.srt": .subtitles, "captions.VTT": .subtitles, "karaoke.ass": .subtitles,
             "Thumbs.db": .system, "desktop.ini": .system, ".DS_Store": .system, "folder.jpg": .system,
             "Folder.JPG": .system, "AlbumArt_{0A1B}_Large.jpg": .system, "AlbumArtSmall.jpg": .system,
             "._01 Song.flac": .system,
@@ -44,5 +49,34 @@ import Testing
         for (name, kind) in expected {
             #expect(LibrarySkipKind.classify(fileName: name) == kind, "\(name)")
         }
+    }
+
+    /// A name that claims nothing is judged by its first bytes: text, markup, pictures and PDFs
+    /// are not songs; audio bytes, unknown bytes, archives and any audio name are left to the tool.
+    @Test func namesThatSayNothingAreJudgedByTheirBytes() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("skip-bytes-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let wav: [UInt8] = Array("RIFF".utf8) + [36, 0, 0, 0] + Array("WAVEfmt ".utf8) + [UInt8](repeating: 0, count: 28)
+        let cases: [(String, [UInt8], LibrarySkipKind?)] = [
+            ("README", Array("Read me first.\n".utf8), .document),
+            ("records", Array("{\"loudness\":{}}\n".utf8), .document),
+            ("report", Array("<!doctype html><html></html>\n".utf8), .document),
+            ("results", Array("<?xml version=\"1.0\"?><testsuites/>\n".utf8), .document),
+            ("picture", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13], .artwork),
+            ("list", Array("#EXTM3U\na.flac\n".utf8), .playlist),
+            ("take", wav, nil),                                       // audio bytes
+            ("noise", (0..<256).map { UInt8($0) }, nil),              // bytes of nothing known
+            ("stems", Array("PK\u{3}\u{4}".utf8) + [UInt8](repeating: 0, count: 40), nil),  // may hold audio
+            ("empty", [], nil),
+            ("notes.wav", Array("not audio\n".utf8), nil),            // claims audio: the tool refuses it
+            ("page.mp3", Array("<html></html>\n".utf8), nil),
+            (".Song.m4a.icloud", Array("bplist00".utf8), nil),          // a placeholder: cloud-only, not text
+        ]
+        for (name, bytes, kind) in cases {
+            try Data(bytes).write(to: URL(fileURLWithPath: dir + "/" + name))
+            #expect(LibrarySkipKind.classify(bytesOf: dir + "/" + name, fileName: name) == kind, "\(name)")
+        }
+        #expect(LibrarySkipKind.classify(bytesOf: dir + "/gone", fileName: "gone") == nil)
     }
 }

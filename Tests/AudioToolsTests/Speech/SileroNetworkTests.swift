@@ -78,4 +78,35 @@ import Testing
         #expect(c.first == "/opt/x/share/audio-tools/\(SpeechModelFile.fileName)")
         #expect(c.contains("/opt/x/models/\(SpeechModelFile.fileName)"))
     }
+
+    /// The folder is the program's own, links resolved: an installed tool is a link to
+    /// audio-tools (here in another tree), and the name it was called by plays no part.
+    @Test func thePlacesAreBesideTheProgramsRealFile() throws {
+        let dir = NSTemporaryDirectory() + "speech-candidates-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/usr/bin", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir + "/links", withIntermediateDirectories: true)
+        fm.createFile(atPath: dir + "/usr/bin/audio-tools", contents: Data())
+        try fm.createSymbolicLink(atPath: dir + "/usr/bin/lufs-measure", withDestinationPath: "audio-tools")
+        try fm.createSymbolicLink(atPath: dir + "/links/lufs-measure", withDestinationPath: dir + "/usr/bin/lufs-measure")
+        let real = URL(fileURLWithPath: dir).resolvingSymlinksInPath().path
+        let name = SpeechModelFile.fileName
+        let expected = [real + "/usr/share/audio-tools/" + name, real + "/usr/models/" + name, real + "/models/" + name]
+        #expect(SpeechModelFile.candidates(executable: dir + "/links/lufs-measure", environment: [:]) == expected)
+        #expect(SpeechModelFile.candidates(executable: dir + "/usr/bin/audio-tools", environment: [:]) == expected)
+        // A build tree: .build/debug is a link to the triple's folder, whose ../../models is .build/models.
+        let build = dir + "/.build"
+        try fm.createDirectory(atPath: build + "/x86_64-unknown-linux-gnu/debug", withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: build + "/debug", withDestinationPath: "x86_64-unknown-linux-gnu/debug")
+        fm.createFile(atPath: build + "/debug/lufs-measure", contents: Data())
+        let c = SpeechModelFile.candidates(executable: build + "/debug/lufs-measure", environment: [:])
+        #expect(c.contains(real + "/.build/models/" + name), "\(c)")
+    }
+
+    /// The running program is found by the kernel's link, whatever the process was called by.
+    @Test func theRunningProgramIsAnAbsoluteExistingFile() {
+        let exe = SpeechModelFile.runningExecutable()
+        #expect(exe.hasPrefix("/") && FileManager.default.isExecutableFile(atPath: exe), "\(exe)")
+    }
 }
