@@ -144,11 +144,15 @@ public enum Decoder {
     /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
     /// to install when this build has none for it.
     public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> DecoderKind {
+        if facts.iec61937, !spdifCodecs.contains(facts.codec ?? "") { throw DecodeError(path, .bitstreamInPCM(codec: facts.codec ?? "unknown")) }
         guard let kind = facts.ffmpegOnly ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : decoderKind(for: facts.kind) else {
             throw DecodeError(path, .needsFFmpeg(container: facts.container, codec: facts.codec))
         }
         return kind
     }
+
+    /// What ffmpeg's `spdif` reader unpacks from IEC 61937 bursts (not E-AC-3 or TrueHD).
+    static let spdifCodecs: Set<String> = ["ac3", "dts", "aac", "mp1", "mp2", "mp3"]
 
     /// Frames the container states for its audio track, when its timescale is the sample rate.
     public static func statedFrames(_ facts: ContainerFacts) -> Int? {
@@ -166,11 +170,16 @@ public enum Decoder {
             let streams = StreamFacts()
             // ffprobe and the decoder's ffmpeg start together (each reads the file's headers).
             if wanted || asksForStreams(facts) { streams.start(path) }
-            let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
+            let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts), inputFormat: facts.iec61937 ? "spdif" : nil)
             return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind, streamFacts: streams)
         }
         if let ogg = try openOgg(path, facts: facts, identity: identity, file: file) { return ogg }
         let s = try SndfileSource(path: path, file: file)
+        // A compressed WAV's `fact` count is its length: the last block's padding is not audio.
+        if facts.kind == .wav, let stated = facts.wavFactFrames, s.description.isLossy || !s.description.codec.hasPrefix("pcm_"),
+           stated < UInt64(Int.max) {
+            s.stopAtStatedLength(Int(stated))
+        }
         if s.isTruncatedByHeader {
             throw DecodeError(path, .headerPromisesMore)
         }

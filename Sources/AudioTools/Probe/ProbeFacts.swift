@@ -191,6 +191,15 @@ public struct ContainerFacts: Equatable, Sendable {
     /// The container is one libsndfile knows, but these bytes are ones it can't read (a WAV
     /// whose sizes say "unknown", ALAC in CAF, MP3 behind junk): ffmpeg decodes them.
     public var ffmpegOnly = false
+    /// The frames per channel a WAV `fact` chunk states for a compressed encoding (GSM, ADPCM,
+    /// MP3 in WAV): the length, where a decoder would also hand out its last block's padding.
+    public var wavFactFrames: UInt64?
+    /// An MP3 whose length is only estimated from its first frame's bit rate (no Xing, Info or
+    /// VBRI frame count): never a promise, so nothing is called cut off by it.
+    public var mpegLengthIsEstimate = false
+    /// A WAV whose 16-bit PCM samples carry a compressed bitstream (IEC 61937 bursts): `codec`
+    /// and `audio` describe the bitstream, which ffmpeg decodes.
+    public var iec61937 = false
 
     public init(kind: ContainerKind, container: String, fileSize: UInt64) {
         self.kind = kind

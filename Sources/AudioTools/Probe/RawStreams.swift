@@ -87,6 +87,54 @@ enum ProbeRawStreams {
         f.audio = a
     }
 
+    /// A compressed bitstream carried in 16-bit PCM (IEC 61937, as S/PDIF captures and DVD rips
+    /// hold AC-3, E-AC-3 and DTS in a WAV): the burst preamble Pa = 0xF872, Pb = 0x4E1F in the
+    /// first 64 KiB of the data chunk, its data type (Pc), and the codec's own header in the
+    /// burst (words byte-swapped back). Nil for a WAV holding PCM.
+    static func iec61937(_ r: ProbeReader) throws -> (codec: String, audio: ProbeAudioParameters?)? {
+        var off: UInt64 = 12
+        for _ in 0..<64 {
+            let h = try r.read(at: off, count: 8)
+            guard h.count == 8, let len = ProbeBytes.le32(h, 4) else { return nil }
+            if ProbeBytes.matches(h, 0, "data") {
+                let b = try r.read(at: off + 8, count: 65536)
+                var i = 0
+                while i + 8 <= b.count {
+                    if b[i] == 0x72, b[i + 1] == 0xF8, b[i + 2] == 0x1F, b[i + 3] == 0x4E {
+                        return burst(Array(b[(i + 4)...]))
+                    }
+                    i += 2
+                }
+                return nil
+            }
+            off += 8 + UInt64(len) + UInt64(len & 1)
+            if off >= r.size { return nil }
+        }
+        return nil
+    }
+
+    /// What an IEC 61937 burst holds, from Pc (data type in its low 5 bits) and the payload after Pd.
+    private static func burst(_ b: [UInt8]) -> (codec: String, audio: ProbeAudioParameters?)? {
+        guard b.count >= 4 else { return nil }
+        let type = Int(b[0]) & 0x1F
+        // The payload's 16-bit words are little-endian samples: swap them back to the codec's bytes.
+        var p = [UInt8](repeating: 0, count: min(64, (b.count - 4) & ~1))
+        for k in stride(from: 0, to: p.count, by: 2) { p[k] = b[4 + k + 1]; p[k + 1] = b[4 + k] }
+        switch type {
+        case 1, 21:
+            var f = ContainerFacts(kind: .wav, container: "wav", fileSize: 0)
+            readAC3(p, eac3: type == 21, into: &f)
+            return (type == 21 ? "eac3" : "ac3", f.audio)
+        case 11, 12, 13, 17: return ("dts", ProbeRawStreamHeaders.dts(p))
+        case 7: return ("aac", nil)
+        case 22: return ("truehd", nil)
+        case 4, 5, 6, 8, 9, 10:
+            let h = ProbeMPEGHeader(p, at: 0)
+            return (h?.codecName ?? "mp2", h.map { ProbeAudioParameters(format: $0.codecName, sampleRate: Double($0.sampleRate), channels: $0.channels) })
+        default: return ("iec61937-\(type)", nil)
+        }
+    }
+
     /// Whether a WAV's sizes say "unknown" (0xFFFFFFFF or 0 with audio after the header, as a
     /// program writing to a pipe leaves them): such a file is read to its end, not called cut off.
     static func isStreamedWAV(_ r: ProbeReader) throws -> Bool {
