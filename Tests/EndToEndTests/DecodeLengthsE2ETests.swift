@@ -158,3 +158,40 @@ import Testing
         }
     }
 }
+
+/// Files the in-process decoders couldn't open, or that no sniffer knew, routed by their bytes
+/// (every name here is `.bin`): AU and µ-law SND to libsndfile; Opus in CAF, FLV, AMR-NB and
+/// (in a test of its own, as mpcenc may be missing) Musepack SV8 to ffmpeg. Each is measured as ffmpeg's ebur128 measures it, over the frames
+/// ffmpeg decodes; they used to be refused as `unrecognised` or `unsupported-codec`.
+@Suite struct DecodeRoutesE2ETests {
+    @Test(.enabled(if: DecodeLengthsE2ETests.haveFFmpeg && E2E.has("sox"), "needs ffmpeg, ffprobe and sox"))
+    func formatsOnlyFFmpegOrLibsndfileReadAreRoutedByTheirBytes() throws {
+        let dir = E2E.tempDir("routes")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DecodeLengthsE2ETests.sh(dir, "ffmpeg -v error -f lavfi -i anoisesrc=c=pink:a=0.2:d=6:r=44100:seed=11"
+            + " -f lavfi -i sine=f=440:d=6:r=44100 -filter_complex '[0][1]amerge=inputs=2' -c:a pcm_s16le src.wav")
+        try DecodeLengthsE2ETests.sh(dir, "sox src.wav -t au au.bin && sox src.wav -t au -e u-law snd.bin"
+            + " && sox src.wav -r 8000 -c 1 -t amr-nb amr.bin"
+            + " && ffmpeg -v error -i src.wav -c:a libopus -f caf opus-caf.bin"
+            + " && ffmpeg -v error -f lavfi -i testsrc=s=160x120:d=6 -i src.wav -c:v libx264 -c:a aac -shortest -f flv flv.bin")
+        let names = ["au.bin": "libsndfile", "snd.bin": "libsndfile", "amr.bin": "ffmpeg", "opus-caf.bin": "ffmpeg", "flv.bin": "ffmpeg"]
+        for (name, decoder) in names.sorted(by: { $0.key < $1.key }) {
+            let path = dir + "/" + name
+            try DecodeLengthsE2ETests.expectAsFFmpeg(path)
+            let p = try #require(E2E.run("audio-probe", [path]).records.first, "\(name)")
+            #expect(p["error"] == nil, "\(name): \(p)")
+            #expect(p["probe"]?["decoder"]?.stringValue == decoder, "\(name): \(p)")
+        }
+    }
+
+    @Test(.enabled(if: DecodeLengthsE2ETests.haveFFmpeg && E2E.has("mpcenc"), "needs ffmpeg and mpcenc (musepack-tools)"))
+    func musepackIsDecodedByFFmpeg() throws {
+        let dir = E2E.tempDir("routes-mpc")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try DecodeLengthsE2ETests.sh(dir, "ffmpeg -v error -f lavfi -i anoisesrc=c=pink:a=0.2:d=5:r=44100:seed=12 -ac 2 -c:a pcm_s16le src.wav"
+            + " && mpcenc --silent src.wav sv8.mpc && mv sv8.mpc sv8.bin")
+        try DecodeLengthsE2ETests.expectAsFFmpeg(dir + "/sv8.bin")
+        let p = try #require(E2E.run("audio-probe", [dir + "/sv8.bin"]).records.first)
+        #expect(p["probe"]?["codec"]?.stringValue == "musepack8", "\(p)")
+    }
+}

@@ -28,7 +28,8 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     case .aifc: try ProbeChunkReaders.readAIFF(r, compressed: true, into: &f)
     case .caf:
         try ProbeChunkReaders.readCAF(r, into: &f)
-        f.ffmpegOnly = f.codec == "alac"
+        // libsndfile reads neither ALAC nor Opus in CAF.
+        f.ffmpegOnly = f.codec == "alac" || f.codec == "opus"
     case .flac:
         f.codec = "flac"
         if sniff.leadingTagBytes > 0, let tag = try ProbeID3Reader.read(r, at: 0) { f.tags = tag.tags }
@@ -39,7 +40,7 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     case .mp3, .adts:
         try readMPEGStream(r, sniff, into: &f)
         f.ffmpegOnly = sniff.afterJunk || f.mpegLengthIsEstimate
-    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta:
+    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr:
         try ProbeRawStreams.read(r, kind: sniff.kind, into: &f)
     case .isoMedia:
         let w = ProbeMP4Walker(r)

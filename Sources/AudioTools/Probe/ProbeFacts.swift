@@ -6,6 +6,10 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     case matroska, webm, asf, avi
     /// Raw AC-3, E-AC-3 and DTS streams, MPEG transport streams, WavPack and TTA: ffmpeg decodes them.
     case ac3, eac3, dts, mpegts, wavpack, tta
+    /// Sun/NeXT AU (`.snd`): libsndfile reads it.
+    case au
+    /// Musepack (SV7 `MP+`, SV8 `MPCK`), Flash Video and AMR: only ffmpeg decodes them.
+    case musepack, flv, amr
     /// Audible's older .aa audiobook format (always DRM-protected).
     case audibleAA
     case midi
@@ -44,6 +48,10 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
         case .mpegts: return "mpegts"
         case .wavpack: return "wv"
         case .tta: return "tta"
+        case .au: return "au"
+        case .musepack: return "mpc"
+        case .flv: return "flv"
+        case .amr: return "amr"
         case .audibleAA: return "aa"
         case .midi: return "midi"
         case .png: return "png"
@@ -67,7 +75,7 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     public var isMediaContainer: Bool {
         switch self {
         case .wav, .rf64, .w64, .aiff, .aifc, .flac, .ogg, .mp3, .adts, .caf, .isoMedia,
-             .matroska, .webm, .asf, .avi, .audibleAA, .ac3, .eac3, .dts, .mpegts, .wavpack, .tta:
+             .matroska, .webm, .asf, .avi, .audibleAA, .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr:
             return true
         default:
             return false

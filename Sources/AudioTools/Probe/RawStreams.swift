@@ -8,6 +8,10 @@ enum ProbeRawStreams {
         func m(_ i: Int, _ s: String) -> Bool { ProbeBytes.matches(b, i, s) }
         if m(0, "wvpk") { return .wavpack }
         if m(0, "TTA1") { return .tta }
+        if m(0, ".snd"), b.count >= 24, let off = ProbeBytes.be32(b, 4), off >= 24 { return .au }
+        if m(0, "MPCK") || (m(0, "MP+") && b.count > 3 && b[3] & 0x0F == 7) { return .musepack }
+        if m(0, "FLV"), b.count >= 9, b[3] == 1 { return .flv }
+        if m(0, "#!AMR") { return .amr }
         if b.count >= 3 * 188, b[0] == 0x47, b[188] == 0x47, b[376] == 0x47 { return .mpegts }
         if b.count >= 4 + 3 * 192, b[4] == 0x47, b[196] == 0x47, b[388] == 0x47 { return .mpegts }
         if ProbeBytes.matches(b, 0, [0x7F, 0xFE, 0x80, 0x01]) { return .dts }
@@ -49,6 +53,18 @@ enum ProbeRawStreams {
                 f.codec = ts.codec
                 f.audio = ts.audio
             }
+        case .au:
+            readAU(b, size: r.size, into: &f)
+        case .musepack:
+            f.codec = ProbeBytes.matches(b, 0, "MPCK") ? "musepack8" : "musepack7"
+        case .flv:
+            // The header's flags say whether it has audio (4) and video (1) tags.
+            f.hasAudio = b[4] & 4 != 0
+            f.hasVideo = b[4] & 1 != 0
+        case .amr:
+            let wide = ProbeBytes.matches(b, 0, "#!AMR-WB")
+            f.codec = wide ? "amr_wb" : "amr_nb"
+            f.audio = ProbeAudioParameters(format: f.codec, sampleRate: wide ? 16000 : 8000, channels: 1)
         case .tta:
             f.codec = "tta"
             if let ch = ProbeBytes.le16(b, 6), let bits = ProbeBytes.le16(b, 8), let sr = ProbeBytes.le32(b, 10),
@@ -60,6 +76,24 @@ enum ProbeRawStreams {
         default:
             break
         }
+    }
+
+    /// A Sun/NeXT AU header (big-endian: data offset, data size or 0xFFFFFFFF, encoding, rate,
+    /// channels): codec in ffmpeg's names, and the length when the size is stated.
+    static func readAU(_ b: [UInt8], size: UInt64, into f: inout ContainerFacts) {
+        guard let off = ProbeBytes.be32(b, 4), let bytes = ProbeBytes.be32(b, 8), let enc = ProbeBytes.be32(b, 12),
+              let rate = ProbeBytes.be32(b, 16), let ch = ProbeBytes.be32(b, 20) else { return }
+        let codecs: [UInt32: (String, Int)] = [1: ("pcm_mulaw", 8), 2: ("pcm_s8", 8), 3: ("pcm_s16be", 16), 4: ("pcm_s24be", 24),
+                                               5: ("pcm_s32be", 32), 6: ("pcm_f32be", 32), 7: ("pcm_f64be", 64), 27: ("pcm_alaw", 8)]
+        let c = codecs[enc]
+        f.codec = c?.0 ?? "au-\(enc)"
+        var a = ProbeAudioParameters(format: "au", sampleRate: rate > 0 ? Double(rate) : nil, channels: ch > 0 ? Int(ch) : nil,
+                                     bitsPerSample: c?.1)
+        if let bits = c?.1, rate > 0, ch > 0 {
+            let data = bytes == 0xFFFF_FFFF ? (size > UInt64(off) ? size - UInt64(off) : 0) : min(UInt64(bytes), size > UInt64(off) ? size - UInt64(off) : 0)
+            a.duration = Double(data / (UInt64(ch) * UInt64(bits / 8))) / Double(rate)
+        }
+        f.audio = a
     }
 
     /// An AC-3 or E-AC-3 frame header at the start of `b`: codec, rate and channels.
