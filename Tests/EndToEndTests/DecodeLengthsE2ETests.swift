@@ -195,3 +195,29 @@ import Testing
         #expect(p["probe"]?["codec"]?.stringValue == "musepack8", "\(p)")
     }
 }
+
+/// 7.1 and ffmpeg: ffmpeg's `ebur128` weighs the back pair 1.41, BS.1770-4 by position 1.0. The
+/// 7.1 record says so in its notes, and weighing the back pair as surrounds (`--layout` with Ls,
+/// Rs in its place) gives ffmpeg's reading; a 5.1 record has no such note.
+@Suite struct FFmpegSevenOneE2ETests {
+    @Test(.enabled(if: DecodeLengthsE2ETests.haveFFmpeg, "needs ffmpeg and ffprobe"))
+    func sevenOneSaysWhyFFmpegReadsItLouder() throws {
+        let dir = E2E.tempDir("seven-one")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let inputs = (0..<8).map { "-f lavfi -i anoisesrc=c=pink:a=0.1:d=5:r=48000:seed=\($0 + 20)" }.joined(separator: " ")
+        try DecodeLengthsE2ETests.sh(dir, "ffmpeg -v error \(inputs) -filter_complex '[0][1][2][3][4][5][6][7]amerge=inputs=8,"
+            + "aformat=channel_layouts=7.1' -c:a pcm_s16le s71.wav && ffmpeg -v error -i s71.wav -af 'pan=5.1|c0=c0|c1=c1|c2=c2|c3=c3|c4=c4|c5=c5' -c:a pcm_s16le s51.wav")
+        let r = try #require(E2E.run("lufs-measure", [dir + "/s71.wav"]).records.first)
+        let notes = r["loudness"]?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(notes.contains { $0.contains("ebur128") && $0.contains("Lb, Rb 1.41") }, "\(notes)")
+        let ours = try #require(r["loudness"]?["integrated_lufs"]?.doubleValue)
+        let ref = try DecodeLengthsE2ETests.ffmpegReading(dir + "/s71.wav")
+        #expect(ref.lufs - ours > 0.2, "\(ours) vs ffmpeg \(ref.lufs)")
+        let asFFmpeg = try #require(E2E.run("lufs-measure", ["--layout", "L,R,C,LFE,Ls,Rs,Lss,Rss", dir + "/s71.wav"]).records.first)
+        let weighed = try #require(asFFmpeg["loudness"]?["integrated_lufs"]?.doubleValue, "\(asFFmpeg)")
+        #expect(abs(weighed - ref.lufs) <= 0.05, "\(weighed) vs ffmpeg \(ref.lufs)")
+        let five = try #require(E2E.run("lufs-measure", [dir + "/s51.wav"]).records.first)
+        let fiveNotes = five["loudness"]?["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(!fiveNotes.contains { $0.contains("ebur128") }, "\(fiveNotes)")
+    }
+}
