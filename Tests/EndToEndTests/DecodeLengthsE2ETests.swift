@@ -78,10 +78,37 @@ import Testing
                 let m = try E2E.program("/usr/bin/env", ["mpg123", "-q", "-s", "--mono", path])
                 #expect(m.stdout.count / 2 == frames, "\(name): mpg123 decodes \(m.stdout.count / 2) frames, ffmpeg \(frames)")
             }
-            // audio-probe checks the ends without calling the file cut off.
+            // audio-probe checks the ends without calling the file cut off, and counts the frames
+            // of an MP3 that states none (its length was a guess from the first frame's bit rate).
             let p = try #require(E2E.run("audio-probe", [path]).records.first, "\(name)")
             #expect(p["error"] == nil, "\(name): \(p)")
+            if name.hasSuffix(".mp3") { #expect(p["probe"]?["frames"]?.intValue == frames, "\(name): \(p)") }
         }
+    }
+
+    /// audio-probe's facts where ffprobe's header reading falls short: ADTS AAC's length counted
+    /// frame by frame (it states none; it was null), AC-3 and E-AC-3 in MP4 with the channels
+    /// their `dac3`/`dec3` box states (the sample entry's fixed 2 was shown), and a fragmented
+    /// MP4's length unknown rather than 0 s.
+    @Test(.enabled(if: haveFFmpeg, "needs ffmpeg and ffprobe"))
+    func probeFactsFromTheCodecsOwnHeaders() throws {
+        let dir = E2E.tempDir("lengths-facts")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let inputs = ["anoisesrc=c=pink:a=0.2:d=4:seed=31", "sine=f=300:d=4", "sine=f=500:d=4", "anoisesrc=c=white:a=0.1:d=4:seed=32",
+                      "sine=f=700:d=4", "sine=f=60:d=4"].map { "-f lavfi -i \($0)" }.joined(separator: " ")
+        try Self.sh(dir, "ffmpeg -v error \(inputs) -filter_complex '[0][1][2][3][4][5]amerge=inputs=6' -ar 48000 -c:a pcm_s16le s51.wav"
+            + " && ffmpeg -v error -i s51.wav -c:a ac3 ac3.mp4 && ffmpeg -v error -i s51.wav -c:a eac3 eac3.mp4"
+            + " && ffmpeg -v error -i s51.wav -ac 2 -c:a aac -f adts adts.aac"
+            + " && ffmpeg -v error -i s51.wav -ac 2 -c:a aac -movflags frag_keyframe+empty_moov frag.mp4")
+        for name in ["ac3.mp4", "eac3.mp4"] {
+            let p = try #require(E2E.run("audio-probe", [dir + "/" + name]).records.first?["probe"], "\(name)")
+            #expect(p["channels"]?.intValue == 6, "\(name): \(p)")
+            #expect(p["layout"]?.stringValue == "5.1", "\(name): \(p)")
+        }
+        let adts = try #require(E2E.run("audio-probe", [dir + "/adts.aac"]).records.first?["probe"])
+        #expect(adts["frames"]?.intValue == (try Self.ffmpegFrames(dir + "/adts.aac")), "\(adts)")
+        let frag = try #require(E2E.run("audio-probe", [dir + "/frag.mp4"]).records.first?["probe"])
+        #expect(frag["duration_seconds"] == .null && frag["frames"] == .null, "\(frag)")
     }
 
     /// A stated length is still a promise: an MP3 whose LAME tag counts frames the file doesn't

@@ -157,7 +157,7 @@ public enum Decoder {
     /// Frames the container states for its audio track, when its timescale is the sample rate.
     public static func statedFrames(_ facts: ContainerFacts) -> Int? {
         guard let t = facts.mp4?.tracks.first(where: { $0.handler == "soun" }), let ts = t.timescale, let d = t.duration,
-              let rate = t.audio?.sampleRate ?? facts.audio?.sampleRate, Double(ts) == rate, d < UInt64(Int.max) else { return nil }
+              let rate = t.audio?.sampleRate ?? facts.audio?.sampleRate, Double(ts) == rate, d > 0, d < UInt64(Int.max) else { return nil }
         return Int(d)
     }
 

@@ -89,6 +89,7 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
         }
     }
     if let at = sniff.firstFrameOffset {
+        f.mpegFirstFrame = at
         let b = try r.read(at: at, count: 64)
         if sniff.kind == .mp3, let h = ProbeMPEGHeader(b, at: 0) {
             f.codec = h.codecName

@@ -137,6 +137,35 @@ enum ProbeMPEGScan {
         return nil
     }
 
+    /// The samples a stream of MPEG audio (or ADTS AAC) frames from `start` decodes to, walking
+    /// every frame header to the end of the file: for a stream no header states the length of.
+    /// Nil when the walk stops at bytes that are neither a frame nor a closing tag (ID3v1, APE,
+    /// Lyrics3), where a count would be short.
+    static func countSamples(_ r: ProbeReader, from start: UInt64, adts: Bool) throws -> Int? {
+        var off = start, samples = 0
+        var first: ProbeMPEGHeader?
+        while off + 7 <= r.size {
+            let b = try r.read(at: off, count: 7)
+            if adts {
+                guard let h = ProbeADTSHeader(b, at: 0) else { break }
+                samples += 1024 * (Int(b[6] & 3) + 1)
+                off += UInt64(h.frameLength)
+            } else {
+                guard let h = ProbeMPEGHeader(b, at: 0), first.map(h.isConsistent) ?? true else { break }
+                if first == nil { first = h }
+                samples += h.samplesPerFrame
+                off += UInt64(h.frameLength)
+            }
+        }
+        if off < r.size {
+            let rest = try r.read(at: off, count: 8)
+            let tail = r.size - off
+            let closing = ProbeBytes.matches(rest, 0, "TAG") || ProbeBytes.matches(rest, 0, "APETAGEX") || ProbeBytes.matches(rest, 0, "LYRICS")
+            guard closing || tail < 7 else { return nil }
+        }
+        return samples > 0 ? samples : nil
+    }
+
     /// Same for ADTS AAC.
     static func findADTS(_ r: ProbeReader, from start: UInt64, window: Int) throws -> (offset: UInt64, header: ProbeADTSHeader)? {
         let buf = try r.read(at: start, count: window + 7)

@@ -205,6 +205,8 @@ public struct ContainerFacts: Equatable, Sendable {
     /// An MP3 whose length is only estimated from its first frame's bit rate (no Xing, Info or
     /// VBRI frame count): never a promise, so nothing is called cut off by it.
     public var mpegLengthIsEstimate = false
+    /// Where an MP3's or ADTS stream's first frame starts (after any ID3v2 tag).
+    public var mpegFirstFrame: UInt64?
     /// A WAV whose 16-bit PCM samples carry a compressed bitstream (IEC 61937 bursts): `codec`
     /// and `audio` describe the bitstream, which ffmpeg decodes.
     public var iec61937 = false
