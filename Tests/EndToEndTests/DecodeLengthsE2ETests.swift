@@ -86,8 +86,8 @@ import Testing
         }
     }
 
-    /// audio-probe's facts where ffprobe's header reading falls short: ADTS AAC's length counted
-    /// frame by frame (it states none; it was null), AC-3 and E-AC-3 in MP4 with the channels
+    /// audio-probe's facts where ffprobe's header reading falls short: the length of ADTS AAC and
+    /// raw AC-3, E-AC-3 and DTS counted frame by frame (they state none; it was null), AC-3 and E-AC-3 in MP4 with the channels
     /// their `dac3`/`dec3` box states (the sample entry's fixed 2 was shown), and a fragmented
     /// MP4's length unknown rather than 0 s.
     @Test(.enabled(if: haveFFmpeg, "needs ffmpeg and ffprobe"))
@@ -99,14 +99,19 @@ import Testing
         try Self.sh(dir, "ffmpeg -v error \(inputs) -filter_complex '[0][1][2][3][4][5]amerge=inputs=6' -ar 48000 -c:a pcm_s16le s51.wav"
             + " && ffmpeg -v error -i s51.wav -c:a ac3 ac3.mp4 && ffmpeg -v error -i s51.wav -c:a eac3 eac3.mp4"
             + " && ffmpeg -v error -i s51.wav -ac 2 -c:a aac -f adts adts.aac"
-            + " && ffmpeg -v error -i s51.wav -ac 2 -c:a aac -movflags frag_keyframe+empty_moov frag.mp4")
+            + " && ffmpeg -v error -i s51.wav -ac 2 -c:a aac -movflags frag_keyframe+empty_moov frag.mp4"
+            + " && ffmpeg -v error -i s51.wav -c:a ac3 -f ac3 raw.ac3 && ffmpeg -v error -i s51.wav -c:a eac3 -f eac3 raw.eac3"
+            + " && ffmpeg -v error -i s51.wav -c:a dca -strict -2 -f dts raw.dts")
         for name in ["ac3.mp4", "eac3.mp4"] {
             let p = try #require(E2E.run("audio-probe", [dir + "/" + name]).records.first?["probe"], "\(name)")
             #expect(p["channels"]?.intValue == 6, "\(name): \(p)")
             #expect(p["layout"]?.stringValue == "5.1", "\(name): \(p)")
         }
-        let adts = try #require(E2E.run("audio-probe", [dir + "/adts.aac"]).records.first?["probe"])
-        #expect(adts["frames"]?.intValue == (try Self.ffmpegFrames(dir + "/adts.aac")), "\(adts)")
+        // ADTS and raw AC-3, E-AC-3 and DTS state no length: their frames are counted.
+        for name in ["adts.aac", "raw.ac3", "raw.eac3", "raw.dts"] {
+            let p = try #require(E2E.run("audio-probe", [dir + "/" + name]).records.first?["probe"], "\(name)")
+            #expect(p["frames"]?.intValue == (try Self.ffmpegFrames(dir + "/" + name)), "\(name): \(p)")
+        }
         let frag = try #require(E2E.run("audio-probe", [dir + "/frag.mp4"]).records.first?["probe"])
         #expect(frag["duration_seconds"] == .null && frag["frames"] == .null, "\(frag)")
     }

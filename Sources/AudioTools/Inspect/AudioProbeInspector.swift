@@ -124,6 +124,10 @@ public enum AudioProbeInspector {
            let n = try ProbeMPEGScan.countSamples(ProbeReader(bytes), from: start, adts: c.kind == .adts) {
             f.frames = n
         }
+        // Raw AC-3, E-AC-3 and DTS state no length either: their frame headers are counted.
+        if [.ac3, .eac3, .dts].contains(c.kind), let n = try ProbeRawStreams.countSamples(ProbeReader(bytes), kind: c.kind) {
+            f.frames = n
+        }
         let lossless = Self.isLossless(c.codec ?? "")
         if f.decoder == "ffmpeg", !deep, c.hasAudio == true, !lossless {
             // An external decoder costs a process start per file, most of a probe's time. For lossy

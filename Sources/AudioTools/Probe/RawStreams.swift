@@ -121,6 +121,54 @@ enum ProbeRawStreams {
         f.audio = a
     }
 
+    /// The samples a raw AC-3, E-AC-3 or DTS stream decodes to, walking its frame headers to the
+    /// end of the file (these streams state no length); nil when the walk stops at bytes that
+    /// are no frame of the stream, or for another kind.
+    static func countSamples(_ r: ProbeReader, kind: ContainerKind) throws -> Int? {
+        var off: UInt64 = 0, samples = 0
+        while off + 12 <= r.size {
+            let b = try r.read(at: off, count: 12)
+            guard let (bytes, n) = frame(b, kind: kind), bytes > 0 else { break }
+            samples += n
+            off += UInt64(bytes)
+        }
+        let rest = try r.read(at: off, count: 3)
+        guard r.size - off < 12 || ProbeBytes.matches(rest, 0, "TAG") else { return nil }
+        return samples > 0 ? samples : nil
+    }
+
+    /// One frame's length in bytes and the samples it adds, from its header at the start of `b`.
+    private static func frame(_ b: [UInt8], kind: ContainerKind) -> (Int, Int)? {
+        switch kind {
+        case .ac3, .eac3:
+            guard b[0] == 0x0B, b[1] == 0x77 else { return nil }
+            let bsid = b[5] >> 3
+            if bsid > 10 {
+                // E-AC-3: strmtyp 2, substreamid 3, frmsiz 11 (words - 1), fscod 2, numblkscod 2.
+                let strmtyp = b[2] >> 6, words = (Int(b[2] & 7) << 8 | Int(b[3])) + 1
+                let fscod = b[4] >> 6, blocks = fscod == 3 ? 6 : [1, 2, 3, 6][Int(b[4] >> 4) & 3]
+                // Dependent substreams (strmtyp 1) and other programmes' substreams add no time.
+                let independent = strmtyp != 1 && (b[2] >> 3) & 7 == 0
+                return (words * 2, independent ? 256 * blocks : 0)
+            }
+            // AC-3: fscod 2, frmsizecod 6; 1536 samples a frame.
+            let fscod = Int(b[4] >> 6), code = Int(b[4] & 0x3F)
+            guard fscod < 3, code < 38 else { return nil }
+            let kbps = [32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 576, 640][code / 2]
+            let words = fscod == 0 ? 2 * kbps : fscod == 2 ? 3 * kbps : kbps * 1000 * 1536 / 44100 / 16 + (code & 1)
+            return (words * 2, 1536)
+        case .dts:
+            guard ProbeBytes.matches(b, 0, [0x7F, 0xFE, 0x80, 0x01]) else { return nil }
+            // FTYPE 1, SHORT 5, CPF 1, NBLKS 7, FSIZE 14: (NBLKS + 1) blocks of 32 samples, FSIZE + 1 bytes.
+            let v = UInt32(b[4]) << 24 | UInt32(b[5]) << 16 | UInt32(b[6]) << 8 | UInt32(b[7])
+            let nblks = Int(v >> 18) & 0x7F, fsize = Int(v >> 4) & 0x3FFF
+            guard fsize >= 95 else { return nil }
+            return (fsize + 1, (nblks + 1) * 32)
+        default:
+            return nil
+        }
+    }
+
     /// A compressed bitstream carried in 16-bit PCM (IEC 61937, as S/PDIF captures and DVD rips
     /// hold AC-3, E-AC-3 and DTS in a WAV): the burst preamble Pa = 0xF872, Pb = 0x4E1F in the
     /// first 64 KiB of the data chunk, its data type (Pc), and the codec's own header in the
