@@ -152,9 +152,18 @@ import Testing
         // ffmpeg decodes up to the padded block; over 10 s its 222 frames of padding move the reading by hundredths at most.
         let ref = try Self.ffmpegReading(path)
         #expect(abs(ours - ref.lufs) <= 0.05, "\(ours) vs \(ref.lufs)")
+        // The block past the count ends in a full-scale spike (libsndfile's decode of the padding).
+        let peak = try #require(r["loudness"]?["true_peak_dbtp"]?.doubleValue, "\(r)")
+        #expect(abs(peak - ref.peak) <= 0.3, "true peak \(peak) vs ffmpeg \(ref.peak)")
         let p = try #require(E2E.run("audio-probe", [path]).records.first)
         #expect(p["error"] == nil, "\(p)")
         #expect(p["probe"]?["duration_seconds"]?.doubleValue == Double(stated) / 8000, "\(p)")
+        // A `fact` short by far more than a block is a wrong header, not padding: nothing is cut by it.
+        var wrong = bytes
+        for k in 0..<4 { wrong[fact + 8 + k] = UInt8((8000 >> (8 * k)) & 0xFF) }
+        try Data(wrong).write(to: URL(fileURLWithPath: dir + "/wrong-fact.wav"))
+        let w = try #require(E2E.run("lufs-measure", [dir + "/wrong-fact.wav"]).records.first)
+        #expect(w["loudness"]?["frames"]?.intValue == 252 * 320, "\(w)")
     }
 
     /// AC-3 and DTS carried in a 16-bit stereo WAV (IEC 61937 bursts, as S/PDIF captures and DVD

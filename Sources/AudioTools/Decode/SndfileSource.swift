@@ -101,9 +101,11 @@ public final class SndfileSource: AudioSource {
     }
 
     /// Reads no further than `frames`, the length the container states, when the decoder would
-    /// give more (the padding that fills a compressed format's last block).
+    /// give more by less than a block (the padding that fills a compressed format's last block:
+    /// 320 frames for GSM, at most a few thousand for ADPCM). A count short by more is not a
+    /// block's padding but a wrong header, and nothing is cut by it.
     func stopAtStatedLength(_ frames: Int) {
-        guard frames > 0, let n = format.frameCount, frames < n else { return }
+        guard frames > 0, let n = format.frameCount, frames < n, n - frames < 8192 else { return }
         statedLimit = frames
         format.frameCount = frames
     }
