@@ -37,6 +37,8 @@ TEST_DEPS  := ffmpeg:ffmpeg sox:sox espeak-ng:espeak-ng man:man-db cc:gcc
 TEST_DEPS  += parallel:parallel
 # The encoders people use, for the format zoo the decode tests build (issue 26).
 TEST_DEPS  += lame:lame flac:flac oggenc:vorbis-tools opusenc:opus-tools wavpack:wavpack mpg123:mpg123
+# mpcenc: Musepack SV8, which only ffmpeg decodes (routed by its bytes, issue 43).
+TEST_DEPS  += mpcenc:musepack-tools
 # Chromium: the report tests render the pages in a headless browser.
 TEST_DEPS  += chromium:chromium
 # jq: the docs' examples use it, and the test suite runs every example (DocExamplesE2ETests).

@@ -58,6 +58,33 @@ import Testing
         }
     }
 
+    /// MP3 (with its LAME tag, with an ID3v2 tag in front, without either) and ADTS AAC piped
+    /// in: read through the ffmpeg child, measured as the file is (the LAME tag's end padding
+    /// trimmed as from the file), where they used to be refused as `unrecognised`.
+    @Test(.enabled(if: ffmpeg && E2E.has("lame"), "needs ffmpeg and lame to make the material"))
+    func mp3AndADTSPipesMeasureAsTheFile() throws {
+        let dir = E2E.tempDir("stdin-mpeg")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        _ = try material(dir)
+        let made = try sh("cd '\(dir)' && lame --quiet -V 4 src.wav tagged.mp3 && lame --quiet -b 128 -t src.wav bare.mp3"
+            + " && lame --quiet -V 2 --tt Title --ta Artist --id3v2-only src.wav id3.mp3"
+            + " && ffmpeg -v error -i src.wav -c:a aac -f adts adts.aac")
+        #expect(made.status == 0)
+        for file in ["tagged.mp3", "bare.mp3", "id3.mp3", "adts.aac"] {
+            let disk = try sh("cd '\(dir)' && lufs-measure \(file)")
+            let pipe = try sh("cd '\(dir)' && cat \(file) | lufs-measure -")
+            #expect(disk.status == 0 && pipe.status == 0, "\(file): \(pipe.stdout)")
+            let d = try JSON.parse(disk.stdout), p = try JSON.parse(pipe.stdout)
+            #expect(p["error"] == nil, "\(file): \(pipe.stdout)")
+            #expect(p["loudness"]?["frames"]?.intValue == d["loudness"]?["frames"]?.intValue, "\(file): \(pipe.stdout) vs \(disk.stdout)")
+            for key in ["integrated_lufs", "true_peak_dbtp", "loudness_range_lu"] {
+                let a = try #require(p["loudness"]?[key]?.doubleValue, "\(file) \(key)"), b = try #require(d["loudness"]?[key]?.doubleValue)
+                #expect(abs(a - b) <= 0.011, "\(file) \(key): \(a) vs \(b)")
+            }
+            #expect(p["loudness"]?["file"]?["pipe"]?.boolValue == true)
+        }
+    }
+
     @Test(.enabled(if: ffmpeg, "needs ffmpeg for the material"))
     func badInputs() throws {
         let dir = E2E.tempDir("stdin-bad")

@@ -18,6 +18,9 @@ public struct DecodeError: Error, Equatable, Sendable {
         case needsFFmpeg(container: String, codec: String?)
         /// libsndfile clamped a data chunk that runs past the end of the file.
         case headerPromisesMore
+        /// 16-bit PCM carrying a compressed bitstream (IEC 61937) that no decoder here unpacks:
+        /// `codec` names what the bursts hold (E-AC-3, TrueHD...).
+        case bitstreamInPCM(codec: String)
         /// A sample rate outside 8 kHz...384 kHz.
         case sampleRateOutOfRange(Int)
 

@@ -113,12 +113,12 @@ public enum Decoder {
     /// missing for MP4/Matroska/ASF, or not an audio container at all).
     public static func decoderKind(for kind: ContainerKind) -> DecoderKind? {
         switch kind {
-        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf: return .libsndfile
+        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf, .au: return .libsndfile
         case .ogg(.opus): return .libopusfile
         case .ogg(.flac): return FFmpegSource.isAvailable ? .ffmpeg : nil
         case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : .libsndfile
         case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? .ffmpeg : nil
-        case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta: return FFmpegSource.isAvailable ? .ffmpeg : nil
+        case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .musepack, .flv, .amr: return FFmpegSource.isAvailable ? .ffmpeg : nil
         default: return nil
         }
     }
@@ -144,16 +144,20 @@ public enum Decoder {
     /// The decoder for a file whose bytes were judged usable, or `unsupported-codec` saying what
     /// to install when this build has none for it.
     public static func requireDecoder(_ path: String, facts: ContainerFacts) throws -> DecoderKind {
+        if facts.iec61937, !spdifCodecs.contains(facts.codec ?? "") { throw DecodeError(path, .bitstreamInPCM(codec: facts.codec ?? "unknown")) }
         guard let kind = facts.ffmpegOnly ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : decoderKind(for: facts.kind) else {
             throw DecodeError(path, .needsFFmpeg(container: facts.container, codec: facts.codec))
         }
         return kind
     }
 
+    /// What ffmpeg's `spdif` reader unpacks from IEC 61937 bursts (not E-AC-3 or TrueHD).
+    static let spdifCodecs: Set<String> = ["ac3", "dts", "aac", "mp1", "mp2", "mp3"]
+
     /// Frames the container states for its audio track, when its timescale is the sample rate.
     public static func statedFrames(_ facts: ContainerFacts) -> Int? {
         guard let t = facts.mp4?.tracks.first(where: { $0.handler == "soun" }), let ts = t.timescale, let d = t.duration,
-              let rate = t.audio?.sampleRate ?? facts.audio?.sampleRate, Double(ts) == rate, d < UInt64(Int.max) else { return nil }
+              let rate = t.audio?.sampleRate ?? facts.audio?.sampleRate, Double(ts) == rate, d > 0, d < UInt64(Int.max) else { return nil }
         return Int(d)
     }
 
@@ -166,11 +170,16 @@ public enum Decoder {
             let streams = StreamFacts()
             // ffprobe and the decoder's ffmpeg start together (each reads the file's headers).
             if wanted || asksForStreams(facts) { streams.start(path) }
-            let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts))
+            let s = try FFmpegSource(path: path, expectedFrames: statedFrames(facts), inputFormat: facts.iec61937 ? "spdif" : nil)
             return Opened(path: path, source: s, identity: identity, sndfile: nil, facts: facts, decoder: kind, streamFacts: streams)
         }
         if let ogg = try openOgg(path, facts: facts, identity: identity, file: file) { return ogg }
         let s = try SndfileSource(path: path, file: file)
+        // A compressed WAV's `fact` count is its length: the last block's padding is not audio.
+        if facts.kind == .wav, let stated = facts.wavFactFrames, s.description.isLossy || !s.description.codec.hasPrefix("pcm_"),
+           stated < UInt64(Int.max) {
+            s.stopAtStatedLength(Int(stated))
+        }
         if s.isTruncatedByHeader {
             throw DecodeError(path, .headerPromisesMore)
         }

@@ -32,11 +32,17 @@ public final class FFmpegSource: AudioSource {
         return nil
     }
 
+    /// ffmpeg's demuxer for the file when its bytes chose it (`spdif`: IEC 61937 bursts in a
+    /// WAV, so they are never read as PCM), nil to let ffmpeg probe.
+    public let inputFormat: String?
+
     /// Starts decoding the first audio stream of `path`. `expectedFrames`, when the container
     /// states it, lets a decode that stops early be reported as cut off. Throws DecodeError when
     /// ffmpeg is missing or finds no decodable audio.
-    public init(path: String, expectedFrames: Int? = nil, audioStream: Int = 0, window: (start: Double, length: Double)? = nil) throws {
+    public init(path: String, expectedFrames: Int? = nil, audioStream: Int = 0, window: (start: Double, length: Double)? = nil,
+                inputFormat: String? = nil) throws {
         self.path = path
+        self.inputFormat = inputFormat
         self.audioStream = audioStream
         self.window = window
         guard FFmpegSource.ffmpegPath != nil else {
@@ -51,7 +57,8 @@ public final class FFmpegSource: AudioSource {
     private func start() throws {
         // No -ss at 0: seeking there decodes the codec's first frame differently.
         let seek = window.map { ($0.start > 0 ? ["-ss", String(format: "%.3f", $0.start)] : []) + ["-t", String(format: "%.3f", $0.length)] } ?? []
-        let args = ["-nostdin", "-v", "error"] + seek + ["-i", "file:" + path, "-map", "0:a:\(audioStream)", "-vn", "-sn", "-dn",
+        let demuxer = inputFormat.map { ["-f", $0] } ?? []
+        let args = ["-nostdin", "-v", "error"] + seek + demuxer + ["-i", "file:" + path, "-map", "0:a:\(audioStream)", "-vn", "-sn", "-dn",
                     "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"] as [String]
         do {
             child = try ChildProcess(FFmpegSource.ffmpegPath!, args)

@@ -22,8 +22,13 @@ public struct SndfileDescription: Equatable, Sendable {
 /// failed open is global, so opens are serialised (`Libsndfile.openLock`).
 public final class SndfileSource: AudioSource {
     public let path: String
-    public let format: AudioFormat
+    public private(set) var format: AudioFormat
     public let description: SndfileDescription
+    /// The frames the container states when fewer than the decoder hands out (a WAV `fact`
+    /// count before a GSM or ADPCM block's padding): reading stops there.
+    private var statedLimit: Int?
+    /// libsndfile can't seek in this encoding (GSM 6.10 in WAV): it is only read straight through.
+    public let cannotSeek: Bool
     private var handle: OpaquePointer?
     private var interleaved: [Float] = []
     private var framesRead = 0
@@ -72,6 +77,7 @@ public final class SndfileSource: AudioSource {
             sf_close(h); handle = nil
             throw DecodeError(path, .impossibleHeader(channels: Int(info.channels), sampleRate: Int(info.samplerate)))
         }
+        cannotSeek = info.seekable == 0
         let log = SndfileSource.logInfo(h)
         promisedFrames = SndfileSource.promisedFrames(log: log, channels: Int(info.channels), format: info.format)
         format = AudioFormat(sampleRate: Int(info.samplerate), channelCount: Int(info.channels),
@@ -98,6 +104,22 @@ public final class SndfileSource: AudioSource {
         return t
     }
 
+    /// Reads no further than `frames`, the length the container states, when the decoder would
+    /// give more by less than a block (the padding that fills a compressed format's last block:
+    /// 320 frames for GSM, at most a few thousand for ADPCM). A count short by more is not a
+    /// block's padding but a wrong header, and nothing is cut by it.
+    func stopAtStatedLength(_ frames: Int) {
+        guard frames > 0, let n = format.frameCount, frames < n, n - frames < 8192 else { return }
+        statedLimit = frames
+        format.frameCount = frames
+    }
+
+    /// `maxFrames`, no further than the stated length.
+    private func allowed(_ maxFrames: Int) -> Int {
+        guard let limit = statedLimit else { return maxFrames }
+        return max(0, min(maxFrames, limit - framesRead))
+    }
+
     /// True when the header promised more audio than the file holds (a cut-off download).
     public var isTruncatedByHeader: Bool { promisedFrames.map { $0 > (format.frameCount ?? 0) } ?? false }
 
@@ -105,7 +127,8 @@ public final class SndfileSource: AudioSource {
         guard let h = handle else { return 0 }
         let ch = format.channelCount
         if interleaved.count < maxFrames * ch { interleaved = [Float](repeating: 0, count: maxFrames * ch) }
-        let n = Int(interleaved.withUnsafeMutableBufferPointer { sf_readf_float(h, $0.baseAddress, sf_count_t(maxFrames)) })
+        let want = allowed(maxFrames)
+        let n = want == 0 ? 0 : Int(interleaved.withUnsafeMutableBufferPointer { sf_readf_float(h, $0.baseAddress, sf_count_t(want)) })
         if block.channels.count != ch { block.channels = Array(repeating: [], count: ch) }
         for c in 0..<ch where block.channels[c].count < maxFrames {
             block.channels[c] = [Float](repeating: 0, count: maxFrames)
@@ -166,7 +189,8 @@ public final class SndfileSource: AudioSource {
     /// for `maxFrames` × channels samples. For readers that hash or copy frames as they come.
     public func readInterleaved(into buffer: UnsafeMutablePointer<Float>, maxFrames: Int) throws -> Int {
         guard let h = handle else { return 0 }
-        let n = Int(sf_readf_float(h, buffer, sf_count_t(maxFrames)))
+        let want = allowed(maxFrames)
+        let n = want == 0 ? 0 : Int(sf_readf_float(h, buffer, sf_count_t(want)))
         try checkRead(h, n)
         if n > 0, description.isFloat { try checkFinite(interleaved: buffer, frames: n) }
         return try finishRead(n)
@@ -176,7 +200,8 @@ public final class SndfileSource: AudioSource {
     public func readInterleaved(into buffer: UnsafeMutablePointer<Int16>, maxFrames: Int) throws -> Int {
         precondition(hasExact16BitSamples, "16-bit reads of a file that isn't 16-bit would round")
         guard let h = handle else { return 0 }
-        let n = Int(sf_readf_short(h, buffer, sf_count_t(maxFrames)))
+        let want = allowed(maxFrames)
+        let n = want == 0 ? 0 : Int(sf_readf_short(h, buffer, sf_count_t(want)))
         try checkRead(h, n)
         return try finishRead(n)
     }

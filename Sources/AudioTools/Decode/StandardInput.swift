@@ -3,7 +3,7 @@ import Foundation
 /// Audio read from standard input (`-`), or from a file still being written (`--follow`):
 /// sniffed from its first bytes, then read forward only. WAV (with ffmpeg's unknown-length pipe
 /// header), RF64, AU and raw PCM are read here, sample for sample as libsndfile reads the same
-/// file; FLAC, Ogg, CAF, W64 and AIFF go through one ffmpeg child reading the stream.
+/// file; FLAC, Ogg, CAF, W64, AIFF, MP3 and ADTS AAC go through one ffmpeg child reading the stream.
 public enum StandardInput {
     /// `--raw`: the layout of headerless PCM on standard input, when given.
     nonisolated(unsafe) public static var raw: PCMStreamFormat?
@@ -63,13 +63,40 @@ public enum StandardInput {
         case "fLaC", "OggS", "caff", "riff", "FORM":
             break
         default:
-            throw DecodeError(path, .unrecognisedFormat)
+            guard let mpeg = mpegStream(reader.peek(16384)) else { throw DecodeError(path, .unrecognisedFormat) }
+            let s = try StreamedFFmpegSource(path: path, input: reader, isPipe: isPipe, format: mpeg.format, frameLimit: mpeg.frames)
+            return try opened(s, nil, .ffmpeg)
         }
         if let layout {
             let s = StreamedPCMSource(path: path, reader: reader, layout: layout, isPipe: isPipe, drainsAfter: isPipe)
             return try opened(s, layout.sndfileDescription, .libsndfile)
         }
         return try opened(try StreamedFFmpegSource(path: path, input: reader, isPipe: isPipe), nil, .ffmpeg)
+    }
+
+    /// A stream of MPEG audio or ADTS AAC frames whose first bytes are `b`: ffmpeg's demuxer for
+    /// it (nil after an ID3v2 tag that hides the first frame: ffmpeg finds it), and an MP3's
+    /// gapless length from its LAME tag (ffmpeg trims the end padding only where it can seek).
+    /// A frame header counts when the next frame agrees (or lies past `b`). Nil for anything else.
+    static func mpegStream(_ b: [UInt8]) -> (format: String?, frames: Int?)? {
+        var at = 0
+        if b.count >= 10, b[0] == 0x49, b[1] == 0x44, b[2] == 0x33, b[3] != 0xFF, b[4] != 0xFF {
+            // The tag's size: four 7-bit bytes, then 10 more for a footer.
+            let size = (6..<10).reduce(0) { $0 << 7 | Int(b[$1] & 0x7F) } + (b[5] & 0x10 != 0 ? 20 : 10)
+            guard size + 4 <= b.count, ProbeMPEGHeader(b, at: size) != nil else { return (nil, nil) }
+            at = size
+        }
+        if let h = ProbeMPEGHeader(b, at: at) {
+            let next = at + h.frameLength
+            let agrees = next + 4 > b.count ? b.count >= next : ProbeMPEGHeader(b, at: next).map(h.isConsistent) ?? false
+            if agrees { return ("mp3", h.gaplessLength(Array(b[at...]))) }
+        }
+        if let h = ProbeADTSHeader(b, at: 0) {
+            let next = h.frameLength
+            if next + 7 > b.count { return b.count >= next ? ("aac", nil) : nil }
+            if let h2 = ProbeADTSHeader(b, at: next), h2.sampleRate == h.sampleRate { return ("aac", nil) }
+        }
+        return at > 0 ? (nil, nil) : nil
     }
 
     /// Reads a header from what `reader` holds ahead (looking further until `parse` decides),

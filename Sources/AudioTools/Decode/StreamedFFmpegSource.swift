@@ -1,6 +1,6 @@
 import Foundation
 
-/// A compressed stream (FLAC, Ogg, CAF, W64, AIFF...) decoded by one ffmpeg child that reads it
+/// A compressed stream (FLAC, Ogg, CAF, W64, AIFF, MP3, ADTS AAC...) decoded by one ffmpeg child that reads it
 /// on its stdin: a thread pumps the input (the sniffed bytes first) into the child, and the
 /// float WAV it writes is read as StreamedPCMSource reads a piped WAV. The child ends on every
 /// path: at the end of the input, when this source is released (killed), and on a stop signal
@@ -16,12 +16,19 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
     private var framesRead = 0
     private var extraNotes: [String] = []
 
-    public init(path: String, input: PipeReader, isPipe: Bool) throws {
+    /// The frames the stream states (an MP3's LAME tag): what ffmpeg decodes past it is the
+    /// encoder's padding, read and dropped.
+    private let frameLimit: Int?
+
+    /// `format`: ffmpeg's demuxer for the input when its bytes named it ("mp3", "aac"), so ffmpeg
+    /// need not guess from a stream's first frames; `frameLimit`: the length the stream states.
+    public init(path: String, input: PipeReader, isPipe: Bool, format: String? = nil, frameLimit: Int? = nil) throws {
         self.path = path
+        self.frameLimit = frameLimit
         self.input = input
         self.isPipe = isPipe
         guard let ffmpeg = FFmpegSource.ffmpegPath else { throw DecodeError(path, .ffmpegMissing) }
-        let args = ["-v", "error", "-i", "pipe:0", "-map", "0:a:0", "-vn", "-sn", "-dn",
+        let args = ["-v", "error"] + (format.map { ["-f", $0] } ?? []) + ["-i", "pipe:0", "-map", "0:a:0", "-vn", "-sn", "-dn",
                     "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
         let c: ChildProcess
         do { c = try ChildProcess(ffmpeg, args, stdin: .pipe) } catch {
@@ -103,7 +110,18 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
     }
 
     public func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {
-        let n = try inner.read(into: &block, maxFrames: maxFrames)
+        var n: Int
+        if let limit = frameLimit, framesRead + maxFrames > limit {
+            n = limit > framesRead ? try inner.read(into: &block, maxFrames: limit - framesRead) : 0
+            if n == 0 {
+                // Past the stated length: the padding is decoded to the end and dropped.
+                var scratch = AudioBlock(channelCount: format.channelCount, capacity: 8192)
+                while try inner.read(into: &scratch, maxFrames: 8192) > 0 {}
+                block.frames = 0
+            }
+        } else {
+            n = try inner.read(into: &block, maxFrames: maxFrames)
+        }
         framesRead += n
         if n == 0, let c = child {
             let t = finish(c)

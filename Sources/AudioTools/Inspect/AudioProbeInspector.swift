@@ -112,12 +112,22 @@ public enum AudioProbeInspector {
         }
         // MP4 states the audio track's length in its own timescale: exact frames when that is the rate.
         if let t = c.mp4?.tracks.first(where: { $0.handler == "soun" }), let ts = t.timescale, let d = t.duration,
-           let rate = f.sampleRate, Int(ts) == rate, d < UInt64(Int.max) {
+           let rate = f.sampleRate, Int(ts) == rate, d > 0, d < UInt64(Int.max) {
             f.frames = Int(d)
         }
         if let ch = f.channels { f.layout = layoutName(ChannelLayout.standard(channelCount: ch)) }
         if let refusal = ProbeVerdicts.refusal(for: c, path: path) { throw refusal }
         f.decoder = try Decoder.requireDecoder(path, facts: c).rawValue
+        // An MP3 without a stated frame count, or ADTS AAC (which has none): the length is
+        // counted frame by frame, not guessed from the first frame's bit rate (or left unknown).
+        if c.mpegLengthIsEstimate || c.kind == .adts, let start = c.mpegFirstFrame,
+           let n = try ProbeMPEGScan.countSamples(ProbeReader(bytes), from: start, adts: c.kind == .adts) {
+            f.frames = n
+        }
+        // Raw AC-3, E-AC-3 and DTS state no length either: their frame headers are counted.
+        if [.ac3, .eac3, .dts].contains(c.kind), let n = try ProbeRawStreams.countSamples(ProbeReader(bytes), kind: c.kind) {
+            f.frames = n
+        }
         let lossless = Self.isLossless(c.codec ?? "")
         if f.decoder == "ffmpeg", !deep, c.hasAudio == true, !lossless {
             // An external decoder costs a process start per file, most of a probe's time. For lossy

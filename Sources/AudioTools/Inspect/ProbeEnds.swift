@@ -45,7 +45,9 @@ enum ProbeEnds {
         }
         if let total = format.frameCount, !deep {
             // The ffmpeg source seeks by decoding from the start, so for it reading on is never slower.
-            if position < builder.tailStartFrame, !(source is FFmpegSource) {
+            // A decoder that can't seek in this encoding (libsndfile's GSM 6.10 in WAV) is read
+            // on to the end instead: the end is reached either way, only more slowly.
+            if position < builder.tailStartFrame, !(source is FFmpegSource), (source as? SndfileSource)?.cannotSeek != true {
                 do {
                     try source.seek(toFrame: builder.tailStartFrame)
                     position = builder.tailStartFrame

@@ -278,6 +278,33 @@ public struct ChannelLayout: Equatable, Sendable {
         return (resolved.layout, resolved.guessed ? resolved.layout.guessNote : nil, resolved.fromFile ? .file : .channelCount)
     }
 
+    /// The weight ffmpeg's `ebur128` filter gives a channel: 1.41 for every back, side and top
+    /// back channel of its channel mask, 0 for the LFE, 1.0 otherwise (not by position).
+    static func ffmpegWeight(_ role: ChannelRole) -> Double {
+        switch role {
+        case .lfe, .lfe2: return 0
+        case .leftSurround, .rightSurround, .leftSideSurround, .rightSideSurround, .leftBack, .rightBack, .backCentre,
+             .topBackLeft, .topBackRight, .topBackCentre:
+            return ChannelPosition.lateralWeight
+        default: return 1.0
+        }
+    }
+
+    /// For a layout ffmpeg's `ebur128` weighs otherwise (7.1's back pair, top back channels,
+    /// wides): the sentence for a record's notes naming those channels, so a reader comparing
+    /// with ffmpeg knows why it differs; nil where the two agree (mono to 5.1).
+    public var ffmpegWeightingNote: String? {
+        guard !isDualMono else { return nil }
+        let differ = roles.filter { $0 != .unknown && $0.weight != Self.ffmpegWeight($0) }
+        guard !differ.isEmpty else { return nil }
+        func list(_ rs: [ChannelRole]) -> String { rs.map(\.label).joined(separator: ", ") }
+        let heavier = differ.filter { Self.ffmpegWeight($0) > $0.weight }, lighter = differ.filter { Self.ffmpegWeight($0) < $0.weight }
+        var parts: [String] = []
+        if !heavier.isEmpty { parts.append("\(list(heavier)) 1.41 where BS.1770-4 by position (as here) weighs them 1.0") }
+        if !lighter.isEmpty { parts.append("\(list(lighter)) 1.0 where BS.1770-4 weighs them 1.41") }
+        return "ffmpeg's ebur128 filter weighs \(parts.joined(separator: ", and ")), so its integrated loudness of this layout differs from this one where those channels carry sound."
+    }
+
     /// The sentence for a record's notes when `resolve` guessed.
     public var guessNote: String {
         if roles.allSatisfy({ $0 == .unknown }) {

@@ -161,6 +161,7 @@ struct LoudnessMeasureJob {
         if let analyzer { keepAnalysis?(analyzer.finish(settings: TruePeakLimiter.Settings(ceilingDBTP: -1)), weighted.weights) }
         var m = meter.finish()
         if let n = layoutNote, !dual { m.notes.append(n) }
+        if !dual, let n = layout.ffmpegWeightingNote { m.notes.append(n) }
         var loudness = LoudnessRecord.json(m, layout: layout, dualMono: dual, identity: identity,
                                            gate: gate.map { ($0, gateLabel) })
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }

@@ -93,6 +93,8 @@ enum ProbeChunkReaders {
                 ds64Data = ProbeBytes.le64(p, 8)
             case "fmt ":
                 wavFormat(try r.read(at: body, count: Int(min(len, 64))), into: &f)
+            case "fact":
+                if len >= 4, let n = ProbeBytes.le32(try r.read(at: body, count: 4), 0) { f.wavFactFrames = UInt64(n) }
             case "data":
                 if rf64 && len32 == 0xFFFF_FFFF, let d = ds64Data { len = d }
                 dataSize = min(len, r.size - body)

@@ -8,14 +8,28 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     switch sniff.kind {
     case .wav:
         try ProbeChunkReaders.readWAV(r, rf64: false, into: &f)
-        f.ffmpegOnly = try ProbeRawStreams.isStreamedWAV(r)
+        // MPEG audio in WAV: libsndfile stops at (or waits for) a length it guesses from the
+        // bit rate; ffmpeg decodes every frame.
+        f.ffmpegOnly = try ProbeRawStreams.isStreamedWAV(r) || f.codec == "mp3" || f.codec == "mp2"
+        // AC-3, E-AC-3 or DTS carried as 16-bit stereo PCM: never measured as PCM; ffmpeg's WAV
+        // reader finds the bursts and decodes what they hold.
+        if f.codec == "pcm", f.audio?.bitsPerSample == 16, f.audio?.channels == 2, let burst = try ProbeRawStreams.iec61937(r) {
+            var a = burst.audio ?? ProbeAudioParameters(format: burst.codec)
+            // The bursts keep the PCM's timing, except E-AC-3's and TrueHD's (sent at four times the rate).
+            if !["eac3", "truehd"].contains(burst.codec) { a.duration = f.audio?.duration }
+            f.codec = burst.codec
+            f.audio = a
+            f.iec61937 = true
+            f.ffmpegOnly = true
+        }
     case .rf64: try ProbeChunkReaders.readWAV(r, rf64: true, into: &f)
     case .w64: try ProbeChunkReaders.readW64(r, into: &f)
     case .aiff: try ProbeChunkReaders.readAIFF(r, compressed: false, into: &f)
     case .aifc: try ProbeChunkReaders.readAIFF(r, compressed: true, into: &f)
     case .caf:
         try ProbeChunkReaders.readCAF(r, into: &f)
-        f.ffmpegOnly = f.codec == "alac"
+        // libsndfile reads neither ALAC nor Opus in CAF.
+        f.ffmpegOnly = f.codec == "alac" || f.codec == "opus"
     case .flac:
         f.codec = "flac"
         if sniff.leadingTagBytes > 0, let tag = try ProbeID3Reader.read(r, at: 0) { f.tags = tag.tags }
@@ -25,8 +39,8 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
         try ProbeOggReader.read(r, codec: codec, into: &f)
     case .mp3, .adts:
         try readMPEGStream(r, sniff, into: &f)
-        f.ffmpegOnly = sniff.afterJunk
-    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta:
+        f.ffmpegOnly = sniff.afterJunk || f.mpegLengthIsEstimate
+    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr:
         try ProbeRawStreams.read(r, kind: sniff.kind, into: &f)
     case .isoMedia:
         let w = ProbeMP4Walker(r)
@@ -75,6 +89,7 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
         }
     }
     if let at = sniff.firstFrameOffset {
+        f.mpegFirstFrame = at
         let b = try r.read(at: at, count: 64)
         if sniff.kind == .mp3, let h = ProbeMPEGHeader(b, at: 0) {
             f.codec = h.codecName
@@ -86,6 +101,9 @@ private func readMPEGStream(_ r: ProbeReader, _ sniff: ContainerSniff, into f: i
                 if let d = a.duration, d > 0, r.size > at { a.bitRate = Int((Double(r.size - at) * 8 / d).rounded()) }
             } else {
                 a.bitRate = h.bitrateKbps * 1000
+                // No Xing/Info/VBRI frame count: libsndfile (mpg123) would stop at a length
+                // guessed from the first frame, so ffmpeg decodes it to its last frame.
+                f.mpegLengthIsEstimate = true
                 // Constant bitrate: the audio bytes at the first frame's bitrate (an estimate).
                 let v1: UInt64 = try ProbeBytes.matches(r.read(at: r.size >= 128 ? r.size - 128 : 0, count: 3), 0, "TAG") ? 128 : 0
                 let audioBytes = r.size > at + v1 ? r.size - at - v1 : 0

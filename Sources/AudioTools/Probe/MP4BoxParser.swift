@@ -191,7 +191,8 @@ final class ProbeMP4Walker {
                 }
             }
         }
-        if track.handler == "soun", var a = track.audio, let ts = track.timescale, ts > 0, let d = track.duration {
+        // A fragmented file's moov states 0 (its samples are in the fragments): unknown, not 0 s.
+        if track.handler == "soun", var a = track.audio, let ts = track.timescale, ts > 0, let d = track.duration, d > 0 {
             a.duration = Double(d) / Double(ts)
             track.audio = a
         }
@@ -280,6 +281,14 @@ final class ProbeMP4Walker {
                         track.audio = a
                     }
                 }
+            case "dac3", "dec3":
+                // The AC-3 / E-AC-3 specific box states the channels (acmod, lfeon; ETSI TS 102 366
+                // Annex F): the sample entry's channel count is a fixed 2.
+                let p = try self.payload(box, cap: 16)
+                if var a = track.audio, let ch = Self.ac3Channels(Array(p), eac3: box.typeName == "dec3") {
+                    a.channels = ch
+                    track.audio = a
+                }
             case "alac":
                 // Full box header then ALACSpecificConfig (24 bytes). In QuickTime 'wave' the
                 // 'alac' child may also be a bare 4-byte marker: then nothing to read.
@@ -294,6 +303,22 @@ final class ProbeMP4Walker {
             }
         }
         t = track
+    }
+
+    /// Channels from a `dac3` payload (fscod 2, bsid 5, bsmod 3, acmod 3, lfeon 1 bits) or a
+    /// `dec3` one (data_rate 13, num_ind_sub 3, then the first substream's fscod 2, bsid 5, 1,
+    /// asvc 1, bsmod 3, acmod 3, lfeon 1): the channels acmod names, plus the LFE.
+    static func ac3Channels(_ p: [UInt8], eac3: Bool) -> Int? {
+        let acmod: Int, lfe: Int
+        if eac3 {
+            guard let v = ProbeBytes.be32(p, 0) else { return nil }
+            acmod = Int(v >> 1) & 7; lfe = Int(v & 1)
+        } else {
+            guard p.count >= 3 else { return nil }
+            let v = Int(p[0]) << 16 | Int(p[1]) << 8 | Int(p[2])
+            acmod = (v >> 11) & 7; lfe = (v >> 10) & 1
+        }
+        return [2, 1, 2, 3, 3, 4, 4, 5][acmod] + lfe
     }
 
     func walkUdta(_ udta: Box, depth: Int) throws {

@@ -63,6 +63,27 @@ extension ProbeMPEGHeader {
         return nil
     }
 
+    /// The frames of audio a Xing/Info header with a LAME extension states, gapless: the frame
+    /// count × samples per frame, less the encoder's delay and padding (12 bits each, 21 bytes
+    /// into the extension). Nil without both.
+    func gaplessLength(_ f: [UInt8]) -> Int? {
+        let side = version == 1 ? (channels == 1 ? 17 : 32) : (channels == 1 ? 9 : 17)
+        let x = 4 + side
+        guard ProbeBytes.matches(f, x, "Xing") || ProbeBytes.matches(f, x, "Info"),
+              let flags = ProbeBytes.be32(f, x + 4), flags & 1 != 0, let frames = ProbeBytes.be32(f, x + 8) else { return nil }
+        var lame = x + 12
+        if flags & 2 != 0 { lame += 4 }
+        if flags & 4 != 0 { lame += 100 }
+        if flags & 8 != 0 { lame += 4 }
+        guard ProbeBytes.matches(f, lame, "LAME") || ProbeBytes.matches(f, lame, "Lavc") || ProbeBytes.matches(f, lame, "Lavf"),
+              lame + 24 <= f.count else { return nil }
+        let d = lame + 21
+        let delay = Int(f[d]) << 4 | Int(f[d + 1]) >> 4
+        let padding = Int(f[d + 1] & 0x0F) << 8 | Int(f[d + 2])
+        let total = Int(frames) * samplesPerFrame - delay - padding
+        return total > 0 ? total : nil
+    }
+
     var codecName: String { layer == 3 ? "mp3" : layer == 2 ? "mp2" : "mp1" }
 
     /// Same stream: a following frame must agree on version, layer and sample rate.
@@ -114,6 +135,35 @@ enum ProbeMPEGScan {
             i += 1
         }
         return nil
+    }
+
+    /// The samples a stream of MPEG audio (or ADTS AAC) frames from `start` decodes to, walking
+    /// every frame header to the end of the file: for a stream no header states the length of.
+    /// Nil when the walk stops at bytes that are neither a frame nor a closing tag (ID3v1, APE,
+    /// Lyrics3), where a count would be short.
+    static func countSamples(_ r: ProbeReader, from start: UInt64, adts: Bool) throws -> Int? {
+        var off = start, samples = 0
+        var first: ProbeMPEGHeader?
+        while off + 7 <= r.size {
+            let b = try r.read(at: off, count: 7)
+            if adts {
+                guard let h = ProbeADTSHeader(b, at: 0) else { break }
+                samples += 1024 * (Int(b[6] & 3) + 1)
+                off += UInt64(h.frameLength)
+            } else {
+                guard let h = ProbeMPEGHeader(b, at: 0), first.map(h.isConsistent) ?? true else { break }
+                if first == nil { first = h }
+                samples += h.samplesPerFrame
+                off += UInt64(h.frameLength)
+            }
+        }
+        if off < r.size {
+            let rest = try r.read(at: off, count: 8)
+            let tail = r.size - off
+            let closing = ProbeBytes.matches(rest, 0, "TAG") || ProbeBytes.matches(rest, 0, "APETAGEX") || ProbeBytes.matches(rest, 0, "LYRICS")
+            guard closing || tail < 7 else { return nil }
+        }
+        return samples > 0 ? samples : nil
     }
 
     /// Same for ADTS AAC.

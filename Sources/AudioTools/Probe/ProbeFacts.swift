@@ -6,6 +6,10 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     case matroska, webm, asf, avi
     /// Raw AC-3, E-AC-3 and DTS streams, MPEG transport streams, WavPack and TTA: ffmpeg decodes them.
     case ac3, eac3, dts, mpegts, wavpack, tta
+    /// Sun/NeXT AU (`.snd`): libsndfile reads it.
+    case au
+    /// Musepack (SV7 `MP+`, SV8 `MPCK`), Flash Video and AMR: only ffmpeg decodes them.
+    case musepack, flv, amr
     /// Audible's older .aa audiobook format (always DRM-protected).
     case audibleAA
     case midi
@@ -44,6 +48,10 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
         case .mpegts: return "mpegts"
         case .wavpack: return "wv"
         case .tta: return "tta"
+        case .au: return "au"
+        case .musepack: return "mpc"
+        case .flv: return "flv"
+        case .amr: return "amr"
         case .audibleAA: return "aa"
         case .midi: return "midi"
         case .png: return "png"
@@ -67,7 +75,7 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     public var isMediaContainer: Bool {
         switch self {
         case .wav, .rf64, .w64, .aiff, .aifc, .flac, .ogg, .mp3, .adts, .caf, .isoMedia,
-             .matroska, .webm, .asf, .avi, .audibleAA, .ac3, .eac3, .dts, .mpegts, .wavpack, .tta:
+             .matroska, .webm, .asf, .avi, .audibleAA, .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr:
             return true
         default:
             return false
@@ -191,6 +199,17 @@ public struct ContainerFacts: Equatable, Sendable {
     /// The container is one libsndfile knows, but these bytes are ones it can't read (a WAV
     /// whose sizes say "unknown", ALAC in CAF, MP3 behind junk): ffmpeg decodes them.
     public var ffmpegOnly = false
+    /// The frames per channel a WAV `fact` chunk states for a compressed encoding (GSM, ADPCM,
+    /// MP3 in WAV): the length, where a decoder would also hand out its last block's padding.
+    public var wavFactFrames: UInt64?
+    /// An MP3 whose length is only estimated from its first frame's bit rate (no Xing, Info or
+    /// VBRI frame count): never a promise, so nothing is called cut off by it.
+    public var mpegLengthIsEstimate = false
+    /// Where an MP3's or ADTS stream's first frame starts (after any ID3v2 tag).
+    public var mpegFirstFrame: UInt64?
+    /// A WAV whose 16-bit PCM samples carry a compressed bitstream (IEC 61937 bursts): `codec`
+    /// and `audio` describe the bitstream, which ffmpeg decodes.
+    public var iec61937 = false
 
     public init(kind: ContainerKind, container: String, fileSize: UInt64) {
         self.kind = kind

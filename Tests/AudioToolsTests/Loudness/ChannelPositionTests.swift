@@ -112,3 +112,22 @@ import Testing
         #expect(file.source == .file && file.note == nil && file.layout.channelCount == 3)
     }
 }
+
+/// ffmpeg's `ebur128` weighs back, side and top back channels 1.41 by its channel mask: from
+/// mono to 5.1 that is BS.1770's weighting and no note is added; 7.1 and wider say where it isn't.
+@Suite struct FFmpegWeightingNoteTests {
+    @Test func layoutsUpTo51AgreeWithFFmpeg() throws {
+        for name in ["mono", "stereo", "3.0", "quad", "5.0", "5.1"] {
+            #expect(try ChannelLayout.parse(name).ffmpegWeightingNote == nil, "\(name)")
+        }
+        #expect(ChannelLayout.dualMono.ffmpegWeightingNote == nil)
+    }
+
+    @Test func sevenOneNamesItsBackPair() throws {
+        let note = try #require(try ChannelLayout.parse("7.1").ffmpegWeightingNote)
+        #expect(note == "ffmpeg's ebur128 filter weighs Lb, Rb 1.41 where BS.1770-4 by position (as here) weighs them 1.0, so its integrated loudness of this layout differs from this one where those channels carry sound.")
+        let atmos = try #require(try ChannelLayout.parse("7.1.4").ffmpegWeightingNote)
+        #expect(atmos.contains("Lb, Rb, Ltb, Rtb 1.41"), "\(atmos)")
+    }
+}
+

@@ -16,6 +16,11 @@ extension DecodeError: ToolErrorConvertible, CustomStringConvertible {
             return ToolError(.unsupportedCodec,
                 "\(name) holds \(container.uppercased()) audio\(c), which this build can decode only with ffmpeg, and ffmpeg is not installed.",
                 suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC first.")
+        case .bitstreamInPCM(let codec):
+            let codec = ["eac3": "E-AC-3", "truehd": "TrueHD"][codec] ?? codec.uppercased()
+            return ToolError(.unsupportedCodec,
+                "\(name) is not PCM audio: its samples carry a compressed \(codec) bitstream (IEC 61937, as S/PDIF captures hold it), which ffmpeg can't unpack from a WAV.",
+                suggestion: "Measure the source the bitstream was captured from, or extract and decode the \(codec) stream with a tool that reads IEC 61937.")
         case .headerPromisesMore:
             return ToolError(.truncated, "\(name) is cut off: its header promises more audio than the file holds.", suggestion: again)
         case .sampleRateOutOfRange(let rate):
