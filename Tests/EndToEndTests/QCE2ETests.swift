@@ -126,6 +126,44 @@ import Testing
         #expect(svg.contains("data-gate=\"no-dropouts\" data-seconds=\"8.000\""))
     }
 
+    /// A dead right channel and a right channel that is the left inverted (the mono fold-down is
+    /// silent) fail the streaming and acx presets and the channel gates alone, naming the
+    /// channels in the record, the JUnit report and the report's row; a clean file and a 5.1 file
+    /// whose LFE alone is silent pass.
+    @Test func deadAndInvertedChannelsFailTheirGates() throws {
+        let dir = E2E.tempDir("qc-channels")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = Self.noise(seconds: 4, seed: 7), zero = [Float](repeating: 0, count: a.count)
+        // Related but not copies: the broadcast preset's --min-correlation 0 passes them.
+        let b = zip(a, Self.noise(seconds: 4, seed: 8)).map { 0.7 * $0 + 0.3 * $1 }
+        try E2E.write(dir + "/dead.wav", rate: Self.rate, channels: [a, zero], codec: "pcm_f32")
+        try E2E.write(dir + "/inverted.wav", rate: Self.rate, channels: [a, a.map { -$0 }], codec: "pcm_f32")
+        try E2E.write(dir + "/clean.wav", rate: Self.rate, channels: [a, b], codec: "pcm_f32")
+        let six = (9..<12).map { Self.noise(seconds: 4, seed: UInt64($0)) }
+        try E2E.write(dir + "/nolfe.wav", rate: Self.rate, channels: [a, b, six[0], zero, six[1], six[2]], codec: "pcm_f32")
+        let files = ["dead.wav", "inverted.wav", "clean.wav", "nolfe.wav"].map { dir + "/" + $0 }
+        for preset in ["streaming", "acx", "broadcast"] {
+            let run = try E2E.run("lufs-measure", ["--qc-preset", preset] + files)
+            #expect(run.status == 1, "\(preset): the QC gate alone fails the run")
+            let passed = run.records.map { $0["qc"]?["gate"]?["pass"]?.boolValue }
+            #expect(passed == [false, false, true, true], "\(preset): \(run.stdout)")
+            let gates = run.records.map { ($0["qc"]?["gate"]?["failures"]?.arrayValue ?? []).compactMap { $0["gate"]?.stringValue } }
+            #expect(gates[0].contains("no-dead-channels") && gates[1].contains("no-inverted-channels"), "\(preset): \(gates)")
+        }
+        let junit = dir + "/qc.xml", report = dir + "/report"
+        let run = try E2E.run("lufs-measure", ["--no-dead-channels", "--no-inverted-channels", "--summary", "--junit", junit, "--report", report] + files)
+        #expect(run.status == 1)
+        let reasons = run.records.map { ($0["qc"]?["gate"]?["reasons"]?.arrayValue ?? []).compactMap(\.stringValue) }
+        #expect(reasons[0] == ["--no-dead-channels: channel R is digital silence from start to end"], "\(reasons)")
+        #expect(reasons[1] == ["--no-inverted-channels: R is L in reverse polarity (the two cancel in a mono fold-down)"], "\(reasons)")
+        #expect(reasons[2].isEmpty && reasons[3].isEmpty, "an LFE may be silent: \(reasons)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("failures=\"2\"") && xml.contains("--no-dead-channels: channel R") && xml.contains("--no-inverted-channels: R is L"), "\(xml)")
+        let index = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
+        #expect(index.contains("--no-dead-channels: channel R") && index.contains("--no-inverted-channels: R is L"))
+        #expect(run.stderr.contains("2 of 4 files passed the gate"), "\(run.stderr)")
+    }
+
     /// The platforms' figures follow their rules from the file's own loudness and true peak, and the
     /// summary table gets a column per chosen platform.
     @Test func platformsFollowTheirRules() throws {

@@ -52,7 +52,7 @@ enum QCRecord {
             "notes": .array(notes.map { .string($0) }),
         ]
         if let g = gate {
-            let failures = g.evaluate(r)
+            let failures = g.evaluate(r, names: names)
             o["gate"] = .object([
                 "pass": .bool(failures.isEmpty),
                 "reasons": .array(failures.map { .string($0.reason) }),

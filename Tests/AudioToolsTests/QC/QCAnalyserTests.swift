@@ -225,4 +225,23 @@ import Testing
         #expect(f[0].atSeconds == 1 && f[3].atSeconds == 5)
         #expect(QCGate(maxClippedRuns: 1).evaluate(r).isEmpty)
     }
+
+    /// The channel gates: a dead channel and an inverted pair each fail, named by layout; a silent
+    /// LFE does not; the presets carry both gates, and an explicit gate adds to a preset.
+    @Test func channelGates() {
+        let a = Self.noise(rate * 2, seed: 4), b = Self.noise(rate * 2, seed: 5), zero = [Float](repeating: 0, count: a.count)
+        let g = QCGate(noDeadChannels: true, noInvertedChannels: true)
+        let dead = g.evaluate(Self.analyse([a, zero]), names: ["L", "R"])
+        #expect(dead.map(\.gate) == ["no-dead-channels"] && dead[0].reason.contains("channel R ") && dead[0].atSeconds == nil)
+        let inverted = g.evaluate(Self.analyse([a, a.map { -$0 }]), names: ["L", "R"])
+        #expect(inverted.map(\.gate) == ["no-inverted-channels"] && inverted[0].reason.contains("R is L"))
+        #expect(g.evaluate(Self.analyse([a, b])).isEmpty)
+        let five = Self.analyse([a, b, Self.noise(rate * 2, seed: 6), zero, Self.noise(rate * 2, seed: 7), Self.noise(rate * 2, seed: 8)])
+        #expect(g.evaluate(five, names: ["L", "R", "C", "LFE", "Ls", "Rs"]).isEmpty)
+        #expect(g.evaluate(five).map(\.gate) == ["no-dead-channels"], "unnamed, the fourth channel is not known to be an LFE")
+        for p in QCGate.presets { #expect(p.gate.noDeadChannels && p.gate.noInvertedChannels, "\(p.name)") }
+        let over = QCGate(noDeadChannels: true).over(QCGate(maxOvers: 0))
+        #expect(over.noDeadChannels && over.maxOvers == 0 && !over.noInvertedChannels)
+        #expect(!QCGate(noInvertedChannels: true).isEmpty)
+    }
 }
