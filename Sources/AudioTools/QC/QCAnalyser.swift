@@ -19,6 +19,9 @@ public final class QCAnalyser {
     public static let dropoutSeconds = 0.010
     /// Correlation window, seconds.
     public static let correlationSeconds = 3.0
+    /// A correlation window starts every this many seconds (the meter's 100-ms hop), so a 3-s
+    /// fault is read whole when it starts on that grid and nearly whole anywhere (docs/qc.md).
+    public static let correlationHopSeconds = 0.1
     /// A correlation window is counted when both channels' RMS is at least this (dBFS).
     public static let correlationFloorDBFS = -70.0
     /// Two channels whose samples differ (or, inverted, sum) by no more than one 16-bit step
@@ -43,13 +46,9 @@ public final class QCAnalyser {
     private var oversShared = false
     private var dropouts: [(start: Int, length: Int)] = []
     private var dropoutCount = 0
-    // The front pair's correlation.
-    private let windowFrames: Int
-    private var inWindow = 0
-    private var sab = 0.0, saa = 0.0, sbb = 0.0
-    private var minCorrelation: Double?
-    private var minCorrelationAt = 0.0
-    private var windowsCounted = 0
+    // The front pair's correlation: 3-s windows sliding by a hop; the current hop's sums.
+    private var correlation: SlidingCorrelation
+    private var frontHop = SlidingCorrelation.Hop()
     // Identical / inverted pairs, still possible.
     private var pairs: [(a: Int, b: Int, identical: Bool, inverted: Bool)] = []
     // Mono fold-down (and, for surround, the front pair) K-weighted per 100 ms.
@@ -119,7 +118,8 @@ public final class QCAnalyser {
         let overHold = Int((Self.overHoldSeconds * Double(sampleRate)).rounded())
         channels = (0..<channelCount).map { _ in ChannelState(sampleRate: sampleRate, history: probe.tapsPerPhase - 1, overHold: overHold) }
         minDropoutFrames = Int((Self.dropoutSeconds * Double(sampleRate)).rounded())
-        windowFrames = Int(Self.correlationSeconds * Double(sampleRate))
+        correlation = SlidingCorrelation(hopsPerWindow: Int((Self.correlationSeconds / Self.correlationHopSeconds).rounded()),
+                                         floorPower: pow(10, Self.correlationFloorDBFS / 10))
         for a in 0..<channelCount { for b in (a + 1)..<max(a + 1, channelCount) { pairs.append((a, b, true, true)) } }
         stereo = channelCount == 2 && frontPair != nil && frontPair! == (0, 1) && !separateFrontLoudness
         hop = (sampleRate + 5) / 10
@@ -420,25 +420,10 @@ public final class QCAnalyser {
         curLR = lr; curLL = ll; curRR = rr; self.inHop = inHop
     }
 
-    /// Stereo at the end: the correlation over 3-s windows (30 hops) from the hop sums.
+    /// Stereo at the end: the correlation over 3-s windows sliding by 100 ms, from the hop sums.
     private func stereoWindows() {
-        let per = Int((Self.correlationSeconds * 10).rounded())
-        var j = 0
-        while j < hopLR.count {
-            let e = min(j + per, hopLR.count)
-            sab = 0; saa = 0; sbb = 0
-            for q in j..<e { sab += hopLR[q]; saa += hopLL[q]; sbb += hopRR[q] }
-            inWindow = (e - j) * hop
-            var end = e * hop
-            if e == hopLR.count { sab += curLR; saa += curLL; sbb += curRR; inWindow += self.inHop; end += self.inHop }
-            if e - j == per || windowsCounted == 0 && e == hopLR.count || inWindow >= sampleRate { closeWindow(endingAt: end) }
-            j = e
-        }
-        if hopLR.isEmpty && self.inHop > 0 {
-            sab = curLR; saa = curLL; sbb = curRR; inWindow = self.inHop
-            closeWindow(endingAt: self.inHop)
-        }
-        inWindow = 0
+        for q in hopLR.indices { correlation.push(.init(ab: hopLR[q], aa: hopLL[q], bb: hopRR[q], frames: hop)) }
+        correlation.finish(partial: .init(ab: curLR, aa: curLL, bb: curRR, frames: inHop))
     }
 
     /// The mono fold-down of a stereo programme, estimated from the meter's own 400-ms blocks:
@@ -541,7 +526,7 @@ public final class QCAnalyser {
                     let m = mb.baseAddress!
                     var f = 0
                     while f < n {
-                        let seg = min(n - f, windowFrames - inWindow)
+                        let seg = min(n - f, hop - frontHop.frames)
                         var ab = SIMD8<Float>(repeating: 0), aa = ab, bb = ab
                         var dab = 0.0, daa = 0.0, dbb = 0.0
                         var k = 0
@@ -566,10 +551,10 @@ public final class QCAnalyser {
                             m[f + k] = (u + v) * 0.5
                             k += 1
                         }
-                        sab += dab; saa += daa; sbb += dbb
-                        inWindow += seg
+                        frontHop.ab += dab; frontHop.aa += daa; frontHop.bb += dbb
+                        frontHop.frames += seg
                         f += seg
-                        if inWindow == windowFrames { closeWindow(endingAt: start + f) }
+                        if frontHop.frames == hop { correlation.push(frontHop); frontHop = .init() }
                     }
                     mono?.add(m, count: n)
                     frontA?.add(x, count: n)
@@ -577,21 +562,6 @@ public final class QCAnalyser {
                 }
             }
         }
-    }
-
-    /// Takes the window's correlation when both channels carry signal above the floor.
-    private func closeWindow(endingAt end: Int) {
-        let frames = Double(inWindow)
-        let floor = pow(10, Self.correlationFloorDBFS / 10) * frames
-        if saa > floor && sbb > floor {
-            let r = sab / (saa * sbb).squareRoot()
-            windowsCounted += 1
-            if minCorrelation == nil || r < minCorrelation! {
-                minCorrelation = r
-                minCorrelationAt = Double(end - inWindow) / Double(sampleRate)
-            }
-        }
-        inWindow = 0; sab = 0; saa = 0; sbb = 0
     }
 
     // MARK: the result
@@ -607,7 +577,8 @@ public final class QCAnalyser {
         public var overTimes: [Double]
         /// Mean of each channel, dBFS (nil for a channel whose mean is exactly zero).
         public var dcOffsetDBFS: [Double?]
-        /// Lowest correlation of the front pair over 3-s windows, and where that window starts.
+        /// Lowest correlation of the front pair over 3-s windows (one every 100 ms), and where
+        /// the first window with it starts.
         public var minCorrelation: Double?
         public var minCorrelationAtSeconds: Double?
         /// Loudness of the mono fold-down ((a + b) / 2 on both front speakers), LUFS.
@@ -642,8 +613,7 @@ public final class QCAnalyser {
             (s.work + h).update(repeating: 0, count: l)
             if s.previousMax * s.oversampler.gainBound > 1 { overs(s, s.work + h, count: l, start: framesSeen) }
         }
-        if stereo { stereoWindows() }
-        if inWindow > 0 && (windowsCounted == 0 || inWindow >= sampleRate) { closeWindow(endingAt: framesSeen) }
+        if stereo { stereoWindows() } else if frontPair != nil { correlation.finish(partial: frontHop) }
         let allSilent = lastNonzero < 0
         let head = allSilent ? framesSeen : firstNonzero
         let tail = allSilent ? framesSeen : framesSeen - 1 - lastNonzero
@@ -664,7 +634,8 @@ public final class QCAnalyser {
                 let mean = framesSeen > 0 ? abs(s.dcSum) / Double(framesSeen) : 0
                 return mean > 0 ? 20 * log10(mean) : nil
             },
-            minCorrelation: minCorrelation, minCorrelationAtSeconds: minCorrelation == nil ? nil : minCorrelationAt,
+            minCorrelation: correlation.minimum,
+            minCorrelationAtSeconds: correlation.minimum == nil ? nil : Double(correlation.minimumStartFrame) / rate,
             monoFoldDownLUFS: mono, frontPairLUFS: front,
             headSilenceSeconds: Double(head) / rate, tailSilenceSeconds: Double(tail) / rate,
             dropouts: dropouts.map { (Double($0.start) / rate, Double($0.length) / rate) }, dropoutCount: dropoutCount,
