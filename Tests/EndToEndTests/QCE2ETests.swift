@@ -164,6 +164,32 @@ import Testing
         #expect(run.stderr.contains("2 of 4 files passed the gate"), "\(run.stderr)")
     }
 
+    /// With only a QC gate, the report's gate is the QC gate: the index names it, counts passes
+    /// and failures, and each row and picture says PASS or FAIL, as the exit status does.
+    @Test func aQCGateAloneIsTheReportsGate() throws {
+        let dir = E2E.tempDir("qc-report")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try E2E.write(dir + "/clean.wav", rate: Self.rate, channels: [Self.noise(seconds: 4, seed: 21), Self.noise(seconds: 4, seed: 22)],
+                      codec: "pcm_f32")
+        try Self.faults(dir + "/clipped.wav")
+        let report = dir + "/r"
+        let run = try E2E.run("lufs-measure", ["--qc-preset", "acx", "--report", report, dir + "/clean.wav", dir + "/clipped.wav"])
+        #expect(run.status == 1)
+        let index = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
+        #expect(!index.contains("no gate"), "\(index)")
+        #expect(index.contains("gate: QC acx: clipped runs ≤ 0, head silence ≤ 1 s, tail silence ≤ 5 s, no dropouts, no dead channels, no inverted channels"))
+        #expect(index.contains("<p class=\"summary bad\">1 of 2 files passed (1 failed the gate)</p>"), "\(index)")
+        #expect(index.contains("badge pass\">PASS") && index.contains("badge fail\">FAIL") && !index.contains("MEASURED"))
+        let clean = try String(contentsOfFile: report + "/clean.wav.svg", encoding: .utf8)
+        #expect(clean.contains("clean.wav: PASS</title>"))
+        let clipped = try String(contentsOfFile: report + "/clipped.wav.svg", encoding: .utf8)
+        #expect(clipped.contains("clipped.wav: FAIL</title>"))
+        // With a loudness gate too, both are named.
+        let both = try E2E.run("lufs-measure", ["--preset", "podcast", "--max-overs", "0", "--report", dir + "/b", dir + "/clean.wav"])
+        let bothIndex = try String(contentsOfFile: dir + "/b/index.html", encoding: .utf8)
+        #expect(bothIndex.contains("gate: podcast: -16 ±1 LUFS, true peak ≤ -1 dBTP; QC overs ≤ 0"), "\(both.stderr)")
+    }
+
     /// The platforms' figures follow their rules from the file's own loudness and true peak, and the
     /// summary table gets a column per chosen platform.
     @Test func platformsFollowTheirRules() throws {

@@ -84,7 +84,10 @@ public final class LufsMeasure: RecordTool {
         summary = o.flag("summary")
         let timeline = o.flag("timeline")
         try o.checkRules("decode-only")
-        let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
+        // The report's gate is the loudness gate's and the QC gate's: either alone is a gate.
+        let extras = try LufsMeasureQC.extras(o)
+        let gateWords = LoudnessReportWriter.describe(loudness: gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) },
+                                                      qc: extras.qcGate.map { LoudnessReportWriter.describe($0, preset: o.string("qc-preset")) })
         let report = try o.string("report").map { try LoudnessReportWriter.forOption($0, title: "lufs-measure", gate: gateWords) }
         let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
         try o.checkRules("album-by", "album")
@@ -107,7 +110,7 @@ public final class LufsMeasure: RecordTool {
                                  layoutOverride: layoutOverride, dualMono: dualMono, decodeOnly: decodeOnly, timeline: timeline,
                                  report: report, albums: albums, stream: stream, cores: cores,
                                  loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) }, follow: follow)
-            .adding(try LufsMeasureQC.extras(o))
+            .adding(extras)
         if o.flag("keep-analysis") { job.analyses = cache.map(LimiterAnalysisCache.init) }
         let onDialogue = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
         if o.flag("dialogue") || onDialogue {
