@@ -50,6 +50,7 @@ import Testing
         #expect(q["clipping"]?["runs"]?.intValue == 2)
         let times = q["clipping"]?["times"]?.arrayValue ?? []
         #expect(times.count == 2 && Self.near(times[0], 4) && Self.near(times[1], 6.5), "\(times)")
+        #expect(q["clipping"]?["time_channels"] == .array([.array([.string("L")]), .array([.string("R")])]))
         #expect(Self.near(q["silence"]?["head_seconds"], 2) && Self.near(q["silence"]?["tail_seconds"], 1.5))
         let drops = q["silence"]?["dropouts"]?.arrayValue ?? []
         #expect(drops.count == 1)
@@ -117,6 +118,7 @@ import Testing
             #expect(reasons.contains { $0.hasPrefix(name) }, "\(name) in \(reasons)")
         }
         #expect(!reasons.contains { $0.hasPrefix("--max-tail-silence") }, "1.5 s is within ACX's 5 s")
+        #expect(reasons.contains { $0.hasPrefix("--max-clipped-runs 0: 2 clipped runs") && $0.hasSuffix("the first at 4.000 s in L") }, "\(reasons)")
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("failures=\"1\"") && xml.contains("--max-clipped-runs") && xml.contains("--no-dropouts"))
         let index = try String(contentsOfFile: report + "/index.html", encoding: .utf8)

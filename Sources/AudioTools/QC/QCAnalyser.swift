@@ -228,7 +228,11 @@ public final class QCAnalyser {
                     runLength += 1
                     if runLength == Self.clipRunLength {
                         s.runs += 1
-                        if s.runTimes.count < Self.timesKept { s.runTimes.append(runStart) }
+                        // Kept to the millisecond: runs within one (a clipped wave's two flat tops) are one time.
+                        if s.runTimes.count < Self.timesKept,
+                           s.runTimes.last.map({ Self.millisecond($0, rate: sampleRate) != Self.millisecond(runStart, rate: sampleRate) }) ?? true {
+                            s.runTimes.append(runStart)
+                        }
                     }
                 } else { runLength = 0 }
             }
@@ -512,6 +516,9 @@ public final class QCAnalyser {
     }
 
     /// |v|: the sign bits cleared.
+    /// The millisecond a frame falls in, to the nearest (as the records print times).
+    static func millisecond(_ frame: Int, rate: Int) -> Int { Int((Double(frame) * 1000 / Double(rate)).rounded()) }
+
     @inline(__always) static func magnitude(_ v: SIMD8<Float>) -> SIMD8<Float> {
         unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
     }
@@ -569,12 +576,15 @@ public final class QCAnalyser {
     public struct Result: Equatable, Sendable {
         public var frames: Int
         public var sampleRate: Int
-        /// Clipped runs over all channels, and the start times of the first `timesKept`, seconds.
+        /// Clipped runs over all channels; the first `timesKept` distinct times (to the
+        /// millisecond) a run starts at, seconds, and the channels a run starts in at each.
         public var clippedRuns: Int
         public var clippedRunTimes: [Double]
-        /// Stretches above 0 dBTP over all channels, and the times of the first `timesKept`.
+        public var clippedRunChannels: [[Int]] = []
+        /// Stretches above 0 dBTP over all channels; their first distinct times and channels, alike.
         public var overs: Int
         public var overTimes: [Double]
+        public var overChannels: [[Int]] = []
         /// Mean of each channel, dBFS (nil for a channel whose mean is exactly zero).
         public var dcOffsetDBFS: [Double?]
         /// Lowest correlation of the front pair over 3-s windows (one every 100 ms), and where
@@ -618,9 +628,19 @@ public final class QCAnalyser {
         let head = allSilent ? framesSeen : firstNonzero
         let tail = allSilent ? framesSeen : framesSeen - 1 - lastNonzero
         let silent = channels.indices.filter { !channels[$0].anyNonzero }
-        func sortedTimes(_ lists: [[Int]]) -> [Double] {
-            Array(Set(lists.flatMap { $0 }).sorted().prefix(Self.timesKept)).map { Double($0) / rate }
+        /// The first distinct milliseconds over all channels' frames, each with its channels.
+        func events(_ lists: [[Int]]) -> (times: [Double], channels: [[Int]]) {
+            var at: [Int: [Int]] = [:]
+            for (c, frames) in lists.enumerated() {
+                for f in frames {
+                    let ms = Self.millisecond(f, rate: sampleRate)
+                    if at[ms]?.last != c { at[ms, default: []].append(c) }
+                }
+            }
+            let first = at.keys.sorted().prefix(Self.timesKept)
+            return (first.map { Double($0) / 1000 }, first.map { at[$0]! })
         }
+        let clipped = events(channels.map(\.runTimes)), overEvents = events(channels.map(\.overs.startFrames))
         var mono: Double?
         var front: Double?
         if let m = self.mono { mono = m.integratedLUFS(weight: 2) }
@@ -628,8 +648,8 @@ public final class QCAnalyser {
         if let a = frontA, let b = frontB { front = KWeightedHops.integratedLUFS([a, b]) }
         return Result(
             frames: framesSeen, sampleRate: sampleRate,
-            clippedRuns: channels.reduce(0) { $0 + $1.runs }, clippedRunTimes: sortedTimes(channels.map(\.runTimes)),
-            overs: channels.reduce(0) { $0 + $1.overs.count }, overTimes: sortedTimes(channels.map(\.overs.startFrames)),
+            clippedRuns: channels.reduce(0) { $0 + $1.runs }, clippedRunTimes: clipped.times, clippedRunChannels: clipped.channels,
+            overs: channels.reduce(0) { $0 + $1.overs.count }, overTimes: overEvents.times, overChannels: overEvents.channels,
             dcOffsetDBFS: channels.map { s in
                 let mean = framesSeen > 0 ? abs(s.dcSum) / Double(framesSeen) : 0
                 return mean > 0 ? 20 * log10(mean) : nil

@@ -44,12 +44,16 @@ public struct QCGate: Equatable, Sendable {
         var out: [Failure] = []
         func s(_ v: Double) -> String { String(format: "%.3f s", v) }
         func name(_ c: Int) -> String { c < names.count ? names[c] : "ch\(c + 1)" }
+        func channels(_ list: [[Int]]) -> String {
+            guard let first = list.first, !first.isEmpty else { return "" }
+            return " in " + first.map(name).joined(separator: ", ")
+        }
         if let m = maxClippedRuns, r.clippedRuns > m {
-            out.append(Failure(gate: "max-clipped-runs", reason: "--max-clipped-runs \(m): \(r.clippedRuns) clipped run\(r.clippedRuns == 1 ? "" : "s") (3 or more samples at full scale), the first at \(s(r.clippedRunTimes.first ?? 0))",
+            out.append(Failure(gate: "max-clipped-runs", reason: "--max-clipped-runs \(m): \(r.clippedRuns) clipped run\(r.clippedRuns == 1 ? "" : "s") (3 or more samples at full scale), the first at \(s(r.clippedRunTimes.first ?? 0))\(channels(r.clippedRunChannels))",
                                atSeconds: r.clippedRunTimes.first))
         }
         if let m = maxOvers, r.overs > m {
-            out.append(Failure(gate: "max-overs", reason: "--max-overs \(m): \(r.overs) stretch\(r.overs == 1 ? "" : "es") above 0 dBTP, the first at \(s(r.overTimes.first ?? 0))",
+            out.append(Failure(gate: "max-overs", reason: "--max-overs \(m): \(r.overs) stretch\(r.overs == 1 ? "" : "es") above 0 dBTP, the first at \(s(r.overTimes.first ?? 0))\(channels(r.overChannels))",
                                atSeconds: r.overTimes.first))
         }
         if let m = minCorrelation {

@@ -50,7 +50,24 @@ import Testing
         x[2 * rate] = 1; x[2 * rate + 1] = 1            // two only: a near miss
         let r = Self.analyse([x], block: 1000)
         #expect(r.clippedRuns == 2)
-        #expect(r.clippedRunTimes == [1.0, Double(3 * rate + 100) / Double(rate)])
+        #expect(r.clippedRunTimes == [1.0, 3.002])  // to the millisecond
+    }
+
+    /// Runs that start in the same millisecond are one time, listed once with every channel they
+    /// start in (a master clipped on both sides at once, a clipped wave's two flat tops), in the
+    /// stereo path and the general one alike; the gate's reason names the channels.
+    @Test func clipTimesAreDistinctAndSayTheirChannels() {
+        for count in [2, 3] {
+            var ch = (0..<count).map { Self.noise(rate * 6, seed: UInt64(10 + $0)) }
+            for k in 0..<3 { ch[0][2 * rate + k] = 1; ch[0][2 * rate + 10 + k] = -1; ch[1][2 * rate + 5 + k] = 1 }
+            for k in 0..<3 { ch[count - 1][5 * rate + k] = 1 }
+            let r = Self.analyse(ch, block: 1000)
+            #expect(r.clippedRuns == 4)
+            #expect(r.clippedRunTimes == [2.0, 5.0], "\(count) channels")
+            #expect(r.clippedRunChannels == [[0, 1], [count - 1]], "\(count) channels")
+            let reason = QCGate(maxClippedRuns: 0).evaluate(r, names: ["L", "R", "C"]).first?.reason ?? ""
+            #expect(reason.hasSuffix("the first at 2.000 s in L, R"), "\(reason)")
+        }
     }
 
     /// A run split across blocks is one run.
@@ -101,7 +118,7 @@ import Testing
         var overs = 0, times: [Double] = [], last = Int.min / 2
         for k in peaks.indices where peaks[k] > 1 {
             let f = k - o.latency
-            if f - last > hold { overs += 1; if times.count < QCAnalyser.timesKept { times.append(Double(max(0, f)) / Double(rate)) } }
+            if f - last > hold { overs += 1; if times.count < QCAnalyser.timesKept { times.append(Double(QCAnalyser.millisecond(max(0, f), rate: rate)) / 1000) } }
             last = f
         }
         #expect(overs > 20)
