@@ -210,6 +210,17 @@ import Testing
         #expect(abs((p.first?["true_peak_dbtp"]?.doubleValue ?? 99) - (tp + lift)) < 0.011)
         #expect(p.last?["gain_db"]?.doubleValue == 0)
         #expect(run.stderr.contains("spotify") && run.stderr.contains("youtube"), "\(run.stderr)")
+        // A float master over full scale, louder than Loud's −11: turned down, it still plays over
+        // −1 dB, so Loud's limiter acts (it used to say limited: false only because the gain was
+        // not positive).
+        var hot = E2E.sine(997, dBFS: -10, seconds: 5, rate: Self.rate)
+        for k in stride(from: Self.rate, to: hot.count, by: Self.rate) { hot[k] = 1.3; hot[k + 1] = -1.3 }
+        try E2E.write(dir + "/hot.wav", rate: Self.rate, channels: [hot, hot], codec: "pcm_f32")
+        let h = try #require(try E2E.run("lufs-measure", ["--platform", "spotify-loud", dir + "/hot.wav"]).records.first?["loudness"])
+        let loud = try #require(h["platforms"]?.arrayValue?.first)
+        let g = try #require(loud["gain_db"]?.doubleValue), hotTP = try #require(h["true_peak_dbtp"]?.doubleValue)
+        #expect(g < 0 && hotTP + g > -1, "turned down and still over -1: \(h)")
+        #expect(loud["limited"] == .bool(true) && loud["true_peak_dbtp"] == .null, "\(loud)")
         let bad = try E2E.run("lufs-measure", ["--platform", "myspace", dir + "/quiet.wav"])
         #expect(bad.status != 0 && bad.stderr.contains("myspace"))
     }
