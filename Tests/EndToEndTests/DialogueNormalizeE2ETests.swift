@@ -60,6 +60,12 @@ import Testing
         #expect(Self.outOfReachNotes(norm).isEmpty, "\(norm["notes"] ?? .null)")
         let check = try Self.lufs(try E2E.run("lufs-measure", ["--dialogue", dir + "/out/stereo.wav"]))
         #expect(abs(check.dialogue - -27) < 0.2, "\(check)")
+        // lufs-measure's netflix gate passes it, in the record and in the report alike (the report
+        // used to judge the programme, 8 LU over, and draw FAIL beside a passing record).
+        let gated = try E2E.run("lufs-measure", ["--preset", "netflix", "--report", dir + "/report", dir + "/out/stereo.wav"])
+        #expect(gated.status == 0 && gated.records.first?["loudness"]?["gate"]?["pass"] == .bool(true), "\(gated.stdout)")
+        let index = try String(contentsOfFile: dir + "/report/index.html", encoding: .utf8)
+        #expect(index.contains("1 of 1 file passed") && index.contains("badge pass\">PASS"), "\(index)")
     }
 
     /// A 5.1 mix whose dialogue is over −27 and whose music has a burst at −0.5 dBFS, so turning
