@@ -138,7 +138,7 @@ public final class LufsMeasure: RecordTool {
     /// A gate over nothing fails: each folder argument that held no audio, or an input with no
     /// records at all, is an error (stderr, exit 1, a JUnit error). Without a gate, a warning.
     public func inputEnded(emptyDirectories: [String], records: Int) {
-        guard gate != nil else {
+        guard log.gated else {
             for d in emptyDirectories { Diagnostics.warn(InputReport.noAudioMessage(d)) }
             return
         }
