@@ -40,6 +40,9 @@ import Testing
         #expect(r.stderr.contains("no audio files"), "\(r.stderr)")
         let plain = try E2E.run("lufs-measure", [], stdin: "")
         #expect(plain.status == 0)
+        // A QC gate alone is a gate too.
+        let qc = try E2E.run("lufs-measure", ["--qc-preset", "streaming"], stdin: "")
+        #expect(qc.status == 1 && qc.stderr.contains("no audio files"), "\(qc.stderr)")
     }
 
     @Test func shortTermMaximumGate() throws {

@@ -276,8 +276,14 @@ import Testing
         #expect(after["format"]?["tags"]?["title"] == before["format"]?["tags"]?["title"])
         #expect(after["chapters"]?.arrayValue?.count == before["chapters"]?.arrayValue?.count)
         let n = run.records.first?["normalized"]
-        #expect(n?["encodes"]?.intValue != nil)
+        let encodes = try #require(n?["encodes"]?.intValue)
+        // The notes tell the story `encodes` counts: a note on the file's encodes exactly when
+        // there was more than one, and every stream's entry counts the file's encodes.
+        let notes = (n?["notes"]?.arrayValue ?? []).compactMap(\.stringValue)
+        #expect(notes.contains { $0.hasPrefix("The file was encoded \(encodes) times in all") } == (encodes > 1), "\(notes)")
+        #expect(notes.contains { $0.contains("encoded again") } == (encodes > 1), "\(notes)")
         for s in n?["streams"]?.arrayValue ?? [] {
+            #expect(s["encodes"]?.intValue == encodes)
             if let c = s["codec_trial"] { #expect(c["trial_seconds"]?.doubleValue ?? 0 > 0) }
             #expect(s["encodes"]?.intValue != nil && s["passes"]?.intValue != nil)
         }

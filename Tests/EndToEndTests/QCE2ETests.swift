@@ -50,6 +50,7 @@ import Testing
         #expect(q["clipping"]?["runs"]?.intValue == 2)
         let times = q["clipping"]?["times"]?.arrayValue ?? []
         #expect(times.count == 2 && Self.near(times[0], 4) && Self.near(times[1], 6.5), "\(times)")
+        #expect(q["clipping"]?["time_channels"] == .array([.array([.string("L")]), .array([.string("R")])]))
         #expect(Self.near(q["silence"]?["head_seconds"], 2) && Self.near(q["silence"]?["tail_seconds"], 1.5))
         let drops = q["silence"]?["dropouts"]?.arrayValue ?? []
         #expect(drops.count == 1)
@@ -117,6 +118,7 @@ import Testing
             #expect(reasons.contains { $0.hasPrefix(name) }, "\(name) in \(reasons)")
         }
         #expect(!reasons.contains { $0.hasPrefix("--max-tail-silence") }, "1.5 s is within ACX's 5 s")
+        #expect(reasons.contains { $0.hasPrefix("--max-clipped-runs 0: 2 clipped runs") && $0.hasSuffix("the first at 4.000 s in L") }, "\(reasons)")
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("failures=\"1\"") && xml.contains("--max-clipped-runs") && xml.contains("--no-dropouts"))
         let index = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
@@ -124,6 +126,70 @@ import Testing
         let svg = try String(contentsOfFile: report + "/faults.wav.svg", encoding: .utf8)
         #expect(svg.contains("data-gate=\"max-clipped-runs\" data-seconds=\"4.000\""))
         #expect(svg.contains("data-gate=\"no-dropouts\" data-seconds=\"8.000\""))
+    }
+
+    /// A dead right channel and a right channel that is the left inverted (the mono fold-down is
+    /// silent) fail the streaming and acx presets and the channel gates alone, naming the
+    /// channels in the record, the JUnit report and the report's row; a clean file and a 5.1 file
+    /// whose LFE alone is silent pass.
+    @Test func deadAndInvertedChannelsFailTheirGates() throws {
+        let dir = E2E.tempDir("qc-channels")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let a = Self.noise(seconds: 4, seed: 7), zero = [Float](repeating: 0, count: a.count)
+        // Related but not copies: the broadcast preset's --min-correlation 0 passes them.
+        let b = zip(a, Self.noise(seconds: 4, seed: 8)).map { 0.7 * $0 + 0.3 * $1 }
+        try E2E.write(dir + "/dead.wav", rate: Self.rate, channels: [a, zero], codec: "pcm_f32")
+        try E2E.write(dir + "/inverted.wav", rate: Self.rate, channels: [a, a.map { -$0 }], codec: "pcm_f32")
+        try E2E.write(dir + "/clean.wav", rate: Self.rate, channels: [a, b], codec: "pcm_f32")
+        let six = (9..<12).map { Self.noise(seconds: 4, seed: UInt64($0)) }
+        try E2E.write(dir + "/nolfe.wav", rate: Self.rate, channels: [a, b, six[0], zero, six[1], six[2]], codec: "pcm_f32")
+        let files = ["dead.wav", "inverted.wav", "clean.wav", "nolfe.wav"].map { dir + "/" + $0 }
+        for preset in ["streaming", "acx", "broadcast"] {
+            let run = try E2E.run("lufs-measure", ["--qc-preset", preset] + files)
+            #expect(run.status == 1, "\(preset): the QC gate alone fails the run")
+            let passed = run.records.map { $0["qc"]?["gate"]?["pass"]?.boolValue }
+            #expect(passed == [false, false, true, true], "\(preset): \(run.stdout)")
+            let gates = run.records.map { ($0["qc"]?["gate"]?["failures"]?.arrayValue ?? []).compactMap { $0["gate"]?.stringValue } }
+            #expect(gates[0].contains("no-dead-channels") && gates[1].contains("no-inverted-channels"), "\(preset): \(gates)")
+        }
+        let junit = dir + "/qc.xml", report = dir + "/report"
+        let run = try E2E.run("lufs-measure", ["--no-dead-channels", "--no-inverted-channels", "--summary", "--junit", junit, "--report", report] + files)
+        #expect(run.status == 1)
+        let reasons = run.records.map { ($0["qc"]?["gate"]?["reasons"]?.arrayValue ?? []).compactMap(\.stringValue) }
+        #expect(reasons[0] == ["--no-dead-channels: channel R is digital silence from start to end"], "\(reasons)")
+        #expect(reasons[1] == ["--no-inverted-channels: R is L in reverse polarity (the two cancel in a mono fold-down)"], "\(reasons)")
+        #expect(reasons[2].isEmpty && reasons[3].isEmpty, "an LFE may be silent: \(reasons)")
+        let xml = try String(contentsOfFile: junit, encoding: .utf8)
+        #expect(xml.contains("failures=\"2\"") && xml.contains("--no-dead-channels: channel R") && xml.contains("--no-inverted-channels: R is L"), "\(xml)")
+        let index = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
+        #expect(index.contains("--no-dead-channels: channel R") && index.contains("--no-inverted-channels: R is L"))
+        #expect(run.stderr.contains("2 of 4 files passed the gate"), "\(run.stderr)")
+    }
+
+    /// With only a QC gate, the report's gate is the QC gate: the index names it, counts passes
+    /// and failures, and each row and picture says PASS or FAIL, as the exit status does.
+    @Test func aQCGateAloneIsTheReportsGate() throws {
+        let dir = E2E.tempDir("qc-report")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try E2E.write(dir + "/clean.wav", rate: Self.rate, channels: [Self.noise(seconds: 4, seed: 21), Self.noise(seconds: 4, seed: 22)],
+                      codec: "pcm_f32")
+        try Self.faults(dir + "/clipped.wav")
+        let report = dir + "/r"
+        let run = try E2E.run("lufs-measure", ["--qc-preset", "acx", "--report", report, dir + "/clean.wav", dir + "/clipped.wav"])
+        #expect(run.status == 1)
+        let index = try String(contentsOfFile: report + "/index.html", encoding: .utf8)
+        #expect(!index.contains("no gate"), "\(index)")
+        #expect(index.contains("gate: QC acx: clipped runs ≤ 0, head silence ≤ 1 s, tail silence ≤ 5 s, no dropouts, no dead channels, no inverted channels"))
+        #expect(index.contains("<p class=\"summary bad\">1 of 2 files passed (1 failed the gate)</p>"), "\(index)")
+        #expect(index.contains("badge pass\">PASS") && index.contains("badge fail\">FAIL") && !index.contains("MEASURED"))
+        let clean = try String(contentsOfFile: report + "/clean.wav.svg", encoding: .utf8)
+        #expect(clean.contains("clean.wav: PASS</title>"))
+        let clipped = try String(contentsOfFile: report + "/clipped.wav.svg", encoding: .utf8)
+        #expect(clipped.contains("clipped.wav: FAIL</title>"))
+        // With a loudness gate too, both are named.
+        let both = try E2E.run("lufs-measure", ["--preset", "podcast", "--max-overs", "0", "--report", dir + "/b", dir + "/clean.wav"])
+        let bothIndex = try String(contentsOfFile: dir + "/b/index.html", encoding: .utf8)
+        #expect(bothIndex.contains("gate: podcast: -16 ±1 LUFS, true peak ≤ -1 dBTP; QC overs ≤ 0"), "\(both.stderr)")
     }
 
     /// The platforms' figures follow their rules from the file's own loudness and true peak, and the
@@ -144,6 +210,17 @@ import Testing
         #expect(abs((p.first?["true_peak_dbtp"]?.doubleValue ?? 99) - (tp + lift)) < 0.011)
         #expect(p.last?["gain_db"]?.doubleValue == 0)
         #expect(run.stderr.contains("spotify") && run.stderr.contains("youtube"), "\(run.stderr)")
+        // A float master over full scale, louder than Loud's −11: turned down, it still plays over
+        // −1 dB, so Loud's limiter acts (it used to say limited: false only because the gain was
+        // not positive).
+        var hot = E2E.sine(997, dBFS: -10, seconds: 5, rate: Self.rate)
+        for k in stride(from: Self.rate, to: hot.count, by: Self.rate) { hot[k] = 1.3; hot[k + 1] = -1.3 }
+        try E2E.write(dir + "/hot.wav", rate: Self.rate, channels: [hot, hot], codec: "pcm_f32")
+        let h = try #require(try E2E.run("lufs-measure", ["--platform", "spotify-loud", dir + "/hot.wav"]).records.first?["loudness"])
+        let loud = try #require(h["platforms"]?.arrayValue?.first)
+        let g = try #require(loud["gain_db"]?.doubleValue), hotTP = try #require(h["true_peak_dbtp"]?.doubleValue)
+        #expect(g < 0 && hotTP + g > -1, "turned down and still over -1: \(h)")
+        #expect(loud["limited"] == .bool(true) && loud["true_peak_dbtp"] == .null, "\(loud)")
         let bad = try E2E.run("lufs-measure", ["--platform", "myspace", dir + "/quiet.wav"])
         #expect(bad.status != 0 && bad.stderr.contains("myspace"))
     }

@@ -9,6 +9,7 @@ extension MediaNormalizer {
         let settled: [Double]
         let predictions: [CodecOvershoot.Prediction?]
         var reasons: [[String]]
+        var corrections: [[(afterEncode: Int, reasons: [String])]]
         /// Loudness per dB of gain, once two runs at different gains have shown it; the last run.
         var slopes: [Double?]
         var last: [(gainDB: Double, lufs: Double)?]
@@ -18,6 +19,7 @@ extension MediaNormalizer {
             settled = prepared.map(\.settledGainDB)
             predictions = prepared.map(\.prediction)
             reasons = [[String]](repeating: [], count: prepared.count)
+            corrections = [[(afterEncode: Int, reasons: [String])]](repeating: [], count: prepared.count)
             slopes = prepared.map(\.slope)
             last = [(gainDB: Double, lufs: Double)?](repeating: nil, count: prepared.count)
         }
@@ -38,6 +40,7 @@ extension MediaNormalizer {
                 r.codecCompensationDB = j.plan.gainDB - settled[i]
                 r.prediction = predictions[i]
                 r.reencodedFor = reasons[i]
+                r.corrections = corrections[i]
                 results.append(r)
                 if let l = m.integratedLUFS {
                     if let p = last[i], let sl = CodecOvershoot.slope(from: p, to: (j.plan.gainDB, l)) { slopes[i] = sl }
@@ -50,8 +53,11 @@ extension MediaNormalizer {
                                                         preCodecPeakDBTP: fed, limiterCeilingDBTP: j.plan.ceilingDBTP,
                                                         targetLUFS: j.targetLUFS, ceilingDBTP: settings.ceilingDBTP,
                                                         lossy: j.encoding.isLossy, checkLoudness: settings.steersLoudness) else { continue }
-                if c.gainDeltaDB != 0 { reasons[i].append("loudness") }
-                if c.limiterCeilingDBTP != j.plan.ceilingDBTP { reasons[i].append("peak") }
+                var why: [String] = []
+                if c.gainDeltaDB != 0 { why.append("loudness") }
+                if c.limiterCeilingDBTP != j.plan.ceilingDBTP { why.append("peak") }
+                reasons[i] += why
+                corrections[i].append((encodes, why))
                 // The gain moved by the step, the codec's share kept within the compensation allowed.
                 let g = j.plan.gainDB + CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i])
                 var gain = min(settled[i] + settings.maxCompensationDB, max(settled[i] - settings.maxCompensationDB, g))

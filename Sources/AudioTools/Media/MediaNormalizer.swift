@@ -45,6 +45,9 @@ public enum MediaNormalizer {
         public var prediction: CodecOvershoot.Prediction?
         /// Why this stream was encoded again, when it was: "peak" and/or "loudness".
         public var reencodedFor: [String] = []
+        /// Each check that sent the file to another encode for this stream: after which encode
+        /// (1-based) and why ("peak" and/or "loudness").
+        public var corrections: [(afterEncode: Int, reasons: [String])] = []
     }
 
     public struct Settings {

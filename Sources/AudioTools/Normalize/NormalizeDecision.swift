@@ -28,17 +28,19 @@ public struct NormalizeDecision: Equatable, Sendable {
 
     /// - Parameters:
     ///   - album: one gain for a whole album; no track gets its own compensation.
+    ///   - compensates: add back the loudness the limiter and fades take (false for a
+    ///     dialogue-gated target: what they take is the programme's peaks and ends, not its dialogue).
     ///   - alwaysLimit: run the limiter in `limit` mode even under the ceiling (a lossy encoder
     ///     adds its own overshoot).
     ///   - ditherBitDepth: quantise to this many bits with TPDF dither (nil: leave float).
-    public init(gain: NormalizeGainPlan, peakMode: PeakMode, album: Bool = false,
+    public init(gain: NormalizeGainPlan, peakMode: PeakMode, album: Bool = false, compensates: Bool = true,
                 fadeInSeconds: Double, fadeOutSeconds: Double, fadeCurve: FadeCurve, sampleRate: Int,
                 ceilingDBTP: Double, marginDB: Double, alwaysLimit: Bool = false, ditherBitDepth: Int?) {
         fadeInFrames = Self.frames(fadeInSeconds, sampleRate: sampleRate)
         fadeOutFrames = Self.frames(fadeOutSeconds, sampleRate: sampleRate)
         let hasFades = fadeInFrames > 0 || fadeOutFrames > 0
         // Not for reduce, whose gain is already as high as the ceiling allows.
-        compensate = !album && ((peakMode == .limit && (gain.limiterNeeded || hasFades)) || (peakMode == .ignore && hasFades))
+        compensate = compensates && !album && ((peakMode == .limit && (gain.limiterNeeded || hasFades)) || (peakMode == .ignore && hasFades))
         let limit = peakMode == .limit
             && (compensate || gain.predictedTruePeakDBTP > ceilingDBTP - marginDB - Self.limiterHeadroomDB || alwaysLimit)
         overshootDB = max(0, gain.predictedTruePeakDBTP - (ceilingDBTP - marginDB))

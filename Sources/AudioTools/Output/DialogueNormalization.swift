@@ -2,7 +2,8 @@ import Foundation
 
 /// lufs-normalize towards a dialogue-gated target (`--gate-on dialogue`, the netflix preset): the
 /// gain comes from the record's `loudness.dialogue.integrated_lufs` (programme loudness when its
-/// `fallback` is true), and `normalized.dialogue` says the dialogue loudness before and after.
+/// `fallback` is true), or from the file measured here with the speech detector when the record
+/// carries no `loudness` at all; `normalized.dialogue` says the dialogue loudness before and after.
 struct DialogueNormalization: Equatable {
     /// Why a record's dialogue measurement can't be used (sentences in Tools/Errors/SpeechSentences).
     enum Refusal: Error, Equatable {
@@ -18,6 +19,26 @@ struct DialogueNormalization: Equatable {
     let sourceLUFS: Double?
     let dialogueLUFS: Double?
     let fallback: Bool
+    /// The fraction of the programme that is dialogue (nil when the record doesn't say).
+    let share: Double?
+
+    /// Whether the record carries a measurement to take the dialogue loudness from; without one
+    /// the file is measured here, dialogue included, as it is for a programme target.
+    static func recordHasLoudness(_ loudness: JSON?) -> Bool { loudness?.objectValue != nil }
+
+    /// The dialogue measured here (the record carried no `loudness`), by the same detector and
+    /// rules as lufs-measure --dialogue.
+    init(measured d: DialogueLoudness, programmeLUFS: Double?) throws {
+        dialogueLUFS = d.integratedLUFS
+        fallback = d.fallback
+        share = d.share
+        if fallback {
+            sourceLUFS = programmeLUFS
+        } else {
+            guard let v = dialogueLUFS else { throw Refusal.undefined(notes: d.notes) }
+            sourceLUFS = v
+        }
+    }
 
     /// The record's dialogue measurement, if it is of the file as it is now.
     init(loudness: JSON?, identity: FileIdentity) throws {
@@ -25,12 +46,25 @@ struct DialogueNormalization: Equatable {
         _ = try RecordedLoudness.isCurrent(l, identity: identity)
         dialogueLUFS = d["integrated_lufs"]?.doubleValue
         fallback = d["fallback"]?.boolValue ?? false
+        share = d["share"]?.doubleValue
         if fallback {
             sourceLUFS = l["integrated_lufs"]?.doubleValue
         } else {
             guard let v = dialogueLUFS else { throw Refusal.undefined(notes: d["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []) }
             sourceLUFS = v
         }
+    }
+
+    /// The dialogue loudness a landing is judged on: nil under the fallback rule, where the
+    /// programme is what is judged.
+    var judgedLUFS: Double? { fallback ? nil : dialogueLUFS }
+
+    /// Programme minus dialogue loudness of the source, LU: the gain moves both alike, so the
+    /// programme lands this far above the dialogue target when the dialogue lands on it. Nil under
+    /// the fallback rule or when either loudness is undefined.
+    func programmeOffsetLU(programmeLUFS: Double?) -> Double? {
+        guard let p = programmeLUFS, let d = judgedLUFS else { return nil }
+        return p - d
     }
 
     /// `normalized` with `dialogue`: before, and after the gain the writer applied.

@@ -95,7 +95,12 @@ struct LoudnessMeasureJob {
         loudness = StreamedInputRecord.mark(loudness, opened: opened)  // `-` or --follow: the pipe, its notes
         var plain = Self.withoutSeries(loudness)
         if let m = firstMeasurement ?? stream.flatMap({ each[$0] }) {
-            report?.draw(LoudnessReportItem(name: path, measurement: m, timeline: LoudnessTimeline(loudness: loudness), gate: gate).addingQC(out["qc"])
+            // A dialogue-gated gate judges the dialogue loudness in the report as in the record.
+            var judged = m
+            if dialogue?.gateOnDialogue == true, let d = firstDialogue, !d.fallback { judged.integratedLUFS = d.integratedLUFS }
+            var item = LoudnessReportItem(name: path, measurement: judged, timeline: LoudnessTimeline(loudness: loudness), gate: gate)
+            item.integratedLUFS = m.integratedLUFS
+            report?.draw(item.addingQC(out["qc"])
                 .addingDialogue(loudness["dialogue"]).addingStreams(loudness, measurements: each, gate: gate), for: path)
         }
         if !timeline { loudness = DialogueMeasurement.withoutSpans(loudness) }  // drawn above, not recorded

@@ -72,12 +72,15 @@ struct LoudnessNormalizeJob {
 
         if let lossless { return try lossless.process(record, path: path, outPath: outPath) }
         let opened = try Decoder.open(path, streams: true)
-        let dialogue = dialogueGated ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity) : nil
+        // A dialogue-gated target takes the record's dialogue loudness; a record with no `loudness`
+        // (a bare path) is measured here, dialogue included.
+        let dialogueHere = dialogueGated && !DialogueNormalization.recordHasLoudness(record["loudness"])
+        var dialogue = dialogueGated && !dialogueHere ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity) : nil
         if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
             if depth != nil || sampleRate != nil {
                 throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
             }
-            if dialogue != nil { throw DialogueNormalization.Refusal.mediaContainer }
+            if dialogueGated { throw DialogueNormalization.Refusal.mediaContainer }
             return try processMedia(record, path, outPath, opened, f)!
         }
         let described: (SndfileDescription, AudioTags)
@@ -87,7 +90,7 @@ struct LoudnessNormalizeJob {
         } else {
             // Decoded by ffmpeg (MP4, MOV, Matroska, ...): written back through ffmpeg in its own
             // container, unless an audio-only --format is asked for.
-            if formatName == nil, !decodeEncodeOnly, dialogue != nil { throw DialogueNormalization.Refusal.mediaContainer }
+            if formatName == nil, !decodeEncodeOnly, dialogueGated { throw DialogueNormalization.Refusal.mediaContainer }
             if formatName == nil, !decodeEncodeOnly,
                let r = try processMedia(record, path, outPath, opened, nil) { return r }
             do { described = try NormalizeSource.ffmpegDescription(opened, path: path, formatGiven: formatName != nil) } catch var e as ToolError {
@@ -128,11 +131,25 @@ struct LoudnessNormalizeJob {
         }
         let recorded = try RecordedLoudness.check(loudness, identity: opened.identity)
         if let note = recorded.note { notes.append(note) }
+        let speech = dialogueHere
+            ? try DialogueMeasurement(minimumShare: DialogueLoudness.defaultMinimumShare, gateOnDialogue: true)
+                .detector(layout: layout, sampleRate: src.source.format.sampleRate)
+            : nil
         let source = try src.measurement(recorded: recorded.measured, loudness: loudness, weights: layout.weights,
-                                         forReport: reportWriter != nil)
+                                         forReport: reportWriter != nil, speech: speech)
         notes += source.notes
         passes += source.passes
         let measured = source.measured
+        if dialogueHere {
+            guard let d = source.dialogue else { throw DialogueNormalization.Refusal.noDialogueMeasurement }
+            dialogue = try DialogueNormalization(measured: d, programmeLUFS: measured.integrated)
+            notes.append("Its dialogue loudness was measured here too, as lufs-measure --dialogue measures it: " +
+                         (d.integratedLUFS.map { String(format: "%.2f LUFS", $0) } ?? "undefined") +
+                         String(format: ", dialogue %.0f%% of the programme", d.share * 100) +
+                         (d.fallback ? " (under the minimum share, so programme loudness is used)." : "."))
+        }
+        // Dialogue-gated: the programme lands this far above the dialogue target.
+        let programmeOffset = dialogue?.programmeOffsetLU(programmeLUFS: measured.integrated)
         let sourceLUFS = albumValues.map { $0.lufs } ?? dialogue.map { $0.sourceLUFS } ?? measured.integrated
         // Album mode: --peak reduce lowers the one gain for the album's loudest peak; the limiter
         // works per track, from the track's own peak.
@@ -141,8 +158,10 @@ struct LoudnessNormalizeJob {
 
         let gain = try NormalizeGainPlan(measuredLUFS: sourceLUFS, measuredTruePeakDBTP: sourcePeak, targetLUFS: targetLUFS,
                                          ceilingDBTP: ceilingDBTP, mode: peakMode)
-        let decision = NormalizeDecision(gain: gain, peakMode: peakMode, album: album, fadeInSeconds: fadeInSeconds,
-                                         fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve, sampleRate: out.sampleRate,
+        // A dialogue-gated gain is the dialogue's: nothing is added back for what the limiter takes
+        // from the programme's peaks (music and effects), which would lift the dialogue over the target.
+        let decision = NormalizeDecision(gain: gain, peakMode: peakMode, album: album, compensates: dialogue?.judgedLUFS == nil,
+                                         fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve, sampleRate: out.sampleRate,
                                          ceilingDBTP: ceilingDBTP, marginDB: Self.limiterMargin,
                                          ditherBitDepth: NormalizeDecision.ditherBits(bitDepth: out.bitDepth, isFloat: out.isFloat, isLossy: out.isLossy))
         if let a = albumValues {
@@ -163,7 +182,8 @@ struct LoudnessNormalizeJob {
                 load: { analyses.model(path: path, identity: identity, weights: weights, sampleRate: rate, settings: $0) },
                 keep: { analyses.store($0, path: path, stamp: stamp, weights: weights) })
         }
-        let written = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
+        // The programme's own target is where the dialogue lands on the target.
+        let written = try writer.write(decision, targetLUFS: targetLUFS + (programmeOffset ?? 0), source: src.source, cores: cores)
         let report = written.report, meter = written.meter
         passes += report.passes
         let m = meter.finish()
@@ -173,12 +193,16 @@ struct LoudnessNormalizeJob {
                                           losses: src.losses + (positionLoss.map { [$0] } ?? []), notes: notes, passes: passes,
                                           measuredHere: source.here, sourceLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak)
         result.landing = written.landing
+        result.dialogueLUFS = dialogue?.judgedLUFS
         result.uncheckedReason = written.uncheckedReason
         reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: meter.timeline, source: source.timeline,
-                                 sourceIntegratedLUFS: sourceLUFS, sourceTruePeakDBTP: measured.truePeak,
+                                 sourceIntegratedLUFS: programmeOffset == nil ? sourceLUFS : measured.integrated, sourceTruePeakDBTP: measured.truePeak,
                                  targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
                                  gainDB: report.gainDB, limitedSeconds: Double(report.framesLimited) / Double(out.sampleRate),
-                                 maxReductionDB: report.maxReductionDB), for: path)
+                                 maxReductionDB: report.maxReductionDB,
+                                 dialogue: dialogue.flatMap { d in d.judgedLUFS.map { before in
+                                     LoudnessReportDialogue(integratedLUFS: before + report.gainDB, share: d.share ?? 0, spans: [])
+                                 } }), for: path)
         var r = record
         r["normalized"] = dialogue?.annotate(result.json, gainDB: report.gainDB) ?? result.json
         return r

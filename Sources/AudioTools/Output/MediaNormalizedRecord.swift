@@ -4,6 +4,21 @@ import Foundation
 /// first (or `--stream`) audio stream's values at the top, each stream's under `streams` when
 /// there are several, and notes on what the encoder did.
 enum MediaNormalizedRecord {
+    /// Why a stream sent the file to further encodes: one clause per check that did, in order
+    /// ("after the first encode the decoded true peak was over the ceiling, …"); nil when none did.
+    static func reencodeNote(who: String, codec: String, predicted: Bool, corrections: [(afterEncode: Int, reasons: [String])]) -> String? {
+        guard !corrections.isEmpty else { return nil }
+        let ordinals = ["first", "second", "third", "fourth", "fifth"]
+        let clauses = corrections.map { c -> String in
+            let why = c.reasons.contains("peak") && c.reasons.contains("loudness") ? "the decoded true peak was over the ceiling and the loudness off the target"
+                : c.reasons.contains("peak") ? "the decoded true peak was over the ceiling" : "the decoded loudness was off the target"
+            return "after the \(ordinals[min(max(c.afterEncode, 1), ordinals.count) - 1]) encode \(why)"
+        }
+        let each = corrections.count == 1 ? "so the gain and the limiter's ceiling were corrected and the file encoded again"
+            : "so each time the gain and the limiter's ceiling were corrected and the file encoded again (\(corrections.count) times)"
+        return "\(who): \(predicted ? "the prediction missed: " : "")\(clauses.joined(separator: "; ")) (\(codec) encoder); \(each)."
+    }
+
     /// `delivered`: how many streams the output holds.
     static func json(_ run: MediaNormalization.Outcome, probe: MediaProbe, audio: [MediaStream], delivered: Int, chosen: [Int],
                      encodings: [Int: MediaAudioEncoding], muxer: String, outPath: String, losses: [String],
@@ -22,11 +37,10 @@ enum MediaNormalizedRecord {
             if let p = r.prediction {
                 notes.append("\(who): a trial \(codec) encode of \(String(format: "%.1f", p.seconds)) s predicted the codec's loudness change (\(String(format: "%+.2f", p.loudnessChangeLU)) LU, compensated) and true-peak overshoot (\(String(format: "%.2f", p.peakOvershootDB)) dB, kept under the ceiling) before the one encode.")
             }
-            if !r.reencodedFor.isEmpty {
-                let why = r.reencodedFor.contains("peak") && r.reencodedFor.contains("loudness") ? "the decoded true peak was over the ceiling and the loudness off the target"
-                    : r.reencodedFor.contains("peak") ? "the decoded true peak was over the ceiling" : "the decoded loudness was off the target"
-                notes.append("\(who): \(r.prediction == nil ? "" : "the prediction missed: ")\(why) after the \(codec) encoder, so the gain and the limiter's ceiling were corrected and the file encoded again.")
-            }
+            if let note = reencodeNote(who: who, codec: codec, predicted: r.prediction != nil, corrections: r.corrections) { notes.append(note) }
+        }
+        if run.encodes > 1 {
+            notes.append("The file was encoded \(run.encodes) times in all (`encodes`): each encode re-encodes every normalised audio stream, and the last is the one written.")
         }
         var streamObjects: [JSON] = []
         for r in run.streams {

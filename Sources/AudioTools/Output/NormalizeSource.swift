@@ -82,9 +82,12 @@ extension NormalizeSource {
     /// this very stream, else measured here in a pass of its own; also read when a report
     /// (`forReport`) must draw the source and the record's `loudness` has no timeline of it.
     /// The source is back at its first frame afterwards.
+    /// `speech`: a detector fed the same pass when the file is measured here (a dialogue-gated
+    /// target with no record to take it from); its dialogue loudness is returned beside.
     public func measurement(recorded: (integrated: Double?, truePeak: Double?)?, loudness: JSON?, weights: [Double],
-                            forReport: Bool) throws
-        -> (measured: (integrated: Double?, truePeak: Double?), here: Bool, timeline: LoudnessTimeline?, passes: Int, notes: [String]) {
+                     forReport: Bool, speech: SpeechDetector? = nil) throws
+        -> (measured: (integrated: Double?, truePeak: Double?), here: Bool, timeline: LoudnessTimeline?, passes: Int, notes: [String],
+            dialogue: DialogueLoudness?) {
         var notes: [String] = []
         let rate = format.sampleRate
         if recorded != nil, converted {
@@ -93,16 +96,24 @@ extension NormalizeSource {
         // The report draws the source from the record's timeline when it has one (lufs-measure --timeline).
         let timeline = !forReport || converted ? nil : LoudnessTimeline(loudness: loudness).flatMap { $0.sampleRate == rate ? $0 : nil }
         guard recorded == nil || converted || (forReport && timeline == nil) else {
-            return (recorded!, false, timeline, 0, notes)
+            return (recorded!, false, timeline, 0, notes, nil)
         }
         let meter = LoudnessMeter(sampleRate: rate, weights: weights, collectsTimeline: forReport)
-        try Decoder.forEachBlock(source) { meter.add($0) }
+        let listening = recorded == nil ? speech : nil
+        try Decoder.forEachBlock(source) { meter.add($0); try listening?.add($0) }
         try source.seek(toFrame: 0)
         let m = meter.finish()
+        var dialogue: DialogueLoudness? = nil
+        if let listening {
+            let spans = DialogueSpans.spans(probabilities: try listening.finish(), chunkSeconds: SpeechDetector.chunkSeconds,
+                                            durationSeconds: m.seconds)
+            dialogue = DialogueLoudness(blocks: meter.blocks, spans: spans, durationSeconds: m.seconds,
+                                        minimumShare: DialogueLoudness.defaultMinimumShare)
+        }
         if recorded == nil || converted {
-            return ((m.integratedLUFS, m.truePeakDBTP), true, meter.timeline, 1, notes)
+            return ((m.integratedLUFS, m.truePeakDBTP), true, meter.timeline, 1, notes, dialogue)
         }
         notes.append("The source was read once more to draw it in the report (--report).")
-        return (recorded!, false, meter.timeline, 1, notes)
+        return (recorded!, false, meter.timeline, 1, notes, nil)
     }
 }

@@ -32,6 +32,9 @@ public struct NormalizedFileRecord {
     /// file's measurement); `uncheckedReason` when it couldn't be.
     public var landing: CodecLandingReport? = nil
     public var uncheckedReason: String? = nil
+    /// A dialogue-gated target: the source's dialogue loudness. The landing is judged on it plus
+    /// the gain applied (as `normalized.dialogue.after_lufs`), not on the programme's loudness.
+    public var dialogueLUFS: Double? = nil
 
     public init(outPath: String, format: LufsNormalizeFormat, report: NormalizeReport, written: LoudnessMeasurement,
                 gain: NormalizeGainPlan, decision: NormalizeDecision, targetLUFS: Double, ceilingDBTP: Double,
@@ -44,6 +47,10 @@ public struct NormalizedFileRecord {
         self.passes = passes; self.measuredHere = measuredHere
         self.sourceLUFS = sourceLUFS; self.sourceTruePeakDBTP = sourceTruePeakDBTP
     }
+
+    /// The loudness judged against the target: the written programme's, or with a dialogue-gated
+    /// target the dialogue's after the gain.
+    var landedLUFS: Double? { dialogueLUFS.map { $0 + report.gainDB } ?? written.integratedLUFS }
 
     public var json: JSON {
         let m = written, out = format
@@ -71,14 +78,15 @@ public struct NormalizedFileRecord {
         }
         if peakMode == .reduce, gain.shortfallLU > 0 {
             // An album track is not meant to reach the target itself: the album is what falls short.
-            let s = album ? gain.shortfallLU : (m.integratedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU)
+            let s = album ? gain.shortfallLU : (landedLUFS.map { targetLUFS - $0 } ?? gain.shortfallLU)
             shortfall = s
             notes.append("The gain was lowered by \(String(format: "%.2f", gain.shortfallLU)) dB to keep the true peak under the ceiling: the \(album ? "album" : "file") is \(String(format: "%.2f", s)) LU under the \(LoudnessGate.compact(targetLUFS)) LUFS target.")
         } else if peakMode == .ignore, let tp = m.truePeakDBTP, tp > ceilingDBTP {
             notes.append("--peak ignore let the true peak reach \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling (the floating-point file holds it).")
         }
-        if landing == nil, !album, peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - targetLUFS) > 0.3 {
-            notes.append("The output is \(String(format: "%.2f", abs(lufs - targetLUFS))) LU \(lufs < targetLUFS ? "under" : "over") the target: reaching it would take more than \(Int(maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first.")
+        if landing == nil, !album, peakMode != .reduce, let lufs = landedLUFS, abs(lufs - targetLUFS) > 0.3 {
+            let what = dialogueLUFS == nil ? "The output is" : "The output's dialogue is"
+            notes.append("\(what) \(String(format: "%.2f", abs(lufs - targetLUFS))) LU \(lufs < targetLUFS ? "under" : "over") the target: reaching it would take more than \(Int(maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first.")
         }
         if m.integratedLUFS == nil { notes.append("The output has no measurable integrated loudness (under the −70 LUFS gate or shorter than 0.4 s).") }
         if decision.hasFades { notes.append("Fades are included in the loudness measured on the output.") }

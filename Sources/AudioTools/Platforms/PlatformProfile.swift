@@ -9,7 +9,8 @@ public struct PlatformProfile: Equatable, Sendable {
         case never
         /// Raised only as far as leaves the true peak at `ceilingDBTP` (Spotify: 1 dB of headroom).
         case upToPeakCeiling(Double)
-        /// Raised fully; a limiter engaging at `limiterDBFS` (sample values) catches the peaks.
+        /// Raised fully; a limiter in the playback chain engaging at `limiterDBFS` catches the
+        /// peaks of any track that plays over it (raised or not).
         case withLimiter(Double)
     }
 
@@ -67,7 +68,6 @@ public struct PlatformProfile: Equatable, Sendable {
                             notes: ["\(name): the integrated loudness is undefined, so the gain the platform applies is unknown."])
         }
         var gain = targetLUFS - lufs
-        var limited = false
         var notes: [String] = []
         if gain > 0 {
             switch raise {
@@ -76,16 +76,27 @@ public struct PlatformProfile: Equatable, Sendable {
             case .upToPeakCeiling(let ceiling):
                 // Without a true peak (digital silence has none) there is nothing to cap the gain by.
                 if let tp = truePeakDBTP { gain = max(0, min(gain, ceiling - tp)) }
-            case .withLimiter(let threshold):
-                if let sp = samplePeakDBFS, sp + gain > threshold { limited = true }
+            case .withLimiter:
+                break
             }
         }
+        let limited = limiterActs(truePeakDBTP: truePeakDBTP, samplePeakDBFS: samplePeakDBFS, gainDB: gain)
         var tp = truePeakDBTP.map { $0 + gain }
         if limited {
             tp = nil
-            notes.append("\(name): its limiter acts (engaging at \(Self.dB(limiterThreshold ?? 0)) dBFS sample peak), so the true peak as played depends on the limiter and the loudness is slightly below the target.")
+            let peak = [truePeakDBTP, samplePeakDBFS].compactMap { $0 }.max().map { String(format: "%+.2f", $0 + gain) } ?? "?"
+            notes.append("\(name): its limiter acts (it engages at \(Self.dB(limiterThreshold ?? 0)) dB, and the peak would play at \(peak) dB), so the true peak as played depends on the limiter and the loudness is slightly below the target.")
         }
         return Playback(gainDB: gain, integratedLUFS: lufs + gain, truePeakDBTP: tp, limited: limited, notes: notes)
+    }
+
+    /// Whether the platform's limiter acts on a programme of these peaks played at `gainDB`: its
+    /// peak as played passes the threshold. The peak is the true peak (the sample peak without
+    /// one): a platform plays a lossy encode of the master, whose decoded samples reach its
+    /// inter-sample peaks, so those are what the limiter meets.
+    public func limiterActs(truePeakDBTP: Double?, samplePeakDBFS: Double?, gainDB: Double) -> Bool {
+        guard let t = limiterThreshold, let peak = [truePeakDBTP, samplePeakDBFS].compactMap({ $0 }).max() else { return false }
+        return peak + gainDB > t
     }
 
     private var limiterThreshold: Double? {

@@ -19,6 +19,9 @@ public final class QCAnalyser {
     public static let dropoutSeconds = 0.010
     /// Correlation window, seconds.
     public static let correlationSeconds = 3.0
+    /// A correlation window starts every this many seconds (the meter's 100-ms hop), so a 3-s
+    /// fault is read whole when it starts on that grid and nearly whole anywhere (docs/qc.md).
+    public static let correlationHopSeconds = 0.1
     /// A correlation window is counted when both channels' RMS is at least this (dBFS).
     public static let correlationFloorDBFS = -70.0
     /// Two channels whose samples differ (or, inverted, sum) by no more than one 16-bit step
@@ -43,13 +46,9 @@ public final class QCAnalyser {
     private var oversShared = false
     private var dropouts: [(start: Int, length: Int)] = []
     private var dropoutCount = 0
-    // The front pair's correlation.
-    private let windowFrames: Int
-    private var inWindow = 0
-    private var sab = 0.0, saa = 0.0, sbb = 0.0
-    private var minCorrelation: Double?
-    private var minCorrelationAt = 0.0
-    private var windowsCounted = 0
+    // The front pair's correlation: 3-s windows sliding by a hop; the current hop's sums.
+    private var correlation: SlidingCorrelation
+    private var frontHop = SlidingCorrelation.Hop()
     // Identical / inverted pairs, still possible.
     private var pairs: [(a: Int, b: Int, identical: Bool, inverted: Bool)] = []
     // Mono fold-down (and, for surround, the front pair) K-weighted per 100 ms.
@@ -119,7 +118,8 @@ public final class QCAnalyser {
         let overHold = Int((Self.overHoldSeconds * Double(sampleRate)).rounded())
         channels = (0..<channelCount).map { _ in ChannelState(sampleRate: sampleRate, history: probe.tapsPerPhase - 1, overHold: overHold) }
         minDropoutFrames = Int((Self.dropoutSeconds * Double(sampleRate)).rounded())
-        windowFrames = Int(Self.correlationSeconds * Double(sampleRate))
+        correlation = SlidingCorrelation(hopsPerWindow: Int((Self.correlationSeconds / Self.correlationHopSeconds).rounded()),
+                                         floorPower: pow(10, Self.correlationFloorDBFS / 10))
         for a in 0..<channelCount { for b in (a + 1)..<max(a + 1, channelCount) { pairs.append((a, b, true, true)) } }
         stereo = channelCount == 2 && frontPair != nil && frontPair! == (0, 1) && !separateFrontLoudness
         hop = (sampleRate + 5) / 10
@@ -228,7 +228,11 @@ public final class QCAnalyser {
                     runLength += 1
                     if runLength == Self.clipRunLength {
                         s.runs += 1
-                        if s.runTimes.count < Self.timesKept { s.runTimes.append(runStart) }
+                        // Kept to the millisecond: runs within one (a clipped wave's two flat tops) are one time.
+                        if s.runTimes.count < Self.timesKept,
+                           s.runTimes.last.map({ Self.millisecond($0, rate: sampleRate) != Self.millisecond(runStart, rate: sampleRate) }) ?? true {
+                            s.runTimes.append(runStart)
+                        }
                     }
                 } else { runLength = 0 }
             }
@@ -420,25 +424,10 @@ public final class QCAnalyser {
         curLR = lr; curLL = ll; curRR = rr; self.inHop = inHop
     }
 
-    /// Stereo at the end: the correlation over 3-s windows (30 hops) from the hop sums.
+    /// Stereo at the end: the correlation over 3-s windows sliding by 100 ms, from the hop sums.
     private func stereoWindows() {
-        let per = Int((Self.correlationSeconds * 10).rounded())
-        var j = 0
-        while j < hopLR.count {
-            let e = min(j + per, hopLR.count)
-            sab = 0; saa = 0; sbb = 0
-            for q in j..<e { sab += hopLR[q]; saa += hopLL[q]; sbb += hopRR[q] }
-            inWindow = (e - j) * hop
-            var end = e * hop
-            if e == hopLR.count { sab += curLR; saa += curLL; sbb += curRR; inWindow += self.inHop; end += self.inHop }
-            if e - j == per || windowsCounted == 0 && e == hopLR.count || inWindow >= sampleRate { closeWindow(endingAt: end) }
-            j = e
-        }
-        if hopLR.isEmpty && self.inHop > 0 {
-            sab = curLR; saa = curLL; sbb = curRR; inWindow = self.inHop
-            closeWindow(endingAt: self.inHop)
-        }
-        inWindow = 0
+        for q in hopLR.indices { correlation.push(.init(ab: hopLR[q], aa: hopLL[q], bb: hopRR[q], frames: hop)) }
+        correlation.finish(partial: .init(ab: curLR, aa: curLL, bb: curRR, frames: inHop))
     }
 
     /// The mono fold-down of a stereo programme, estimated from the meter's own 400-ms blocks:
@@ -527,6 +516,9 @@ public final class QCAnalyser {
     }
 
     /// |v|: the sign bits cleared.
+    /// The millisecond a frame falls in, to the nearest (as the records print times).
+    static func millisecond(_ frame: Int, rate: Int) -> Int { Int((Double(frame) * 1000 / Double(rate)).rounded()) }
+
     @inline(__always) static func magnitude(_ v: SIMD8<Float>) -> SIMD8<Float> {
         unsafeBitCast(unsafeBitCast(v, to: SIMD8<UInt32>.self) & 0x7fff_ffff, to: SIMD8<Float>.self)
     }
@@ -541,7 +533,7 @@ public final class QCAnalyser {
                     let m = mb.baseAddress!
                     var f = 0
                     while f < n {
-                        let seg = min(n - f, windowFrames - inWindow)
+                        let seg = min(n - f, hop - frontHop.frames)
                         var ab = SIMD8<Float>(repeating: 0), aa = ab, bb = ab
                         var dab = 0.0, daa = 0.0, dbb = 0.0
                         var k = 0
@@ -566,10 +558,10 @@ public final class QCAnalyser {
                             m[f + k] = (u + v) * 0.5
                             k += 1
                         }
-                        sab += dab; saa += daa; sbb += dbb
-                        inWindow += seg
+                        frontHop.ab += dab; frontHop.aa += daa; frontHop.bb += dbb
+                        frontHop.frames += seg
                         f += seg
-                        if inWindow == windowFrames { closeWindow(endingAt: start + f) }
+                        if frontHop.frames == hop { correlation.push(frontHop); frontHop = .init() }
                     }
                     mono?.add(m, count: n)
                     frontA?.add(x, count: n)
@@ -579,35 +571,24 @@ public final class QCAnalyser {
         }
     }
 
-    /// Takes the window's correlation when both channels carry signal above the floor.
-    private func closeWindow(endingAt end: Int) {
-        let frames = Double(inWindow)
-        let floor = pow(10, Self.correlationFloorDBFS / 10) * frames
-        if saa > floor && sbb > floor {
-            let r = sab / (saa * sbb).squareRoot()
-            windowsCounted += 1
-            if minCorrelation == nil || r < minCorrelation! {
-                minCorrelation = r
-                minCorrelationAt = Double(end - inWindow) / Double(sampleRate)
-            }
-        }
-        inWindow = 0; sab = 0; saa = 0; sbb = 0
-    }
-
     // MARK: the result
 
     public struct Result: Equatable, Sendable {
         public var frames: Int
         public var sampleRate: Int
-        /// Clipped runs over all channels, and the start times of the first `timesKept`, seconds.
+        /// Clipped runs over all channels; the first `timesKept` distinct times (to the
+        /// millisecond) a run starts at, seconds, and the channels a run starts in at each.
         public var clippedRuns: Int
         public var clippedRunTimes: [Double]
-        /// Stretches above 0 dBTP over all channels, and the times of the first `timesKept`.
+        public var clippedRunChannels: [[Int]] = []
+        /// Stretches above 0 dBTP over all channels; their first distinct times and channels, alike.
         public var overs: Int
         public var overTimes: [Double]
+        public var overChannels: [[Int]] = []
         /// Mean of each channel, dBFS (nil for a channel whose mean is exactly zero).
         public var dcOffsetDBFS: [Double?]
-        /// Lowest correlation of the front pair over 3-s windows, and where that window starts.
+        /// Lowest correlation of the front pair over 3-s windows (one every 100 ms), and where
+        /// the first window with it starts.
         public var minCorrelation: Double?
         public var minCorrelationAtSeconds: Double?
         /// Loudness of the mono fold-down ((a + b) / 2 on both front speakers), LUFS.
@@ -642,15 +623,24 @@ public final class QCAnalyser {
             (s.work + h).update(repeating: 0, count: l)
             if s.previousMax * s.oversampler.gainBound > 1 { overs(s, s.work + h, count: l, start: framesSeen) }
         }
-        if stereo { stereoWindows() }
-        if inWindow > 0 && (windowsCounted == 0 || inWindow >= sampleRate) { closeWindow(endingAt: framesSeen) }
+        if stereo { stereoWindows() } else if frontPair != nil { correlation.finish(partial: frontHop) }
         let allSilent = lastNonzero < 0
         let head = allSilent ? framesSeen : firstNonzero
         let tail = allSilent ? framesSeen : framesSeen - 1 - lastNonzero
         let silent = channels.indices.filter { !channels[$0].anyNonzero }
-        func sortedTimes(_ lists: [[Int]]) -> [Double] {
-            Array(Set(lists.flatMap { $0 }).sorted().prefix(Self.timesKept)).map { Double($0) / rate }
+        /// The first distinct milliseconds over all channels' frames, each with its channels.
+        func events(_ lists: [[Int]]) -> (times: [Double], channels: [[Int]]) {
+            var at: [Int: [Int]] = [:]
+            for (c, frames) in lists.enumerated() {
+                for f in frames {
+                    let ms = Self.millisecond(f, rate: sampleRate)
+                    if at[ms]?.last != c { at[ms, default: []].append(c) }
+                }
+            }
+            let first = at.keys.sorted().prefix(Self.timesKept)
+            return (first.map { Double($0) / 1000 }, first.map { at[$0]! })
         }
+        let clipped = events(channels.map(\.runTimes)), overEvents = events(channels.map(\.overs.startFrames))
         var mono: Double?
         var front: Double?
         if let m = self.mono { mono = m.integratedLUFS(weight: 2) }
@@ -658,13 +648,14 @@ public final class QCAnalyser {
         if let a = frontA, let b = frontB { front = KWeightedHops.integratedLUFS([a, b]) }
         return Result(
             frames: framesSeen, sampleRate: sampleRate,
-            clippedRuns: channels.reduce(0) { $0 + $1.runs }, clippedRunTimes: sortedTimes(channels.map(\.runTimes)),
-            overs: channels.reduce(0) { $0 + $1.overs.count }, overTimes: sortedTimes(channels.map(\.overs.startFrames)),
+            clippedRuns: channels.reduce(0) { $0 + $1.runs }, clippedRunTimes: clipped.times, clippedRunChannels: clipped.channels,
+            overs: channels.reduce(0) { $0 + $1.overs.count }, overTimes: overEvents.times, overChannels: overEvents.channels,
             dcOffsetDBFS: channels.map { s in
                 let mean = framesSeen > 0 ? abs(s.dcSum) / Double(framesSeen) : 0
                 return mean > 0 ? 20 * log10(mean) : nil
             },
-            minCorrelation: minCorrelation, minCorrelationAtSeconds: minCorrelation == nil ? nil : minCorrelationAt,
+            minCorrelation: correlation.minimum,
+            minCorrelationAtSeconds: correlation.minimum == nil ? nil : Double(correlation.minimumStartFrame) / rate,
             monoFoldDownLUFS: mono, frontPairLUFS: front,
             headSilenceSeconds: Double(head) / rate, tailSilenceSeconds: Double(tail) / rate,
             dropouts: dropouts.map { (Double($0.start) / rate, Double($0.length) / rate) }, dropoutCount: dropoutCount,

@@ -9,20 +9,27 @@ public struct QCGate: Equatable, Sendable {
     public var maxHeadSilenceSeconds: Double?
     public var maxTailSilenceSeconds: Double?
     public var noDropouts = false
+    /// No channel but an LFE is digital silence throughout.
+    public var noDeadChannels = false
+    /// No pair of channels is one the other in reverse polarity.
+    public var noInvertedChannels = false
 
     public init(maxClippedRuns: Int? = nil, maxOvers: Int? = nil, minCorrelation: Double? = nil,
-                maxHeadSilenceSeconds: Double? = nil, maxTailSilenceSeconds: Double? = nil, noDropouts: Bool = false) {
+                maxHeadSilenceSeconds: Double? = nil, maxTailSilenceSeconds: Double? = nil, noDropouts: Bool = false,
+                noDeadChannels: Bool = false, noInvertedChannels: Bool = false) {
         self.maxClippedRuns = maxClippedRuns
         self.maxOvers = maxOvers
         self.minCorrelation = minCorrelation
         self.maxHeadSilenceSeconds = maxHeadSilenceSeconds
         self.maxTailSilenceSeconds = maxTailSilenceSeconds
         self.noDropouts = noDropouts
+        self.noDeadChannels = noDeadChannels
+        self.noInvertedChannels = noInvertedChannels
     }
 
     public var isEmpty: Bool {
         maxClippedRuns == nil && maxOvers == nil && minCorrelation == nil && maxHeadSilenceSeconds == nil
-            && maxTailSilenceSeconds == nil && !noDropouts
+            && maxTailSilenceSeconds == nil && !noDropouts && !noDeadChannels && !noInvertedChannels
     }
 
     /// A failed gate: its option, the sentence, and where in the file (seconds) when it has a place.
@@ -32,15 +39,21 @@ public struct QCGate: Equatable, Sendable {
         public var atSeconds: Double?
     }
 
-    public func evaluate(_ r: QCAnalyser.Result) -> [Failure] {
+    /// The failed gates; `names` are the channels' labels in the layout ("ch1"… where missing).
+    public func evaluate(_ r: QCAnalyser.Result, names: [String] = []) -> [Failure] {
         var out: [Failure] = []
         func s(_ v: Double) -> String { String(format: "%.3f s", v) }
+        func name(_ c: Int) -> String { c < names.count ? names[c] : "ch\(c + 1)" }
+        func channels(_ list: [[Int]]) -> String {
+            guard let first = list.first, !first.isEmpty else { return "" }
+            return " in " + first.map(name).joined(separator: ", ")
+        }
         if let m = maxClippedRuns, r.clippedRuns > m {
-            out.append(Failure(gate: "max-clipped-runs", reason: "--max-clipped-runs \(m): \(r.clippedRuns) clipped run\(r.clippedRuns == 1 ? "" : "s") (3 or more samples at full scale), the first at \(s(r.clippedRunTimes.first ?? 0))",
+            out.append(Failure(gate: "max-clipped-runs", reason: "--max-clipped-runs \(m): \(r.clippedRuns) clipped run\(r.clippedRuns == 1 ? "" : "s") (3 or more samples at full scale), the first at \(s(r.clippedRunTimes.first ?? 0))\(channels(r.clippedRunChannels))",
                                atSeconds: r.clippedRunTimes.first))
         }
         if let m = maxOvers, r.overs > m {
-            out.append(Failure(gate: "max-overs", reason: "--max-overs \(m): \(r.overs) stretch\(r.overs == 1 ? "" : "es") above 0 dBTP, the first at \(s(r.overTimes.first ?? 0))",
+            out.append(Failure(gate: "max-overs", reason: "--max-overs \(m): \(r.overs) stretch\(r.overs == 1 ? "" : "es") above 0 dBTP, the first at \(s(r.overTimes.first ?? 0))\(channels(r.overChannels))",
                                atSeconds: r.overTimes.first))
         }
         if let m = minCorrelation {
@@ -67,8 +80,22 @@ public struct QCGate: Equatable, Sendable {
             out.append(Failure(gate: "no-dropouts", reason: "--no-dropouts: \(r.dropoutCount) dropout\(r.dropoutCount == 1 ? "" : "s") (digital silence of 10 ms or more mid-programme), the first at \(s(d.atSeconds)) lasting \(String(format: "%.0f ms", d.durationSeconds * 1000))",
                                atSeconds: d.atSeconds))
         }
+        // An LFE may be silent by design (a programme with nothing below 120 Hz to send it).
+        let dead = r.silentChannels.filter { !Self.isLFE(name($0)) }
+        if noDeadChannels, !dead.isEmpty {
+            let list = dead.map(name).joined(separator: ", ")
+            out.append(Failure(gate: "no-dead-channels", reason: "--no-dead-channels: channel\(dead.count == 1 ? "" : "s") \(list) \(dead.count == 1 ? "is" : "are") digital silence from start to end",
+                               atSeconds: nil))
+        }
+        if noInvertedChannels, !r.invertedPairs.isEmpty {
+            let list = r.invertedPairs.map { "\(name($0.last ?? 0)) is \(name($0.first ?? 0))" }.joined(separator: ", ")
+            out.append(Failure(gate: "no-inverted-channels", reason: "--no-inverted-channels: \(list) in reverse polarity (the two cancel in a mono fold-down)",
+                               atSeconds: nil))
+        }
         return out
     }
+
+    static func isLFE(_ label: String) -> Bool { label == "LFE" || label == "LFE2" }
 
     static func compact(_ v: Double) -> String {
         v == v.rounded() ? String(Int(v)) : String(format: "%g", v)
@@ -82,12 +109,14 @@ public struct QCGate: Equatable, Sendable {
     }
 
     public static let presets: [Preset] = [
-        Preset(name: "acx", gate: QCGate(maxClippedRuns: 0, maxHeadSilenceSeconds: 1, maxTailSilenceSeconds: 5, noDropouts: true),
-               source: "ACX audio submission requirements: 0.5 to 1 s of room tone at the head, 1 to 5 s at the tail, peaks at most -3 dB"),
-        Preset(name: "streaming", gate: QCGate(maxClippedRuns: 0, maxOvers: 0, noDropouts: true),
-               source: "Spotify for Artists, Loudness normalization: keep the master below -1 dBTP; no spec for silence"),
-        Preset(name: "broadcast", gate: QCGate(maxClippedRuns: 0, maxOvers: 0, minCorrelation: 0, noDropouts: true),
-               source: "EBU R 128 / Tech 3343: true peak at most -1 dBTP; no EBU limit on head or tail silence"),
+        Preset(name: "acx", gate: QCGate(maxClippedRuns: 0, maxHeadSilenceSeconds: 1, maxTailSilenceSeconds: 5, noDropouts: true,
+                                         noDeadChannels: true, noInvertedChannels: true),
+               source: "ACX audio submission requirements: 0.5 to 1 s of room tone at the head, 1 to 5 s at the tail, peaks at most -3 dB; no dead or inverted channel (ours: half a stereo image missing, or silence in mono)"),
+        Preset(name: "streaming", gate: QCGate(maxClippedRuns: 0, maxOvers: 0, noDropouts: true, noDeadChannels: true, noInvertedChannels: true),
+               source: "Spotify for Artists, Loudness normalization: keep the master below -1 dBTP; no spec for silence; no dead or inverted channel (ours: half a stereo image missing, or silence in mono)"),
+        Preset(name: "broadcast", gate: QCGate(maxClippedRuns: 0, maxOvers: 0, minCorrelation: 0, noDropouts: true,
+                                               noDeadChannels: true, noInvertedChannels: true),
+               source: "EBU R 128 / Tech 3343: true peak at most -1 dBTP; no EBU limit on head or tail silence; no dead or inverted channel (ours: half a stereo image missing, or silence in mono)"),
     ]
 
     public static var presetNames: [String] { presets.map(\.name) }
@@ -99,6 +128,7 @@ public struct QCGate: Equatable, Sendable {
                       minCorrelation: minCorrelation ?? b.minCorrelation,
                       maxHeadSilenceSeconds: maxHeadSilenceSeconds ?? b.maxHeadSilenceSeconds,
                       maxTailSilenceSeconds: maxTailSilenceSeconds ?? b.maxTailSilenceSeconds,
-                      noDropouts: noDropouts || b.noDropouts)
+                      noDropouts: noDropouts || b.noDropouts, noDeadChannels: noDeadChannels || b.noDeadChannels,
+                      noInvertedChannels: noInvertedChannels || b.noInvertedChannels)
     }
 }

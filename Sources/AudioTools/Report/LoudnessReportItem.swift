@@ -184,13 +184,19 @@ enum ReportText {
 
 extension LoudnessReportItem {
     /// An item for a normalised output drawn over its source: the verdict is the output checked
-    /// against the target (± `toleranceLU`) and the ceiling, as lufs-measure's gate would.
+    /// against the target (± `toleranceLU`) and the ceiling, as lufs-measure's gate would; with
+    /// `dialogue` (a dialogue-gated target), its loudness is what is checked against the target.
     public static func normalized(name: String, output m: LoudnessMeasurement, timeline: LoudnessTimeline?,
                                   source: LoudnessTimeline?, sourceIntegratedLUFS: Double?, sourceTruePeakDBTP: Double?,
                                   targetLUFS: Double, toleranceLU: Double, ceilingDBTP: Double,
-                                  gainDB: Double, limitedSeconds: Double, maxReductionDB: Double) -> LoudnessReportItem {
+                                  gainDB: Double, limitedSeconds: Double, maxReductionDB: Double,
+                                  dialogue: LoudnessReportDialogue? = nil) -> LoudnessReportItem {
         let gate = LoudnessGate(targetLUFS: targetLUFS, toleranceLU: toleranceLU, maxTruePeakDBTP: ceilingDBTP)
-        var item = LoudnessReportItem(name: name, measurement: m, timeline: timeline, gate: gate)
+        var judged = m
+        if let d = dialogue { judged.integratedLUFS = d.integratedLUFS }
+        var item = LoudnessReportItem(name: name, measurement: judged, timeline: timeline, gate: gate)
+        item.integratedLUFS = m.integratedLUFS
+        item.dialogue = dialogue
         item.source = source
         item.sourceIntegratedLUFS = sourceIntegratedLUFS
         item.sourceTruePeakDBTP = sourceTruePeakDBTP

@@ -14,10 +14,15 @@ public struct LoudnessReportMark: Equatable, Sendable {
 
 extension LoudnessReportItem {
     /// This item with the failed QC gates of `qc` (the record's `qc` object) added: their reasons
-    /// join the verdict's, and those with a time become marks.
+    /// join the verdict's, and those with a time become marks. A passed QC gate is a pass where
+    /// there is no loudness gate (the QC gate is then the gate).
     func addingQC(_ qc: JSON?) -> LoudnessReportItem {
-        guard let g = qc?["gate"], g["pass"]?.boolValue == false else { return self }
+        guard let g = qc?["gate"], let passed = g["pass"]?.boolValue else { return self }
         var item = self
+        if passed {
+            if item.verdict == .measured { item.verdict = .pass }
+            return item
+        }
         let reasons = g["reasons"]?.arrayValue?.compactMap(\.stringValue) ?? []
         switch item.verdict {
         case .fail(let r): item.verdict = .fail(r + reasons)

@@ -112,6 +112,26 @@ public final class LoudnessReportWriter {
         if let mo = gate.maxMomentaryLUFS { parts.append("momentary ≤ \(LoudnessGate.compact(mo)) LUFS") }
         return (preset.map { $0 + ": " } ?? "") + parts.joined(separator: ", ")
     }
+
+    /// The QC gate in words for the index ("QC acx: clipped runs ≤ 0, …, no dropouts").
+    public static func describe(_ qc: QCGate, preset: String?) -> String {
+        var parts: [String] = []
+        if let m = qc.maxClippedRuns { parts.append("clipped runs ≤ \(m)") }
+        if let m = qc.maxOvers { parts.append("overs ≤ \(m)") }
+        if let m = qc.minCorrelation { parts.append("correlation ≥ \(QCGate.compact(m))") }
+        if let m = qc.maxHeadSilenceSeconds { parts.append("head silence ≤ \(QCGate.compact(m)) s") }
+        if let m = qc.maxTailSilenceSeconds { parts.append("tail silence ≤ \(QCGate.compact(m)) s") }
+        if qc.noDropouts { parts.append("no dropouts") }
+        if qc.noDeadChannels { parts.append("no dead channels") }
+        if qc.noInvertedChannels { parts.append("no inverted channels") }
+        return "QC " + (preset.map { $0 + ": " } ?? "") + parts.joined(separator: ", ")
+    }
+
+    /// The loudness gate's words and the QC gate's, as one line; nil with neither.
+    public static func describe(loudness: String?, qc: String?) -> String? {
+        let both = [loudness, qc].compactMap { $0 }
+        return both.isEmpty ? nil : both.joined(separator: "; ")
+    }
 }
 
 extension LoudnessTimeline {

@@ -35,7 +35,8 @@ enum PlatformsRecord {
             guard p.albumMode else { o["album"] = .null; return .object(o) }
             let a = p.playback(integratedLUFS: aI, truePeakDBTP: aTP, samplePeakDBFS: aSP)
             let gain = a.gainDB
-            let limited = a.limited && gain.map { g in tSP.map { $0 + g > -1 } ?? false } == true
+            // The album's gain applied to this track: its own peaks meet the limiter.
+            let limited = gain.map { p.limiterActs(truePeakDBTP: tTP, samplePeakDBFS: tSP, gainDB: $0) } ?? false
             o["album"] = .object([
                 "gain_db": .optional(gain, decimals: 2),
                 "integrated_lufs": .optional(gain.flatMap { g in tI.map { $0 + g } }, decimals: 2),

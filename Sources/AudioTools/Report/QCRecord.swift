@@ -29,8 +29,10 @@ enum QCRecord {
             "clipping": .object([
                 "runs": .int(r.clippedRuns),
                 "times": .array(r.clippedRunTimes.map(seconds)),
+                "time_channels": .array(r.clippedRunChannels.map { .array($0.map(name)) }),
                 "overs": .int(r.overs),
                 "over_times": .array(r.overTimes.map(seconds)),
+                "over_time_channels": .array(r.overChannels.map { .array($0.map(name)) }),
             ]),
             "dc_offset_dbfs": .array(r.dcOffsetDBFS.map { .optional($0, decimals: 1) }),
             "phase": .object([
@@ -52,7 +54,7 @@ enum QCRecord {
             "notes": .array(notes.map { .string($0) }),
         ]
         if let g = gate {
-            let failures = g.evaluate(r)
+            let failures = g.evaluate(r, names: names)
             o["gate"] = .object([
                 "pass": .bool(failures.isEmpty),
                 "reasons": .array(failures.map { .string($0.reason) }),

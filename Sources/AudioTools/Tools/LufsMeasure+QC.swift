@@ -15,6 +15,8 @@ enum LufsMeasureQC {
         .number("max-head-silence", "S", in: 0...86_400, help: "QC gate: at most S seconds of digital silence at the head. Implies --qc."),
         .number("max-tail-silence", "S", in: 0...86_400, help: "QC gate: at most S seconds of digital silence at the tail. Implies --qc."),
         .flag("no-dropouts", help: "QC gate: no digital silence of 10 ms or more mid-programme. Implies --qc."),
+        .flag("no-dead-channels", help: "QC gate: no channel (but an LFE) that is digital silence from start to end. Implies --qc."),
+        .flag("no-inverted-channels", help: "QC gate: no pair of channels where one is the other in reverse polarity (a mono fold-down cancels). Implies --qc."),
         .choice("qc-preset", "NAME", QCGate.presetNames, help: "QC gates of a kind of delivery: " + QCGate.presets.map { "\($0.name) (\($0.source))" }.joined(separator: "; ") + ". Explicit QC gates override its values. Implies --qc."),
     ]
 
@@ -31,7 +33,8 @@ enum LufsMeasureQC {
         let preset = try o.choice("qc-preset").flatMap { name in QCGate.presets.first { $0.name == name }?.gate }
         let gate = QCGate(maxClippedRuns: try o.int("max-clipped-runs"), maxOvers: try o.int("max-overs"),
                           minCorrelation: try o.double("min-correlation"), maxHeadSilenceSeconds: try o.double("max-head-silence"),
-                          maxTailSilenceSeconds: try o.double("max-tail-silence"), noDropouts: o.flag("no-dropouts")).over(preset)
+                          maxTailSilenceSeconds: try o.double("max-tail-silence"), noDropouts: o.flag("no-dropouts"),
+                          noDeadChannels: o.flag("no-dead-channels"), noInvertedChannels: o.flag("no-inverted-channels")).over(preset)
         e.qcGate = gate.isEmpty ? nil : gate
         e.qc = o.flag("qc") || e.qcGate != nil
         if o.flag("platforms") || o.string("platform") != nil { e.platforms = try platforms(o.string("platform")) }

@@ -5,7 +5,7 @@ extension LufsMeasure {
     static let streamSpecs: [OptionSpec] = [
         .flag("follow", help: "Measure while reading standard input (`-`) or a file still being written, printing a line every --interval seconds of audio with the loudness so far (docs/lufs-measure.md), then the record. A followed file is read until it has not grown for 5 s. SIGINT or SIGTERM ends the reading: the record of what was read is printed and the exit status is 128 + the signal's number.",
               rules: [.conflicts("album", "decode-only", "report", "qc", "platforms", "platform", "qc-preset", "max-clipped-runs", "max-overs",
-                                 "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", "dialogue",
+                                 "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", "no-dead-channels", "no-inverted-channels", "dialogue",
                                  message: "--follow measures one stream as it arrives: it can't be combined with --{other}.")]),
         .number("interval", "SECONDS", in: 0.1...3600, help: "With --follow: seconds of audio between lines (default 1).", rules: [.needs("follow")]),
         RawPCM.spec,

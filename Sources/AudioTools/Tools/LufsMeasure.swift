@@ -15,7 +15,7 @@ public final class LufsMeasure: RecordTool {
             .number("max-short-term", "LUFS", in: -70...6, help: "Gate: the highest short-term (3 s) loudness allowed anywhere in a file, as short-form rules set it (ebu-r128-s1: -18). A file shorter than 3 s fails it, having no short-term loudness."),
             .number("max-momentary", "LUFS", in: -70...6, help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them.", rules: [
-                .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", "qc-preset", "max-clipped-runs", "max-overs", "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", message: "--junit needs a gate: give --preset or --target.")]),
+                .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", "qc-preset", "max-clipped-runs", "max-overs", "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", "no-dead-channels", "no-inverted-channels", message: "--junit needs a gate: give --preset or --target.")]),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted.",
                    values: .choices(ChannelLayout.names.components(separatedBy: ", ")), check: { _ = try LufsMeasure.layout($0) }),
             .whole("stream", "N", in: 0...1023, help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
@@ -84,7 +84,10 @@ public final class LufsMeasure: RecordTool {
         summary = o.flag("summary")
         let timeline = o.flag("timeline")
         try o.checkRules("decode-only")
-        let gateWords = gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) }
+        // The report's gate is the loudness gate's and the QC gate's: either alone is a gate.
+        let extras = try LufsMeasureQC.extras(o)
+        let gateWords = LoudnessReportWriter.describe(loudness: gate.map { LoudnessReportWriter.describe($0, preset: preset?.name) },
+                                                      qc: extras.qcGate.map { LoudnessReportWriter.describe($0, preset: o.string("qc-preset")) })
         let report = try o.string("report").map { try LoudnessReportWriter.forOption($0, title: "lufs-measure", gate: gateWords) }
         let grouping = AlbumKey.Grouping(rawValue: try o.chosen("album-by"))!
         try o.checkRules("album-by", "album")
@@ -107,7 +110,7 @@ public final class LufsMeasure: RecordTool {
                                  layoutOverride: layoutOverride, dualMono: dualMono, decodeOnly: decodeOnly, timeline: timeline,
                                  report: report, albums: albums, stream: stream, cores: cores,
                                  loudnessCache: cache.map { LoudnessCache(cache: $0, layout: layoutOverride, dualMono: dualMono) }, follow: follow)
-            .adding(try LufsMeasureQC.extras(o))
+            .adding(extras)
         if o.flag("keep-analysis") { job.analyses = cache.map(LimiterAnalysisCache.init) }
         let onDialogue = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
         if o.flag("dialogue") || onDialogue {
@@ -132,14 +135,15 @@ public final class LufsMeasure: RecordTool {
 
     public func emitted(_ record: Record) {
         report?.emitted(record)
-        guard gate != nil || summary || junitPath != nil || stderrIsTerminal else { return }
+        // A QC gate alone is a gate too: its failures set the exit status.
+        guard log.gated || summary || junitPath != nil || stderrIsTerminal else { return }
         log.add(record)
     }
 
     /// A gate over nothing fails: each folder argument that held no audio, or an input with no
     /// records at all, is an error (stderr, exit 1, a JUnit error). Without a gate, a warning.
     public func inputEnded(emptyDirectories: [String], records: Int) {
-        guard gate != nil else {
+        guard log.gated else {
             for d in emptyDirectories { Diagnostics.warn(InputReport.noAudioMessage(d)) }
             return
         }

@@ -35,6 +35,25 @@ import Testing
         #expect(!calm.limited && abs(calm.truePeakDBTP! - (-8)) < 1e-9)
     }
 
+    /// Loud's limiter meets whatever plays over −1 dB, at the true peak (a lossy encode's decoded
+    /// samples reach it): a track raised until its true peak plays at +0.86 dB although its sample
+    /// peak stays under −1, and a track over full scale that is turned down but still plays over −1.
+    @Test func spotifyLoudLimitsWhateverPlaysOverItsThreshold() {
+        let loud = Self.profile("spotify-loud")
+        let raised = loud.playback(integratedLUFS: -12, truePeakDBTP: -0.14, samplePeakDBFS: -2.1)
+        #expect(abs(raised.gainDB! - 1) < 1e-9 && raised.limited && raised.truePeakDBTP == nil)
+        #expect(raised.notes.first?.contains("+0.86 dB") == true, "\(raised.notes)")
+        let down = loud.playback(integratedLUFS: -10.5, truePeakDBTP: 1.36, samplePeakDBFS: 1.2)
+        #expect(abs(down.gainDB! - -0.5) < 1e-9 && down.limited && down.truePeakDBTP == nil)
+        // Turned down under the threshold, or just at it: no limiter.
+        let under = loud.playback(integratedLUFS: -9, truePeakDBTP: 0.5, samplePeakDBFS: 0)
+        #expect(!under.limited && abs(under.truePeakDBTP! - -1.5) < 1e-9)
+        #expect(!loud.limiterActs(truePeakDBTP: -3, samplePeakDBFS: -3.5, gainDB: 2))
+        #expect(loud.limiterActs(truePeakDBTP: nil, samplePeakDBFS: -3, gainDB: 2.5))
+        // Platforms without a limiter never say it acts.
+        #expect(!Self.profile("spotify").limiterActs(truePeakDBTP: 3, samplePeakDBFS: 3, gainDB: 0))
+    }
+
     @Test func spotifyQuietTargetsMinus19() {
         let p = Self.profile("spotify-quiet").playback(integratedLUFS: -9, truePeakDBTP: 0, samplePeakDBFS: 0)
         #expect(abs(p.integratedLUFS! - (-19)) < 1e-9)
@@ -79,5 +98,22 @@ import Testing
         #expect(spotify?["gain_db"]?.doubleValue == -4)
         #expect(spotify?["integrated_lufs"]?.doubleValue == -16)
         #expect(out["platforms"]?.arrayValue?[1]["album"] == .null)
+    }
+
+    /// Album mode on Loud: the album's gain applied to a track whose own peak then plays over −1 dB
+    /// is limited, whatever the sign of that gain; a quieter track of the same album is not.
+    @Test func spotifyLoudAlbumModeLimitsByTheTracksOwnPeak() {
+        func album(trackTP: Double) -> JSON? {
+            let loudness: JSON = .object([
+                "integrated_lufs": .double(-10.8), "true_peak_dbtp": .double(trackTP), "sample_peak_dbfs": .double(trackTP - 0.3),
+                "album": .object(["integrated_lufs": .double(-10.5), "true_peak_dbtp": .double(1.5), "sample_peak_dbfs": .double(1.2)]),
+                "platforms": .array([.object(["name": .string("spotify-loud")])]),
+            ])
+            return PlatformsRecord.withAlbum(loudness)["platforms"]?.arrayValue?.first?["album"]
+        }
+        let hot = album(trackTP: 1.36)
+        #expect(hot?["gain_db"]?.doubleValue == -0.5 && hot?["limited"] == .bool(true) && hot?["true_peak_dbtp"] == .null)
+        let calm = album(trackTP: -3)
+        #expect(calm?["limited"] == .bool(false) && calm?["true_peak_dbtp"]?.doubleValue == -3.5)
     }
 }

@@ -50,7 +50,24 @@ import Testing
         x[2 * rate] = 1; x[2 * rate + 1] = 1            // two only: a near miss
         let r = Self.analyse([x], block: 1000)
         #expect(r.clippedRuns == 2)
-        #expect(r.clippedRunTimes == [1.0, Double(3 * rate + 100) / Double(rate)])
+        #expect(r.clippedRunTimes == [1.0, 3.002])  // to the millisecond
+    }
+
+    /// Runs that start in the same millisecond are one time, listed once with every channel they
+    /// start in (a master clipped on both sides at once, a clipped wave's two flat tops), in the
+    /// stereo path and the general one alike; the gate's reason names the channels.
+    @Test func clipTimesAreDistinctAndSayTheirChannels() {
+        for count in [2, 3] {
+            var ch = (0..<count).map { Self.noise(rate * 6, seed: UInt64(10 + $0)) }
+            for k in 0..<3 { ch[0][2 * rate + k] = 1; ch[0][2 * rate + 10 + k] = -1; ch[1][2 * rate + 5 + k] = 1 }
+            for k in 0..<3 { ch[count - 1][5 * rate + k] = 1 }
+            let r = Self.analyse(ch, block: 1000)
+            #expect(r.clippedRuns == 4)
+            #expect(r.clippedRunTimes == [2.0, 5.0], "\(count) channels")
+            #expect(r.clippedRunChannels == [[0, 1], [count - 1]], "\(count) channels")
+            let reason = QCGate(maxClippedRuns: 0).evaluate(r, names: ["L", "R", "C"]).first?.reason ?? ""
+            #expect(reason.hasSuffix("the first at 2.000 s in L, R"), "\(reason)")
+        }
     }
 
     /// A run split across blocks is one run.
@@ -101,7 +118,7 @@ import Testing
         var overs = 0, times: [Double] = [], last = Int.min / 2
         for k in peaks.indices where peaks[k] > 1 {
             let f = k - o.latency
-            if f - last > hold { overs += 1; if times.count < QCAnalyser.timesKept { times.append(Double(max(0, f)) / Double(rate)) } }
+            if f - last > hold { overs += 1; if times.count < QCAnalyser.timesKept { times.append(Double(QCAnalyser.millisecond(max(0, f), rate: rate)) / 1000) } }
             last = f
         }
         #expect(overs > 20)
@@ -224,5 +241,81 @@ import Testing
         for failure in f { #expect(failure.reason.hasPrefix("--" + failure.gate)) }
         #expect(f[0].atSeconds == 1 && f[3].atSeconds == 5)
         #expect(QCGate(maxClippedRuns: 1).evaluate(r).isEmpty)
+    }
+
+    /// The channel gates: a dead channel and an inverted pair each fail, named by layout; a silent
+    /// LFE does not; the presets carry both gates, and an explicit gate adds to a preset.
+    @Test func channelGates() {
+        let a = Self.noise(rate * 2, seed: 4), b = Self.noise(rate * 2, seed: 5), zero = [Float](repeating: 0, count: a.count)
+        let g = QCGate(noDeadChannels: true, noInvertedChannels: true)
+        let dead = g.evaluate(Self.analyse([a, zero]), names: ["L", "R"])
+        #expect(dead.map(\.gate) == ["no-dead-channels"] && dead[0].reason.contains("channel R ") && dead[0].atSeconds == nil)
+        let inverted = g.evaluate(Self.analyse([a, a.map { -$0 }]), names: ["L", "R"])
+        #expect(inverted.map(\.gate) == ["no-inverted-channels"] && inverted[0].reason.contains("R is L"))
+        #expect(g.evaluate(Self.analyse([a, b])).isEmpty)
+        let five = Self.analyse([a, b, Self.noise(rate * 2, seed: 6), zero, Self.noise(rate * 2, seed: 7), Self.noise(rate * 2, seed: 8)])
+        #expect(g.evaluate(five, names: ["L", "R", "C", "LFE", "Ls", "Rs"]).isEmpty)
+        #expect(g.evaluate(five).map(\.gate) == ["no-dead-channels"], "unnamed, the fourth channel is not known to be an LFE")
+        for p in QCGate.presets { #expect(p.gate.noDeadChannels && p.gate.noInvertedChannels, "\(p.name)") }
+        let over = QCGate(noDeadChannels: true).over(QCGate(maxOvers: 0))
+        #expect(over.noDeadChannels && over.maxOvers == 0 && !over.noInvertedChannels)
+        #expect(!QCGate(noInvertedChannels: true).isEmpty)
+    }
+
+    /// A 1 kHz tone (a whole number of cycles per 100 ms, so every hop holds the same energy), the
+    /// right channel a copy of the left but inverted for 3 s from `from` seconds, in 9 s.
+    static func invertedStretch(from: Double, channels: Int = 2) -> [[Float]] {
+        let n = rate * 9, a = Int((from * Double(rate)).rounded()), b = a + 3 * rate
+        let l = (0..<n).map { Float(0.25 * sin(2 * Double.pi * 1000 * Double($0) / Double(rate))) }
+        var r = l
+        for k in a..<b { r[k] = -l[k] }
+        return channels == 2 ? [l, r] : [l, r, Self.noise(n, amplitude: 0.1, seed: 9)]
+    }
+
+    /// The phase check's 3-s windows start every 100 ms: a fully inverted 3-s stretch that starts
+    /// on that grid but straddles the old fixed windows (3 s apart) reads −1 wherever it falls, in
+    /// the stereo path and the general one (a third channel), and its window's start is where the
+    /// stretch starts. Off the grid by 50 ms, the worst windows (from 4.5 s and from 4.6 s) hold
+    /// 2.95 s of it and 0.05 s of the tone in phase: (0.05 − 2.95) / 3.
+    @Test func invertedStretchReadsWholeInAnySlidingWindow() {
+        for channels in [2, 3] {
+            let on = Self.analyse(Self.invertedStretch(from: 4.5, channels: channels), block: 1000)
+            #expect(abs(on.minCorrelation! - -1) < 1e-6, "\(channels) channels: \(on.minCorrelation!)")
+            #expect(on.minCorrelationAtSeconds == 4.5)
+            let off = Self.analyse(Self.invertedStretch(from: 4.55, channels: channels), block: 777)
+            #expect(abs(off.minCorrelation! - (0.05 - 2.95) / 3) < 1e-6, "\(channels) channels: \(off.minCorrelation!)")
+            #expect(off.minCorrelationAtSeconds == 4.5 || off.minCorrelationAtSeconds == 4.6)
+        }
+    }
+
+    /// The window that ends at the file's end is judged too: a file of 9.05 s whose last 3 s are
+    /// inverted (its last hop is 50 ms) reads −1 in the window of the last 29 hops and that
+    /// partial one, from 6.1 s (the whole windows from 6.0 s on hold 0.05 s in phase).
+    @Test func theLastWindowEndsAtTheEnd() {
+        let n = rate * 9 + rate / 20
+        let l = (0..<n).map { Float(0.25 * sin(2 * Double.pi * 1000 * Double($0) / Double(rate))) }
+        var r = l
+        for k in (n - 3 * rate)..<n { r[k] = -l[k] }
+        let q = Self.analyse([l, r])
+        #expect(abs(q.minCorrelation! - -1) < 1e-6 && q.minCorrelationAtSeconds == 6.1, "\(q.minCorrelation!) at \(q.minCorrelationAtSeconds!)")
+    }
+
+    /// The running sums give what summing each window afresh gives, over a long stretch of noise.
+    @Test func runningSumsMatchWindowsSummedAfresh() {
+        var s = SlidingCorrelation(hopsPerWindow: 30, floorPower: 1e-7)
+        let hops = (0..<2000).map { k -> SlidingCorrelation.Hop in
+            let x = Double((k * 7919) % 1000) / 1000
+            return .init(ab: x - 0.5, aa: 1 + x, bb: 2 - x, frames: 4800)
+        }
+        var best = Double.infinity, at = 0
+        for (k, h) in hops.enumerated() {
+            s.push(h)
+            guard k >= 29 else { continue }
+            let w = hops[(k - 29)...k]
+            let r = w.reduce(0) { $0 + $1.ab } / (w.reduce(0) { $0 + $1.aa } * w.reduce(0) { $0 + $1.bb }).squareRoot()
+            if r < best { best = r; at = (k - 29) * 4800 }
+        }
+        s.finish(partial: .init())
+        #expect(abs(s.minimum! - best) < 1e-12 && s.minimumStartFrame == at && s.counted == 2000 - 29)
     }
 }
