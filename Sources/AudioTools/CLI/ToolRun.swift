@@ -60,7 +60,7 @@ extension ToolMain {
             tool.emitted(out)
             progress.step(failed: out.hasError, path: out.path)
             output.append(line ?? out.serialized())
-            if tellFailures, out.hasError, StreamedFiles.audioOutput == 1, let l = out.failureLine(tool: info.name) {
+            if tellFailures, out.hasError, !RecordDiversion.isDiverted, let l = out.failureLine(tool: info.name) {
                 output.flush()  // the record first, where both go to one terminal
                 progress.interject(l)
             }

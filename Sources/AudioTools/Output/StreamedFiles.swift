@@ -3,14 +3,10 @@ import Foundation
 /// The temporary files of a streamed input or output.
 enum StreamedFiles {
     /// Where `--output -` writes the audio: the original standard output (records go to stderr).
-    nonisolated(unsafe) static var audioOutput: Int32 = 1
+    static var audioOutput: Int32 { RecordDiversion.audioOutput }
 
     /// `--output -`: keeps standard output for the audio and sends the records to standard error.
-    static func divertRecords() {
-        audioOutput = dup(1)
-        _ = fcntl(audioOutput, F_SETFD, FD_CLOEXEC)
-        dup2(2, 1)
-    }
+    static func divertRecords() { RecordDiversion.divert() }
 
     static func temporaryName(in dir: String, purpose: String) throws -> String {
         "\(dir)/.audio-tools-\(purpose)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
