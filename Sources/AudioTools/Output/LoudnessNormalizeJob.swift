@@ -72,7 +72,7 @@ struct LoudnessNormalizeJob {
 
         if let lossless { return try lossless.process(record, path: path, outPath: outPath) }
         let opened = try Decoder.open(path, streams: true)
-        let dialogue = dialogueGated ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity) : nil
+        let dialogue = dialogueGated ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity, path: path) : nil
         if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
             if depth != nil || sampleRate != nil {
                 throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
@@ -126,7 +126,7 @@ struct LoudnessNormalizeJob {
             throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
                             suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
         }
-        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity)
+        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity, path: path)
         if let note = recorded.note { notes.append(note) }
         let source = try src.measurement(recorded: recorded.measured, loudness: loudness, weights: layout.weights,
                                          forReport: reportWriter != nil)
@@ -162,6 +162,20 @@ struct LoudnessNormalizeJob {
             writer.storedAnalysis = StoredLimiterAnalysis(
                 load: { analyses.model(path: path, identity: identity, weights: weights, sampleRate: rate, settings: $0) },
                 keep: { analyses.store($0, path: path, stamp: stamp, weights: weights) })
+        }
+        // What is written must keep the record's promise, or it is not put in place.
+        let promise = WrittenOutputCheck(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, peakMode: peakMode,
+                                         loudnessIsOwn: albumValues == nil && dialogue == nil, maxCompensationDB: Self.maxCompensationDB)
+        let here = source.here
+        writer.check = { w in
+            let m = w.meter.finish()
+            if var miss = promise.miss(integratedLUFS: m.integratedLUFS, truePeakDBTP: m.truePeakDBTP, compensationDB: w.report.compensationDB,
+                                       lossyChecked: w.landing != nil,
+                                       codecShortfall: w.landing.flatMap { CodecLandingNotes.shortfall($0, targetLUFS: targetLUFS) } != nil,
+                                       sourceLUFS: sourceLUFS) {
+                miss.measuredHere = here
+                throw miss
+            }
         }
         let written = try writer.write(decision, targetLUFS: targetLUFS, source: src.source, cores: cores)
         let report = written.report, meter = written.meter
