@@ -115,6 +115,7 @@ struct LoudnessNormalizeJob {
         let albumValues = album ? try GainTagging.albumValues(record, path: path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
+        if let n = src.sizeNote { notes.append(n) }
         var passes = 0
         let loudness = record["loudness"]
         var layout = RecordedLoudness.layout(loudness: loudness, description: src.description, channelCount: src.input.format.channelCount)

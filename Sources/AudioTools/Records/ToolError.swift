@@ -18,6 +18,7 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case nonFiniteSamples = "non-finite-samples"
     case staleMeasurement = "stale-measurement"
     case offTarget = "off-target"
+    case tooLarge = "too-large"
     case lossy
     case exists
     case readOnly = "read-only"
