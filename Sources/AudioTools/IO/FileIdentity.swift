@@ -63,7 +63,7 @@ public struct FileIdentity: Equatable, Sendable {
     }
 
     /// A fingerprint of the bytes of the file at `path`: its size and four blocks of 4 KiB (the
-    /// first, the last and two between), hashed as every id is. A cheap content check beside the
+    /// first, the last and two between), hashed as every id is (96 bits, 24 hex digits). A cheap content check beside the
     /// times: an edit in those blocks changes it whatever the times say. Nil when the file can't
     /// be read, or is no longer the file `expected` describes (size and times).
     public static func fingerprint(path: String, expected: FileIdentity? = nil) -> String? {
@@ -85,7 +85,7 @@ public struct FileIdentity: Equatable, Sendable {
             guard n >= 0 else { return nil }
             message += block[0..<n]
         }
-        return ContentID.digest(of: message).hex
+        return XXHash64.hex96(of: message)
     }
 
     /// This identity with the fingerprint of the file at `path` (read now; left nil when the file

@@ -1,4 +1,3 @@
-import CSndfile
 import Foundation
 
 /// Whether an output's audio fits the sizes its container can state, decided before anything is
@@ -53,7 +52,7 @@ public enum OutputSizeLimit {
         case .rf64:
             var f = format
             f.container = "rf64"
-            f.formatCode = (format.formatCode & ~Int32(SF_FORMAT_TYPEMASK)) | Int32(SF_FORMAT_RF64)
+            f.formatCode = SndfileSink.rf64(formatCode: format.formatCode)
             let gb = String(format: "%.2f", Double(bytes!) / 1e9)
             return (f, "The output holds \(gb) GB of audio, more than a WAV file's 32-bit sizes can state (4 GiB), so it was written as RF64, WAV with 64-bit sizes, which ffmpeg, sox and libsndfile read (format.container says rf64).")
         case .tooLarge(let limit):
