@@ -69,13 +69,14 @@ MODEL_DEPS := python3:python3 pip3:python3-pip
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: speech-model all deps test-deps bench-deps build test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz clean help
+.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz clean help
 
 all: build
 
 help:
 	@echo "make demo      build and run the pipeline on the clips in Fixtures/"
 	@echo "make test      install what is missing, build, run the whole test suite"
+	@echo "make long-test the tests too big for make test (a WAV over 4 GiB written as RF64: 9 GB of disk, minutes)"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
 	@echo "make docs-report  redraw the report picture in docs/ from the sample clips"
 	@echo "make install   PREFIX=/usr/local: the five tools, their man pages, bash/zsh/fish completions and docs"
@@ -175,6 +176,11 @@ docs-report: build
 test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
+
+# Tests that write gigabytes: skipped by `make test`, run here (LongE2ETests).
+long-test: test-deps
+	$(SWIFT) build --build-tests
+	AUDIO_TOOLS_LONG_TESTS=1 $(SWIFT) test --skip-build --disable-xctest --filter LongE2ETests
 
 bench: bench-deps build
 	BIN=$(BIN) BENCH_DIR=$(BENCH_DIR) python3 Tests/Bench/bench.py $(SECTIONS)

@@ -49,14 +49,24 @@ import Testing
         try E2E.run(tool, args, stdin: stdin, environment: plain)
     }
 
-    /// Writes `marker` into every stored entry in place of `text`; returns how many changed.
+    /// Writes `marker` into every stored entry in place of `text`, with the checksum that makes
+    /// it a value the cache serves; returns how many changed.
     @discardableResult
     static func tamper(_ cache: String, _ text: String, _ marker: String) throws -> Int {
         let db = try SQLiteConnection(path: cache, create: false)
         defer { db.close() }
-        let s = try db.prepare("UPDATE entries SET value = replace(value, ?1, ?2) WHERE instr(value, ?1) > 0")
-        try s.with([.text(text), .text(marker)]) { try $0.step() }
-        return db.changes
+        let s = try db.prepare("SELECT rowid, value FROM entries WHERE typeof(value) = 'text' AND instr(value, ?1) > 0")
+        var changed: [(Int64, String)] = []
+        try s.with([.text(text)]) { s in
+            while try s.step() {
+                if let v = s.text(1) { changed.append((s.int64(0), v.replacingOccurrences(of: text, with: marker))) }
+            }
+        }
+        let u = try db.prepare("UPDATE entries SET value = ?2, checksum = ?3 WHERE rowid = ?1")
+        for (row, value) in changed {
+            try u.with([.integer(row), .text(value), .integer(ResultCache.checksum(value))]) { _ = try $0.step() }
+        }
+        return changed.count
     }
 
     static func entries(_ cache: String) throws -> Int {

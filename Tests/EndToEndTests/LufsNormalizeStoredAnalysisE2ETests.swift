@@ -30,15 +30,15 @@ import Testing
                 r.records.first?["normalized"]?["passes"]?.intValue)
     }
 
-    /// The stored analysis of `path`, straight from the cache file.
+    /// The stored analysis of `path`, straight from the cache file (without the checksum after it).
     static func storedBytes(_ cache: String, _ path: String) throws -> [UInt8]? {
         let db = try SQLiteConnection(path: cache, create: false)
         defer { db.close() }
         let s = try db.prepare("SELECT rowid FROM entries WHERE kind = 'limiter-analysis' AND path = ?1")
         guard let row = try s.with([.text(path)], { try $0.step() ? $0.int64(0) : nil }) else { return nil }
         let blob = try db.openBlob(table: "entries", column: "value", rowid: row, writable: false)
-        var bytes = [UInt8](repeating: 0, count: blob.count)
-        if blob.count > 0 { try bytes.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: blob.count, at: 0) } }
+        var bytes = [UInt8](repeating: 0, count: max(blob.count - 8, 0))
+        if !bytes.isEmpty { try bytes.withUnsafeMutableBytes { try blob.read(into: $0.baseAddress!, count: $0.count, at: 0) } }
         return bytes
     }
 

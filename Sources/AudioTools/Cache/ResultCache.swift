@@ -3,9 +3,10 @@ import Foundation
 /// Results kept between runs in one SQLite file, keyed by file identity and settings.
 ///
 /// An entry is reused only when the file is provably the one it was computed from — same path,
-/// device, inode, size and modification time (ns) — and it was written by this audio-tools version
-/// under the same settings (`kind` plus the options that change the result). Anything else is a
-/// miss, and the fresh result replaces the entry. The cache is an accelerator, never a source of
+/// device, inode, size, modification and inode change times (ns) — and it was written by this
+/// audio-tools version under the same settings (`kind` plus the options that change the result).
+/// Anything else is a miss, and the fresh result replaces the entry. Every value carries a
+/// checksum, checked on every read: a value damaged on disk is a miss, and its row is dropped. The cache is an accelerator, never a source of
 /// truth: whatever goes wrong with it (damaged, foreign, read-only, locked for too long) is said
 /// once on stderr and the run goes on without it, with the same output.
 ///
@@ -18,7 +19,8 @@ public final class ResultCache {
     /// Written into the database header (`PRAGMA application_id`): "ATC1".
     static let applicationID: Int64 = 0x4154_4331
     /// The layout of the tables; a file with another one is moved aside, never read.
-    static let formatVersion: Int64 = 1
+    /// 2: the inode change time and each value's checksum.
+    static let formatVersion: Int64 = 2
     /// A file modified this recently may still be being written (and a second write within the
     /// file system's timestamp granularity would keep its mtime): it is not stored.
     static let settleNanoseconds: Int64 = 2_000_000_000
@@ -38,6 +40,7 @@ public final class ResultCache {
         let select: SQLiteStatement
         let selectRowID: SQLiteStatement
         let store: SQLiteStatement
+        let drop: SQLiteStatement
         let byID: SQLiteStatement
         let begin: SQLiteStatement
         let commit: SQLiteStatement
@@ -76,19 +79,21 @@ public final class ResultCache {
             begin = try db.prepare("BEGIN")
             commit = try db.prepare("COMMIT")
             select = try db.prepare("""
-            SELECT device, inode, size, mtime_ns, version, value, library_id FROM entries
+            SELECT device, inode, size, mtime_ns, ctime_ns, version, rowid, checksum, value, library_id FROM entries
             WHERE path = ?1 AND kind = ?2 AND settings = ?3
             """)
             selectRowID = try db.prepare("""
-            SELECT device, inode, size, mtime_ns, version, rowid FROM entries
+            SELECT device, inode, size, mtime_ns, ctime_ns, version, rowid, checksum FROM entries
             WHERE path = ?1 AND kind = ?2 AND settings = ?3
             """)
             store = try db.prepare("""
-            INSERT OR REPLACE INTO entries (path, kind, settings, device, inode, size, mtime_ns, version, library_id, value, written)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+            INSERT OR REPLACE INTO entries (path, kind, settings, device, inode, size, mtime_ns, ctime_ns, version, library_id,
+                                            checksum, value, written)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
             """)
+            drop = try db.prepare("DELETE FROM entries WHERE rowid = ?1")
             byID = try db.prepare("""
-            SELECT path, device, inode, size, mtime_ns FROM entries
+            SELECT path, device, inode, size, mtime_ns, ctime_ns FROM entries
             WHERE library_id = ?1 AND kind = ?2 AND settings = ?3 AND version = ?4 ORDER BY path
             """)
         }
@@ -224,8 +229,8 @@ public final class ResultCache {
                         CREATE TABLE IF NOT EXISTS entries (
                             path TEXT NOT NULL, kind TEXT NOT NULL, settings TEXT NOT NULL,
                             device INTEGER NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
-                            mtime_ns INTEGER NOT NULL, version TEXT NOT NULL, library_id TEXT,
-                            value TEXT NOT NULL, written INTEGER NOT NULL,
+                            mtime_ns INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, version TEXT NOT NULL, library_id TEXT,
+                            checksum INTEGER NOT NULL, value TEXT NOT NULL, written INTEGER NOT NULL,
                             UNIQUE (path, kind, settings));
                         CREATE INDEX IF NOT EXISTS entries_by_library_id ON entries (library_id) WHERE library_id IS NOT NULL;
                         """)
@@ -313,17 +318,97 @@ public final class ResultCache {
     /// `stamp` describes by this version; nil otherwise.
     public func lookup(kind: String, settings: String, path: String, stamp: FileStamp) -> Hit? {
         lookupRow(kind: kind, settings: settings, path: path, stamp: stamp) { s, _ in
-            s.text(5).map { Hit(value: $0, libraryID: s.isNull(6) ? nil : s.text(6)) }
+            guard let value = s.text(8) else { return nil }
+            guard s.int64(7) == Self.checksum(value) else { throw Damaged() }
+            return Hit(value: value, libraryID: s.isNull(9) ? nil : s.text(9))
         }
     }
 
     /// An entry stored as bytes, under the same rules as `lookup`, handed to `read` in place (a
     /// large value is read a piece at a time, never held whole); nil for a miss or when `read`
-    /// gives nil.
+    /// gives nil. `read` must read the bytes in order, start to end: the checksum kept after them
+    /// is checked as they go, and a value that doesn't match is a miss (its row dropped).
     public func readBytes<T>(kind: String, settings: String, path: String, stamp: FileStamp,
-                             _ read: (SQLiteBlob) throws -> T?) -> T? {
+                             _ read: (CheckedBlob) throws -> T?) -> T? {
         lookupRow(kind: kind, settings: settings, path: path, stamp: stamp, statement: \.selectRowID) { s, db in
-            try read(try db.openBlob(table: "entries", column: "value", rowid: s.int64(5), writable: false))
+            guard s.int64(7) == Self.bytesChecksumMark else { throw Damaged() }
+            let blob = try CheckedBlob(reading: try db.openBlob(table: "entries", column: "value", rowid: s.int64(6), writable: false))
+            let value = try read(blob)
+            guard blob.verified else { throw Damaged() }
+            return value
+        }
+    }
+
+    /// The checksum of a text value: XXH64 of its UTF-8 bytes.
+    static func checksum(_ value: String) -> Int64 {
+        var v = value
+        return v.withUTF8 { Int64(bitPattern: XXHash64.hash(UnsafeRawBufferPointer($0), seed: 0)) }
+    }
+
+    /// The `checksum` of a row whose value is bytes: theirs is kept after them, in the value.
+    static let bytesChecksumMark: Int64 = -1
+
+    /// A value that doesn't match its checksum: a miss, and its row is dropped.
+    struct Damaged: Error {}
+
+    /// A value kept as bytes, read or written in place in order, its checksum (XXH64, 8 bytes
+    /// little-endian after the `count` bytes of the value) made or checked as it goes: so an
+    /// hour's analysis is never held whole to be checked.
+    public final class CheckedBlob {
+        let blob: SQLiteBlob
+        /// The value's bytes, without the checksum after them.
+        public let count: Int
+        private var hash = XXHash64.Pair(seedA: 0, seedB: 0)
+        /// Where the next read or write must start for the checksum to follow.
+        private var next = 0
+        private var inOrder = true
+
+        init(reading blob: SQLiteBlob) throws {
+            guard blob.count >= 8 else { throw Damaged() }
+            self.blob = blob
+            count = blob.count - 8
+        }
+
+        init(writing blob: SQLiteBlob) {
+            self.blob = blob
+            count = blob.count - 8
+        }
+
+        private func follow(_ p: UnsafeRawPointer, _ n: Int, at offset: Int) {
+            guard inOrder, offset == next, offset + n <= count else { inOrder = false; return }
+            hash.update(UnsafeRawBufferPointer(start: p, count: n))
+            next += n
+        }
+
+        /// Reads `n` bytes of the value at `offset`.
+        public func read(into buffer: UnsafeMutableRawPointer, count n: Int, at offset: Int) throws {
+            guard offset + n <= count else { throw Damaged() }
+            try blob.read(into: buffer, count: n, at: offset)
+            follow(buffer, n, at: offset)
+        }
+
+        /// Writes `n` bytes of the value at `offset`.
+        public func write(from buffer: UnsafeRawPointer, count n: Int, at offset: Int) throws {
+            guard offset + n <= count else { throw Damaged() }
+            try blob.write(from: buffer, count: n, at: offset)
+            follow(buffer, n, at: offset)
+        }
+
+        /// Whether every byte was read in order and they match the checksum kept after them.
+        var verified: Bool {
+            guard inOrder, next == count else { return false }
+            var kept: UInt64 = 0
+            guard (try? withUnsafeMutableBytes(of: &kept) { try blob.read(into: $0.baseAddress!, count: 8, at: count) }) != nil else {
+                return false
+            }
+            return UInt64(littleEndian: kept) == hash.finish().0
+        }
+
+        /// Writes the checksum after the value; throws when the value wasn't written whole and in order.
+        func seal() throws {
+            guard inOrder, next == count else { throw Damaged() }
+            var sum = hash.finish().0.littleEndian
+            try withUnsafeBytes(of: &sum) { try blob.write(from: $0.baseAddress!, count: 8, at: count) }
         }
     }
 
@@ -332,24 +417,27 @@ public final class ResultCache {
         lookupRow(kind: kind, settings: settings, path: path, stamp: stamp, statement: \.selectRowID) { _, _ in true } ?? false
     }
 
-    /// The row of `path` under `kind` and `settings` by `statement` (columns 0-4: device, inode,
-    /// size, mtime, version), handed to `read` when it is of the file `stamp` describes and of this
-    /// version.
+    /// The row of `path` under `kind` and `settings` by `statement` (columns 0-7: device, inode,
+    /// size, mtime, ctime, version, rowid, checksum), handed to `read` when it is of the file
+    /// `stamp` describes and of this version. When `read` throws `Damaged`, the row is dropped.
     private func lookupRow<T>(kind: String, settings: String, path: String, stamp: FileStamp,
                               statement: KeyPath<Session, SQLiteStatement> = \.select,
                               read: (SQLiteStatement, SQLiteConnection) throws -> T?) -> T? {
         withSession { session in
             try session.beginReading()
             session.readsInTransaction += 1
+            var damaged: Int64?
             let hit = try session[keyPath: statement].with([.text(path), .text(kind), .text(settings)]) { s -> T? in
                 guard try s.step() else { return nil }
                 let stored = FileStamp(device: UInt64(bitPattern: s.int64(0)), inode: UInt64(bitPattern: s.int64(1)),
-                                       sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3))
-                guard stored == stamp, s.text(4) == version else { return nil }
-                return try read(s, session.db)
+                                       sizeBytes: UInt64(bitPattern: s.int64(2)), modifiedNanoseconds: s.int64(3),
+                                       changedNanoseconds: s.int64(4))
+                guard stored == stamp, s.text(5) == version else { return nil }
+                do { return try read(s, session.db) } catch is Damaged { damaged = s.int64(6); return nil }
             }
             // A miss means work and then a write: the snapshot isn't kept over it.
             if hit == nil || session.readsInTransaction >= Session.readsPerTransaction { try session.endReading() }
+            if let row = damaged { try session.drop.with([.integer(row)]) { _ = try $0.step() } }
             return hit
         } ?? nil
     }
@@ -362,10 +450,16 @@ public final class ResultCache {
 
     /// `store` for `count` bytes that `fill` writes in place, a piece at a time: the entry and its
     /// bytes go in one transaction, so no reader ever sees it half written.
+    /// `fill` writes the bytes in order, start to end (their checksum is made as they go).
     public func storeBytes(kind: String, settings: String, path: String, stamp: FileStamp, count: Int,
-                           _ fill: (SQLiteBlob) throws -> Void) {
-        withoutActuallyEscaping(fill) {
-            storeRow(kind: kind, settings: settings, path: path, stamp: stamp, libraryID: nil, value: .zeroBlob(count), fill: $0)
+                           _ fill: (CheckedBlob) throws -> Void) {
+        withoutActuallyEscaping(fill) { fill in
+            storeRow(kind: kind, settings: settings, path: path, stamp: stamp, libraryID: nil, value: .zeroBlob(count + 8),
+                     fill: { blob in
+                         let checked = CheckedBlob(writing: blob)
+                         try fill(checked)
+                         try checked.seal()
+                     })
         }
     }
 
@@ -377,13 +471,19 @@ public final class ResultCache {
                           fill: ((SQLiteBlob) throws -> Void)? = nil) {
         let now = Self.nowNanoseconds()
         guard stamp.modifiedNanoseconds < now - Self.settleNanoseconds else { return }
+        let checksum: Int64
+        switch value {
+        case .text(let t): checksum = Self.checksum(t)
+        default: checksum = Self.bytesChecksumMark
+        }
         _ = withSession { session in
             try session.endReading()
             func insert() throws {
                 try session.store.with([.text(path), .text(kind), .text(settings),
                             .integer(Int64(bitPattern: stamp.device)), .integer(Int64(bitPattern: stamp.inode)),
                             .integer(Int64(bitPattern: stamp.sizeBytes)), .integer(stamp.modifiedNanoseconds),
-                            .text(version), libraryID.map { .text($0) } ?? .null, value,
+                            .integer(stamp.changedNanoseconds), .text(version), libraryID.map { .text($0) } ?? .null,
+                            .integer(checksum), value,
                             .integer(fill == nil ? now / 1_000_000_000 : 0)]) { try $0.step() }
             }
             guard let fill else { return try insert() }
@@ -403,7 +503,8 @@ public final class ResultCache {
                 while try s.step() {
                     guard let p = s.text(0) else { continue }
                     found.append((p, FileStamp(device: UInt64(bitPattern: s.int64(1)), inode: UInt64(bitPattern: s.int64(2)),
-                                               sizeBytes: UInt64(bitPattern: s.int64(3)), modifiedNanoseconds: s.int64(4))))
+                                               sizeBytes: UInt64(bitPattern: s.int64(3)), modifiedNanoseconds: s.int64(4),
+                                               changedNanoseconds: s.int64(5))))
                 }
                 return found
             }
@@ -424,12 +525,13 @@ public final class ResultCache {
             let db = session.db
             var doomed: [Int64] = []
             var total = 0
-            let s = try db.prepare("SELECT rowid, path, device, inode, size, mtime_ns, version FROM entries")
+            let s = try db.prepare("SELECT rowid, path, device, inode, size, mtime_ns, ctime_ns, version FROM entries")
             while try s.step() {
                 total += 1
                 let stored = FileStamp(device: UInt64(bitPattern: s.int64(2)), inode: UInt64(bitPattern: s.int64(3)),
-                                       sizeBytes: UInt64(bitPattern: s.int64(4)), modifiedNanoseconds: s.int64(5))
-                if s.text(6) != version || s.text(1).flatMap(FileStamp.of) != stored { doomed.append(s.int64(0)) }
+                                       sizeBytes: UInt64(bitPattern: s.int64(4)), modifiedNanoseconds: s.int64(5),
+                                       changedNanoseconds: s.int64(6))
+                if s.text(7) != version || s.text(1).flatMap(FileStamp.of) != stored { doomed.append(s.int64(0)) }
             }
             if !doomed.isEmpty {
                 try db.immediateTransaction {

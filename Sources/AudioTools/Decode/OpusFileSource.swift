@@ -40,6 +40,9 @@ public final class OpusFileSource: AudioSource {
             stream = PathBytes.withCString(path) { op_fopen(&cb, $0, "rb") }
         }
         guard let stream else { throw DecodeError(path, .damagedHeader(libsndfile: "the file could not be opened")) }
+        if let file {
+            do { try Self.checkStart(file, path: path) } catch { _ = cb.close?(stream); throw error }
+        }
         var err: Int32 = 0
         guard let h = op_open_callbacks(stream, &cb, nil, 0, &err) else {
             _ = cb.close?(stream)
@@ -134,6 +137,55 @@ public final class OpusFileSource: AudioSource {
         guard let h = handle else { return }
         if op_pcm_seek(h, ogg_int64_t(frame)) != 0 { throw DecodeError(path, .cannotSeek(frame: frame)) }
         framesRead = frame
+    }
+
+    /// Bytes at the start of the file in which the first audio page is looked for: read 16 KiB
+    /// first, more only when the headers are larger (cover art in OpusTags), up to 1 MiB.
+    static let startWindows = [1 << 14, 1 << 17, 1 << 20]
+
+    /// libopusfile, like libogg, passes over a page whose checksum is wrong. Later in the stream
+    /// that leaves a gap in the page numbers, reported as a hole; but when the damaged page is the
+    /// first audio page, the stream simply starts at the next one, a page of audio short, and
+    /// nothing would say so. So the Opus stream's pages up to its first audio page are checked
+    /// here: each whole, with a right checksum, numbered in order. (A start beyond the window, or
+    /// not an Ogg page at all, is left to libopusfile.)
+    static func checkStart(_ file: FileByteSource, path: String) throws {
+        for window in startWindows {
+            guard let bytes = try? file.read(at: 0, count: window) else { return }
+            if try checkStart(bytes, window: window, path: path) || bytes.count < window { return }
+        }
+    }
+
+    /// `checkStart` within the first `bytes` of the file (as many as `window` asked for, fewer
+    /// when the file is shorter): true when it was decided, false when the window cut a page.
+    static func checkStart(_ bytes: [UInt8], window: Int, path: String) throws -> Bool {
+        var at = 0, expected: UInt32 = 0
+        var serial: UInt32?
+        func damaged(_ why: String) -> DecodeError {
+            DecodeError(path, .damagedStream(frames: 0, why: "\(why), at byte \(at), at or before the first audio page: decoding would start a page late, its audio dropped"))
+        }
+        while at < bytes.count {
+            guard let h = OggPageHeader(bytes, at: at) else {
+                if serial == nil { return true }  // not Ogg from the start: libopusfile's to judge
+                if bytes.count == window, at + 27 + 255 > bytes.count { return false }  // a header cut by the window
+                throw damaged("a page is damaged (no page starts where the one before ends)")
+            }
+            let end = at + h.headerLength + h.bodyLength
+            // A page cut by the window; or by the end of the file (truncated: libopusfile's to judge).
+            guard end <= bytes.count else { return bytes.count < window }
+            let sum = OggCRC.checksum(bytes, at..<end, zeroing: at + 22)
+            if serial == nil { serial = h.serial }
+            if sum != h.checksum { throw damaged("page \(h.sequence) has a wrong checksum") }
+            if h.serial == serial {
+                if h.sequence != expected { throw damaged("page \(expected) is missing") }
+                expected += 1
+                // The first audio page whole: the first after the headers (whose granule is 0) on
+                // which a packet ends (a granule other than -1).
+                if h.sequence >= 2, h.granule != UInt64.max, h.granule != 0 { return true }
+            }
+            at = end
+        }
+        return bytes.count < window
     }
 
     /// What an open failure code means, in the decode error's terms.

@@ -156,9 +156,7 @@ public final class AtomicOutput {
         guard first, let d = PathBytes.withCString(dir, { opendir($0) }) else { return }
         var stale: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                PathBytes.string(raw.bindMemory(to: UInt8.self).prefix(while: { $0 != 0 }))
-            }
+            let name = PathBytes.string(PathBytes.entryName(e))
             guard let pid = partialWriter(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             // A writer on another machine sharing the folder has an id unknown here, but it keeps
             // its file's modification time fresh: only a file left alone for a while is abandoned.

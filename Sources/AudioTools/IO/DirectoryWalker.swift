@@ -38,10 +38,7 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
         var names: [(name: String, bytes: [UInt8], regular: Bool, ino: UInt64)] = []
         if let d = PathBytes.withCString(dir, { opendir($0) }) {
             while let e = readdir(d) {
-                let bytes: [UInt8] = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                    let b = raw.bindMemory(to: UInt8.self)
-                    return Array(b.prefix(while: { $0 != 0 }))
-                }
+                let bytes = PathBytes.entryName(e)
                 if bytes == [0x2E] || bytes == [0x2E, 0x2E] { continue }
                 let name = PathBytes.string(bytes)
                 if bytes.first == 0x2E, !includeHidden(name) { continue }

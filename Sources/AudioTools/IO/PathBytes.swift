@@ -91,6 +91,14 @@ public enum PathBytes {
         return p.withMemoryRebound(to: UInt8.self, capacity: n) { string(UnsafeBufferPointer(start: $0, count: n)) }
     }
 
+    /// The name bytes of a directory entry, read in place up to its NUL: copying `d_name` whole
+    /// reads its declared 256 bytes, past the end of a short entry and of readdir's buffer.
+    public static func entryName(_ e: UnsafeMutablePointer<dirent>) -> [UInt8] {
+        let name = UnsafeRawPointer(e) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let p = name.assumingMemoryBound(to: UInt8.self)
+        return Array(UnsafeBufferPointer(start: p, count: strlen(name.assumingMemoryBound(to: CChar.self))))
+    }
+
     /// `path` for a person to read: each escaped byte shown as U+FFFD, the replacement character.
     public static func display(_ path: String) -> String {
         guard isEscaped(path) else { return path }

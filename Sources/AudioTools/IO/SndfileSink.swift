@@ -222,6 +222,11 @@ extension SndfileSink {
     }
 
     /// libsndfile format codes for common outputs, for tests and `--format`.
+    /// The same encoding in RF64 (WAV with 64-bit sizes): `code` with its container replaced.
+    public static func rf64(formatCode code: Int32) -> Int32 {
+        (code & ~Int32(SF_FORMAT_TYPEMASK)) | Int32(SF_FORMAT_RF64)
+    }
+
     public static func formatCode(container: String, codec: String) -> Int32? {
         let major: Int
         switch container {

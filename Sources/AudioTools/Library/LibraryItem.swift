@@ -170,7 +170,8 @@ extension LibraryItem {
         return path.split(separator: "/").last.map(String.init) ?? path
     }
 
-    /// Whether a record's `probe` describes the file as it is now (same size and modification time).
+    /// Whether a record's `probe` describes the file as it is now (same size, modification and
+    /// change times; a probe of an older audio-tools, without the change time, is probed again).
     static func isCurrent(_ probe: JSON?, path: String) -> Bool {
         guard let p = probe, p["content_id"]?.stringValue != nil,
               let then = FileIdentity(json: p["file"]), let now = try? FileIdentity.of(path) else { return false }
@@ -253,11 +254,14 @@ extension LibraryItem {
                     }
                 case UInt8(ascii: "f") where isKey(k, "file"):
                     guard v.first == UInt8(ascii: "{") else { return }
-                    var size: Int?, modified: Int?
+                    var size: Int?, modified: Int?, sec: Int?, nsec: Int?
                     nested = nested && JSON.forEachMember(of: v) { fk, fv in
                         if isKey(fk, "size_bytes") { size = int(fv) }
-                        else if isKey(fk, "modified_ns") { modified = int(fv) }
+                        else if isKey(fk, "mtime_sec") { sec = int(fv) }
+                        else if isKey(fk, "mtime_nsec") { nsec = int(fv) }
+                        else if isKey(fk, "modified_ns") { modified = int(fv) }  // an older audio-tools' record
                     }
+                    if let sec, let nsec, abs(sec) < Int.max / 2_000_000_000 { modified = sec * 1_000_000_000 + nsec }
                     if let size, let modified, size >= 0 {
                         item.sizeBytes = Int64(clamping: UInt64(size))
                         item.modifiedNanoseconds = Int64(modified)

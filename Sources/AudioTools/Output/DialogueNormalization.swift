@@ -41,9 +41,9 @@ struct DialogueNormalization: Equatable {
     }
 
     /// The record's dialogue measurement, if it is of the file as it is now.
-    init(loudness: JSON?, identity: FileIdentity) throws {
+    init(loudness: JSON?, identity: FileIdentity, path: String) throws {
         guard let l = loudness, let d = l["dialogue"], d.objectValue != nil else { throw Refusal.noDialogueMeasurement }
-        _ = try RecordedLoudness.isCurrent(l, identity: identity)
+        _ = try RecordedLoudness.isCurrent(l, identity: identity, path: path)
         dialogueLUFS = d["integrated_lufs"]?.doubleValue
         fallback = d["fallback"]?.boolValue ?? false
         share = d["share"]?.doubleValue

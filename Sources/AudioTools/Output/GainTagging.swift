@@ -30,7 +30,7 @@ struct GainTagging {
             loudness = try Self.measure(path)
             notes.append("The record carried no loudness measurement, so the file was measured here (one extra pass).")
         } else {
-            _ = try RecordedLoudness.isCurrent(loudness, identity: identity, tagging: true)
+            _ = try RecordedLoudness.isCurrent(loudness, identity: identity, path: path, tagging: true)
         }
         guard let trackLUFS = loudness?["integrated_lufs"]?.doubleValue else {
             throw ToolError(.noAudio, "\(name) has no measurable loudness (silent or below the −70 LUFS gate), so no gain reaches a reference; its tags were left as they were.",

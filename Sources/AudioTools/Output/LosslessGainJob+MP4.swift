@@ -40,7 +40,7 @@ extension LosslessGainJob {
         throws -> (integrated: Double?, truePeak: Double?, here: Bool, notes: [String]) {
         let entry = RecordedLoudness.stream(loudness, ordinal: k)
         if count == 1 { return try measure(entry, path: path, identity: identity) }
-        if let m = try RecordedLoudness.check(entry, identity: identity).measured { return (m.integrated, m.truePeak, false, []) }
+        if let m = try RecordedLoudness.check(entry, identity: identity, path: path).measured { return (m.integrated, m.truePeak, false, []) }
         let why = entry?["integrated_lufs"] == nil ? "the record carried no measurement of it"
             : "the record's measurement of it carries no file identity to check it against"
         let note = "Audio stream \(k): \(why), so it was measured here (one extra pass)."

@@ -60,7 +60,7 @@ struct LosslessGainJob {
     /// names (Opus and Vorbis surround are in Vorbis order, not the standard one).
     func measure(_ loudness: JSON?, path: String, identity: FileIdentity)
         throws -> (integrated: Double?, truePeak: Double?, here: Bool, notes: [String]) {
-        let recorded = try RecordedLoudness.check(loudness, identity: identity)
+        let recorded = try RecordedLoudness.check(loudness, identity: identity, path: path)
         let notes = recorded.note.map { [$0] } ?? []
         if let m = recorded.measured { return (m.integrated, m.truePeak, false, notes) }
         let opened = try Decoder.open(path)

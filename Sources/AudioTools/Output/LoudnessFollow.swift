@@ -61,7 +61,7 @@ enum StreamedInputRecord {
         if s.isPipe {
             o["file"] = .object(["pipe": .bool(true), "size_bytes": .int(Int(s.bytesRead))])
         } else if let id = try? FileIdentity.of(opened.path) {
-            o["file"] = id.json
+            o["file"] = id.fingerprinted(path: opened.path).json
         }
         var notes = o["notes"]?.arrayValue ?? []
         notes += s.streamNotes.map { .string($0) }

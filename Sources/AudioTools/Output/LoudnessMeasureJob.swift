@@ -187,8 +187,10 @@ struct LoudnessMeasureJob {
                         keepDialogue: ((DialogueLoudness) -> Void)? = nil,
                         keepEach: ((Int, LoudnessMeasurement) -> Void)? = nil,
                         keepAnalysis: ((LimitedLoudnessModel, [Double]) -> Void)? = nil) throws -> JSON {
+        // The record's identity has the fingerprint of the file's bytes (a stream has no file to read).
+        let identity = opened.identity.changedNanoseconds == nil ? opened.identity : opened.identity.fingerprinted(path: path)
         func first(_ source: AudioSource) throws -> JSON {
-            try measure(source, layout: firstLayout, identity: opened.identity, note: firstNote, layoutSource: firstSource,
+            try measure(source, layout: firstLayout, identity: identity, note: firstNote, layoutSource: firstSource,
                         keep: { keepFirst?($0, $1); keepEach?(0, $0) }, keepDialogue: keepDialogue, keepAnalysis: keepAnalysis)
         }
         guard let streams = try MediaAudioStreams.list(path, opened: opened, needed: stream != nil) else {
@@ -200,7 +202,7 @@ struct LoudnessMeasureJob {
             if k == 0 {
                 o = try first(source).objectValue ?? [:]
             } else if let l = layoutOverride, l.roles.count == source.format.channelCount {
-                o = try measure(source, layout: l, identity: opened.identity, note: nil, layoutSource: "option",
+                o = try measure(source, layout: l, identity: identity, note: nil, layoutSource: "option",
                                 keep: { m, _ in keepEach?(k, m) }).objectValue ?? [:]
             } else {
                 // Weighted by the positions ffmpeg decoded for this stream, as the first one is.
@@ -208,7 +210,7 @@ struct LoudnessMeasureJob {
                     ChannelLayout.speakerNames(waveMask: $0, channelCount: source.format.channelCount)
                 }
                 let r = ChannelLayout.resolve(speakerNames: names, channelCount: source.format.channelCount)
-                o = try measure(source, layout: r.layout, identity: opened.identity, note: r.guessed ? r.layout.guessNote : nil,
+                o = try measure(source, layout: r.layout, identity: identity, note: r.guessed ? r.layout.guessNote : nil,
                                 layoutSource: r.fromFile ? "file" : "channel-count", keep: { m, _ in keepEach?(k, m) }).objectValue ?? [:]
             }
             for (key, v) in MediaAudioStreams.json(streams[k], ordinal: k) { o[key] = v }

@@ -75,7 +75,7 @@ struct LoudnessNormalizeJob {
         // A dialogue-gated target takes the record's dialogue loudness; a record with no `loudness`
         // (a bare path) is measured here, dialogue included.
         let dialogueHere = dialogueGated && !DialogueNormalization.recordHasLoudness(record["loudness"])
-        var dialogue = dialogueGated && !dialogueHere ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity) : nil
+        var dialogue = dialogueGated && !dialogueHere ? try DialogueNormalization(loudness: record["loudness"], identity: opened.identity, path: path) : nil
         if let f = formatName, MediaAudioEncoding.m4aFormats.contains(f) {
             if depth != nil || sampleRate != nil {
                 throw UsageError("--format \(f) keeps the input's sample rate and depth; leave out --bit-depth and --sample-rate.")
@@ -118,6 +118,7 @@ struct LoudnessNormalizeJob {
         let albumValues = album ? try GainTagging.albumValues(record, path: path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
+        if let n = src.sizeNote { notes.append(n) }
         var passes = 0
         let loudness = record["loudness"]
         var layout = RecordedLoudness.layout(loudness: loudness, description: src.description, channelCount: src.input.format.channelCount)
@@ -129,7 +130,7 @@ struct LoudnessNormalizeJob {
             throw ToolError(.lossy, "Normalising \(name) as asked would lose information: \(loss). Nothing was written.",
                             suggestion: "Write WAV, CAF or AIFF (--format wav), which record the channel positions, or pass --allow-loss to go ahead (the loss is then listed in normalized.losses).")
         }
-        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity)
+        let recorded = try RecordedLoudness.check(loudness, identity: opened.identity, path: path)
         if let note = recorded.note { notes.append(note) }
         let speech = dialogueHere
             ? try DialogueMeasurement(minimumShare: DialogueLoudness.defaultMinimumShare, gateOnDialogue: true)
@@ -181,6 +182,20 @@ struct LoudnessNormalizeJob {
             writer.storedAnalysis = StoredLimiterAnalysis(
                 load: { analyses.model(path: path, identity: identity, weights: weights, sampleRate: rate, settings: $0) },
                 keep: { analyses.store($0, path: path, stamp: stamp, weights: weights) })
+        }
+        // What is written must keep the record's promise, or it is not put in place.
+        let promise = WrittenOutputCheck(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, peakMode: peakMode,
+                                         loudnessIsOwn: albumValues == nil && dialogue == nil, maxCompensationDB: Self.maxCompensationDB)
+        let here = source.here
+        writer.check = { w in
+            let m = w.meter.finish()
+            if var miss = promise.miss(integratedLUFS: m.integratedLUFS, truePeakDBTP: m.truePeakDBTP, compensationDB: w.report.compensationDB,
+                                       lossyChecked: w.landing != nil,
+                                       codecShortfall: w.landing.flatMap { CodecLandingNotes.shortfall($0, targetLUFS: targetLUFS) } != nil,
+                                       sourceLUFS: sourceLUFS) {
+                miss.measuredHere = here
+                throw miss
+            }
         }
         // The programme's own target is where the dialogue lands on the target.
         let written = try writer.write(decision, targetLUFS: targetLUFS + (programmeOffset ?? 0), source: src.source, cores: cores)

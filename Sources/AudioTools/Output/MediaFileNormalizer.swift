@@ -66,7 +66,7 @@ struct MediaFileNormalizer {
             var stated = false
             if let s = entry?["layout"]?.stringValue, let l = try? ChannelLayout.parse(s), l.roles.count == e.channels { layout = l; stated = true }
             var measured: (integrated: Double?, truePeak: Double?)? = nil
-            if let l = entry, let lufs = l["integrated_lufs"], try RecordedLoudness.isCurrent(l, identity: opened.identity) {
+            if let l = entry, let lufs = l["integrated_lufs"], try RecordedLoudness.currency(l, identity: opened.identity, path: path) == .current {
                 measured = (lufs.doubleValue, l["true_peak_dbtp"]?.doubleValue)
             }
             return MediaNormalization.Given(layout: layout, measured: measured, layoutStated: stated)

@@ -14,6 +14,8 @@ public struct NormalizeSource {
     public let tags: AudioTags
     /// What writing `format` loses against the input, in words.
     public let losses: [String]
+    /// Why `format` is not the one asked for (a WAV too large for its sizes, written as RF64).
+    public let sizeNote: String?
     /// `input`, or `input` with fewer channels or at another rate when `format` asks for it.
     public let source: AudioSource
     /// Whether `source` is a conversion of the input (so the record's measurement is not of it).
@@ -60,7 +62,7 @@ public struct NormalizeSource {
         let resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,
                                                        inputChannels: inFormat.channelCount, tags: tags,
                                                        format: format, depth: depth, sampleRate: sampleRate)
-        let out = resolved.format
+        var out = resolved.format
         var source: AudioSource = input
         if out.channelCount < inFormat.channelCount {
             source = ChannelSubsetSource(source, channelCount: out.channelCount)
@@ -68,6 +70,10 @@ public struct NormalizeSource {
         if out.sampleRate != inFormat.sampleRate {
             source = try ResampledSource(source, toRate: out.sampleRate, quality: .best)
         }
+        // The size is known before anything is written: too large for the container is refused here.
+        let fitted = try OutputSizeLimit.fit(out, frames: source.format.frameCount)
+        out = fitted.format
+        self.sizeNote = fitted.note
         self.input = input
         self.description = description
         self.format = out

@@ -26,6 +26,9 @@ public struct NormalizedFileWriter {
     /// The source's limiter analysis kept from an earlier run (the cache), used instead of an
     /// analysis pass; it still counts as a pass, so the record is the same with or without it.
     public var storedAnalysis: StoredLimiterAnalysis? = nil
+    /// Judges what is about to be committed (it throws to refuse it: the file is then abandoned,
+    /// never put in place).
+    public var check: ((Written) throws -> Void)? = nil
 
     /// What was written: the report of the last written pass, the meter of what the file holds
     /// (for a lossy output checked after its codec, the decoded file's), and the codec check.
@@ -71,10 +74,9 @@ public struct NormalizedFileWriter {
             first.report.compensationDB = first.report.gainDB - decision.plan.gainDB
         }
         guard format.isLossy, let readable = first.sink.readablePath else {
-            try commit(first.sink)
             // A lossy file that can't be reopened unnamed says so, rather than pass unchecked in silence.
-            return Written(report: first.report, meter: first.meter,
-                           uncheckedReason: format.isLossy ? "the unnamed file could not be reopened to decode it" : nil)
+            return try commit(first.sink, Written(report: first.report, meter: first.meter,
+                                                  uncheckedReason: format.isLossy ? "the unnamed file could not be reopened to decode it" : nil))
         }
         var sink = first.sink
         do {
@@ -82,12 +84,12 @@ public struct NormalizedFileWriter {
             let handed = levels(first.meter)
             let checked: (meter: LoudnessMeter, levels: CodecLanding.Levels)?
             do { checked = try measureWritten(readable, cores: cores) } catch {
-                try commit(sink)
-                return Written(report: first.report, meter: first.meter, uncheckedReason: "the written file could not be decoded again")
+                return try commit(sink, Written(report: first.report, meter: first.meter,
+                                                uncheckedReason: "the written file could not be decoded again"))
             }
             guard let checked else {
-                try commit(sink)
-                return Written(report: first.report, meter: first.meter, uncheckedReason: "the decoder gave another channel count")
+                return try commit(sink, Written(report: first.report, meter: first.meter,
+                                                uncheckedReason: "the decoder gave another channel count"))
             }
             let ceiling = decision.plan.ceilingDBTP
             var landing = CodecLandingReport(encodes: first.writtenPasses, handed: handed, decoded: checked.levels, earlier: [],
@@ -141,8 +143,7 @@ public struct NormalizedFileWriter {
                     }
                 }
                 guard let rechecked else {
-                    try sink.commit()
-                    return Written(report: report, meter: next.meter, uncheckedReason: unchecked)
+                    return try commit(sink, Written(report: report, meter: next.meter, uncheckedReason: unchecked))
                 }
                 landing.encodes += next.writtenPasses
                 landing.earlier.append(landing.decoded)
@@ -151,16 +152,20 @@ public struct NormalizedFileWriter {
                 landing.decoded = rechecked.levels
                 meter = rechecked.meter
             }
-            try sink.commit()
-            return Written(report: report, meter: meter, landing: landing)
+            return try commit(sink, Written(report: report, meter: meter, landing: landing))
         } catch {
             sink.abandon()
             throw error
         }
     }
 
-    private func commit(_ sink: SndfileSink) throws {
-        do { try sink.commit() } catch { sink.abandon(); throw error }
+    /// Puts the file in place once `check` accepts what was written; abandons it otherwise.
+    private func commit(_ sink: SndfileSink, _ written: Written) throws -> Written {
+        do {
+            try check?(written)
+            try sink.commit()
+        } catch { sink.abandon(); throw error }
+        return written
     }
 
     private func levels(_ meter: LoudnessMeter) -> CodecLanding.Levels {

@@ -66,6 +66,7 @@ public enum RecordReader {
             // A bare path keeps its spaces; only the line ending is dropped.
             var p = line
             while p.hasSuffix("\n") || p.hasSuffix("\r") { p.removeLast() }
+            if p.utf8.contains(0) { return nulInPath(Record(path: p), shown: visible(p), tool: tool) }
             return Record(path: p)
         }
         let shown = trimmed.count > 80 ? String(trimmed.prefix(77)) + "..." : trimmed
@@ -103,7 +104,21 @@ public enum RecordReader {
             return record.failing(ToolError(.badInput, "An input record \(what): \(shown)",
                 suggestion: "Give each record a string \"path\" naming the audio file."), tool: tool)
         }
+        if record.path!.utf8.contains(0) { return nulInPath(record, shown: shown, tool: tool) }
         return record
+    }
+
+    /// A path with a NUL in it names no file (the system would read it only up to the NUL, a
+    /// different file): the record is refused rather than cut short.
+    static func nulInPath(_ record: Record, shown: String, tool: String) -> Record {
+        record.failing(ToolError(.badInput, "An input path contains a NUL character, which no file name can hold: \(shown)",
+            suggestion: "Give each path without the NUL (\\u0000), one path or record per line (find without -print0); a path cut at the NUL would name another file."), tool: tool)
+    }
+
+    /// `s` for a message: a NUL shown as `\0`, at most 80 characters.
+    static func visible(_ s: String) -> String {
+        let v = s.replacingOccurrences(of: "\u{0}", with: "\\0")
+        return v.count > 80 ? String(v.prefix(77)) + "..." : v
     }
 
     /// `line.trimmingCharacters(in: .whitespacesAndNewlines)`, without Foundation when both ends

@@ -17,6 +17,8 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case truncated
     case nonFiniteSamples = "non-finite-samples"
     case staleMeasurement = "stale-measurement"
+    case offTarget = "off-target"
+    case tooLarge = "too-large"
     case lossy
     case exists
     case readOnly = "read-only"

@@ -39,10 +39,14 @@ import Testing
         for p in [Self.probe(tags: .null, file: .null),
                   Self.probe(tags: .null, file: .object(["size_bytes": .int(-1), "modified_ns": .int(5)])),
                   Self.probe(tags: .null, file: .object(["size_bytes": .int(10)]), extra: ["channels": .string("2"), "sample_rate": .number("4.41e4")]),
+                  // The identity as this audio-tools writes it: seconds and nanoseconds.
+                  Self.probe(tags: .null, file: FileIdentity(sizeBytes: 3137, modifiedNanoseconds: 1_600_000_000_123_456_789,
+                                                              changedNanoseconds: 1_600_000_001_000_000_000).json),
                   JSON.object(["content_id": .null])] {
             let text = p.serialized()
             let expected = LibraryItem(path: "p", id: "", probe: try JSON.parse(text))
             #expect(LibraryItem.scanned(path: "p", probeText: text)?.item == expected, "\(text)")
+            if p["file"]?["mtime_sec"] != nil { #expect(expected.modifiedNanoseconds == 1_600_000_000_123_456_789) }
         }
         #expect(LibraryItem.scanned(path: "p", probeText: "{\"tags\":{\"title\":}") == nil)
         #expect(LibraryItem.scanned(path: "p", probeText: "[1]") == nil)

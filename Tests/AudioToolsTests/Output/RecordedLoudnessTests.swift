@@ -4,33 +4,43 @@ import Testing
 
 /// A record's measurement is used only when it is of the file as it is now.
 @Suite struct RecordedLoudnessTests {
-    let id = FileIdentity(sizeBytes: 1000, modifiedNanoseconds: 5)
+    let id = FileIdentity(sizeBytes: 1000, modifiedNanoseconds: 5, changedNanoseconds: 7)
 
     @Test func aMeasurementOfTheFileAsItIsIsUsed() throws {
         let l: JSON = .object(["integrated_lufs": .double(-20.5), "true_peak_dbtp": .double(-3.25), "file": id.json])
-        let r = try RecordedLoudness.check(l, identity: id)
+        let r = try RecordedLoudness.check(l, identity: id, path: "a.wav")
         #expect(r.measured?.integrated == -20.5 && r.measured?.truePeak == -3.25 && r.note == nil)
         // Silence is measured as null, which is a measurement too.
         let silent: JSON = .object(["integrated_lufs": .null, "file": id.json])
-        let s = try RecordedLoudness.check(silent, identity: id)
+        let s = try RecordedLoudness.check(silent, identity: id, path: "a.wav")
         #expect(s.measured != nil && s.measured?.integrated == nil)
     }
 
     @Test func noMeasurementOrNoIdentityMeansMeasuringHere() throws {
-        let none = try RecordedLoudness.check(nil, identity: id)
+        let none = try RecordedLoudness.check(nil, identity: id, path: "a.wav")
         #expect(none.measured == nil && none.note?.contains("no loudness measurement") == true)
-        let anonymous = try RecordedLoudness.check(.object(["integrated_lufs": .double(-20)]), identity: id)
+        let anonymous = try RecordedLoudness.check(.object(["integrated_lufs": .double(-20)]), identity: id, path: "a.wav")
         #expect(anonymous.measured == nil && anonymous.note?.contains("no file identity") == true)
     }
 
+    /// A record of an older audio-tools (`modified_ns`, no change time) can't show an edit whose
+    /// modification time was put back: it is read, and the file measured here.
+    @Test func anOlderRecordIsReadAndTheFileMeasuredHere() throws {
+        let older: JSON = .object(["integrated_lufs": .double(-20), "file": .object(["size_bytes": .int(1000), "modified_ns": .int(5)])])
+        let r = try RecordedLoudness.check(older, identity: id, path: "a.wav")
+        #expect(r.measured == nil && r.note == RecordedLoudness.olderRecordNote)
+        let grown = FileIdentity(sizeBytes: 1001, modifiedNanoseconds: 5, changedNanoseconds: 7)
+        #expect(throws: RecordedLoudness.Refusal.self) { try RecordedLoudness.check(older, identity: grown, path: "a.wav") }
+    }
+
     @Test func aStaleOrBrokenMeasurementIsRefused() {
-        let changed = FileIdentity(sizeBytes: 1200, modifiedNanoseconds: 9)
+        let changed = FileIdentity(sizeBytes: 1200, modifiedNanoseconds: 9, changedNanoseconds: 7)
         let l: JSON = .object(["integrated_lufs": .double(-20), "file": id.json])
-        #expect(throws: RecordedLoudness.Refusal.stale(measured: id, now: changed, tagging: false)) { try RecordedLoudness.check(l, identity: changed) }
+        #expect(throws: RecordedLoudness.Refusal.stale(measured: id, now: changed, tagging: false)) { try RecordedLoudness.check(l, identity: changed, path: "a.wav") }
         let e = RecordedLoudness.Refusal.stale(measured: id, now: changed, tagging: false).toolError(path: "a b.wav")
         #expect(e.message.contains("size 1000 → 1200 bytes, modified since") && e.suggestion.contains("lufs-measure 'a b.wav'"))
         let text: JSON = .object(["integrated_lufs": .string("loud"), "file": id.json])
-        #expect(throws: RecordedLoudness.Refusal.notANumber) { try RecordedLoudness.check(text, identity: id) }
+        #expect(throws: RecordedLoudness.Refusal.notANumber) { try RecordedLoudness.check(text, identity: id, path: "a.wav") }
     }
 
     @Test func eachStreamFindsItsOwnMeasurement() {

@@ -15,14 +15,26 @@ import Testing
     }
 
     @Test func theStaleCheckLooksOnlyAtTheIdentity() throws {
-        let id = FileIdentity(sizeBytes: 10, modifiedNanoseconds: 1)
-        #expect(try RecordedLoudness.isCurrent(.object(["file": id.json]), identity: id))
-        #expect(try !RecordedLoudness.isCurrent(.object(["integrated_lufs": .double(-20)]), identity: id))
-        #expect(try !RecordedLoudness.isCurrent(nil, identity: id))
-        let other = FileIdentity(sizeBytes: 11, modifiedNanoseconds: 1)
+        let id = FileIdentity(sizeBytes: 10, modifiedNanoseconds: 1, changedNanoseconds: 5)
+        #expect(try RecordedLoudness.currency(.object(["file": id.json]), identity: id, path: "a.wav") == .current)
+        #expect(try RecordedLoudness.currency(.object(["integrated_lufs": .double(-20)]), identity: id, path: "a.wav") == .unknown)
+        #expect(try RecordedLoudness.currency(nil, identity: id, path: "a.wav") == .unknown)
+        // A record of an older audio-tools (size and modification time only) matches as far as it goes.
+        let older = JSON.object(["file": .object(["size_bytes": .int(10), "modified_ns": .int(1)])])
+        #expect(try RecordedLoudness.currency(older, identity: id, path: "a.wav") == .olderRecord)
+        #expect(try RecordedLoudness.isCurrent(older, identity: id, path: "a.wav"))
+        let other = FileIdentity(sizeBytes: 11, modifiedNanoseconds: 1, changedNanoseconds: 5)
         #expect(throws: RecordedLoudness.Refusal.stale(measured: id, now: other, tagging: true)) {
-            try RecordedLoudness.isCurrent(.object(["file": id.json]), identity: other, tagging: true)
+            try RecordedLoudness.isCurrent(.object(["file": id.json]), identity: other, path: "a.wav", tagging: true)
         }
+        // The change time alone (an edit with its modification time put back) is stale too.
+        var touched = id
+        touched.changedNanoseconds = 6
+        #expect(throws: RecordedLoudness.Refusal.stale(measured: id, now: touched, tagging: false)) {
+            try RecordedLoudness.isCurrent(.object(["file": id.json]), identity: touched, path: "a.wav")
+        }
+        let said = RecordedLoudness.Refusal.stale(measured: id, now: touched, tagging: false).toolError(path: "a.wav").message
+        #expect(said.contains("its inode changed with its modification time the same"), "\(said)")
     }
 
     @Test func alignmentRefusalsKeepTheirCodes() {

@@ -20,8 +20,16 @@ extension RecordedLoudness.Refusal: ToolErrorConvertible {
     /// What changed between two identities, in words.
     static func change(from old: FileIdentity, to new: FileIdentity) -> String {
         var parts: [String] = []
-        if old.sizeBytes != new.sizeBytes { parts.append("size \(old.sizeBytes) → \(new.sizeBytes) bytes") }
-        if old.modifiedNanoseconds != new.modifiedNanoseconds { parts.append("modified since") }
+        for d in old.differences(from: new) {
+            switch d {
+            case .size: parts.append("size \(old.sizeBytes) → \(new.sizeBytes) bytes")
+            case .modified: parts.append("modified since")
+            case .changed where old.modifiedNanoseconds == new.modifiedNanoseconds:
+                parts.append("its inode changed with its modification time the same, as when it is written with the time put back, replaced by a copy, renamed or given other permissions")
+            case .changed: break
+            case .content: parts.append("its bytes differ")
+            }
+        }
         return parts.joined(separator: ", ")
     }
 

@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// A NUL inside a record's path is bad input, never a shorter path; an output too large for its
+/// format's sizes is refused before anything is written.
+@Suite struct PathsAndSizesE2ETests {
+    @Test func aNULInAPathIsBadInput() throws {
+        let dir = E2E.tempDir("trusted-nul")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let real = dir + "/real.wav"
+        try E2E.write(real, rate: 44_100, channels: [E2E.sine(440, dBFS: -20, seconds: 1, rate: 44_100)])
+        let line = JSON.object(["path": .string(real + "\u{0}/x/song.wav")]).serialized() + "\n"
+        #expect(line.contains(#"\u0000"#))
+        let m = try E2E.run("lufs-measure", [], stdin: line)
+        #expect(m.status == 1)
+        #expect(m.records.first?["error"]?["code"]?.stringValue == "bad-input", "\(m.stdout)")
+        #expect(m.records.first?["loudness"] == nil)
+        let out = dir + "/out"
+        let n = try E2E.run("lufs-normalize", ["--target", "-16", "--out-dir", out, "--relative-to", dir], stdin: line)
+        #expect(n.status == 1)
+        #expect(n.records.first?["error"]?["code"]?.stringValue == "bad-input", "\(n.stdout)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: out))?.isEmpty ?? true, "nothing written")
+    }
+
+    /// An AIFF output past 4 GiB is refused before anything is read or written. The input is a
+    /// sparse RF64 of 6.4 GB of float silence, which takes no room on disk.
+    @Test func anAIFFTooLargeForItsSizesIsRefusedBeforeWriting() throws {
+        let dir = E2E.tempDir("trusted-large")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let f = dir + "/big.wav"
+        let frames: UInt64 = 800_000_000, channels: UInt64 = 2, rate: UInt32 = 48_000
+        let dataBytes = frames * channels * 4
+        var h: [UInt8] = []
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
+        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
+        h += Array("RF64".utf8); u32(0xFFFF_FFFF); h += Array("WAVE".utf8)
+        h += Array("ds64".utf8); u32(28); u64(dataBytes + 72); u64(dataBytes); u64(frames); u32(0)
+        h += Array("fmt ".utf8); u32(16); u16(3); u16(UInt16(channels)); u32(rate); u32(rate * 8); u16(8); u16(32)
+        h += Array("data".utf8); u32(0xFFFF_FFFF)
+        try Data(h).write(to: URL(fileURLWithPath: f))
+        #expect(truncate(f, off_t(UInt64(h.count) + dataBytes)) == 0)
+        let r = try E2E.run("lufs-normalize", ["--target", "-16", "--format", "aiff", "--bit-depth", "24", "--out-dir", dir + "/out", f])
+        #expect(r.status == 1)
+        let e = r.records.first?["error"]
+        #expect(e?["code"]?.stringValue == "too-large", "\(r.stdout) \(r.stderr)")
+        #expect(e?["message"]?.stringValue?.contains("4.80 GB") == true, "\(r.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/out/big.aiff"))
+    }
+}
