@@ -44,6 +44,12 @@ public enum ToolMain {
         let info = T.info
         Diagnostics.toolName = info.name
         signal(SIGPIPE, SIG_IGN)
+        // A parent that blocks SIGINT/SIGTERM/SIGHUP (a test runner) must not leave this run
+        // deaf to them: unblocked on the main thread before any worker starts (threads inherit it).
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stops, s) }
+        pthread_sigmask(SIG_UNBLOCK, &stops, nil)
         do {
             let parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
             if parsed.flag("help") { writeStdout(HelpText.render(info)); exit(0) }

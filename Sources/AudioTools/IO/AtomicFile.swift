@@ -199,9 +199,9 @@ public final class AtomicOutput {
     /// How long a partial file of a writer that isn't running here must have been left unchanged.
     static let abandonedAfterSeconds = 600
 
-    /// Removes `.NAME.partial-PID-RANDOM` files in `dir` whose writing process no longer runs and
-    /// that nothing has written to for ten minutes (once per folder per process). Files of running
-    /// writers and any other names are kept.
+    /// Removes temporary files of ours in `dir` (named as `partialWriter` reads) whose writing
+    /// process no longer runs and that nothing has written to for ten minutes (once per folder per
+    /// process). Files of running writers and any other names are kept.
     public static func removeAbandonedPartials(in dir: String) {
         sweptLock.lock()
         let first = swept.insert(dir).inserted
@@ -225,12 +225,27 @@ public final class AtomicOutput {
         for name in stale { _ = PathBytes.unlink(dir + "/" + name) }
     }
 
-    /// The writer's process id in a partial file's name (`.song.wav.partial-1234-99`), else nil.
+    /// The writing process's id in the name of a temporary file of ours, else nil. Every name
+    /// starts with a dot and ends `-PID-RANDOM`, after a fixed part saying which writer made it:
+    /// `.song.wav.partial-1234-99` (an output), `.song.flac.tags-1234-99` (--write-tags),
+    /// `.film.mp4.audio0-1234-99.m4a` (an audio stream encoded apart), `.audio-tools-stdin-1234-99`
+    /// and `.audio-tools-out-1234-99` (standard input kept, an output on its way to stdout).
     static func partialWriter(_ name: String) -> pid_t? {
-        guard name.hasPrefix("."), let r = name.range(of: ".partial-", options: .backwards) else { return nil }
-        let parts = name[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil else { return nil }
-        return pid
+        guard name.hasPrefix(".") else { return nil }
+        let m4a = name.hasSuffix(".m4a")
+        let parts = name.dropLast(m4a ? 4 : 0).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid > 0,
+              UInt32(parts[parts.count - 1]) != nil else { return nil }
+        let head = parts.dropLast(2).joined(separator: "-")
+        if !m4a, head.hasSuffix(".partial") || head.hasSuffix(".tags") || head == ".audio-tools-stdin" || head == ".audio-tools-out" {
+            return pid
+        }
+        // `.NAME.audioN`, N the stream's ordinal.
+        if m4a, let r = head.range(of: ".audio", options: .backwards), r.lowerBound > head.startIndex,
+           !head[r.upperBound...].isEmpty, head[r.upperBound...].allSatisfy({ $0.isASCII && $0.isNumber }) {
+            return pid
+        }
+        return nil
     }
 }
 

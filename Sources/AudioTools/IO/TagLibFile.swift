@@ -130,6 +130,7 @@ public enum FileReplacement {
         defer { close(src) }
         var st = stat()
         guard fstat(src, &st) == 0 else { throw ioError(path, .examining) }
+        AtomicOutput.removeAbandonedPartials(in: dir)
         let tmp = dir + "/." + PathBytes.baseName(target) + ".tags-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         TemporaryFiles.register(tmp)
         defer { TemporaryFiles.unregister(tmp) }
