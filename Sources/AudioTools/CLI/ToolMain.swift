@@ -106,6 +106,16 @@ public enum ToolMain {
         exit(2)
     }
 
+    /// Why the last write to stdout failed (EPIPE: the reader is gone, as with `| head`).
+    nonisolated(unsafe) public static var stdoutErrno: Int32 = 0
+
+    /// The sentence for a stdout that failed for another reason than a reader that left (a full
+    /// disk, /dev/full, an I/O error): nil for EPIPE, which ends a run quietly.
+    public static func stdoutFailure() -> String? {
+        guard stdoutErrno != EPIPE, stdoutErrno != 0 else { return nil }
+        return "can't write the records to standard output: \(String(cString: strerror(stdoutErrno))); the run stopped there."
+    }
+
     /// Writes all of `text` to stdout; false when stdout is closed or failing.
     @discardableResult
     public static func writeStdout(_ text: String) -> Bool {
@@ -114,8 +124,8 @@ public enum ToolMain {
             var off = 0
             while off < buf.count {
                 let n = Glibc.write(1, buf.baseAddress! + off, buf.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                if n == 0 { return false }
+                if n < 0 { if errno == EINTR { continue }; stdoutErrno = errno; return false }
+                if n == 0 { stdoutErrno = EPIPE; return false }
                 off += n
             }
             return true
