@@ -46,6 +46,12 @@ public enum ToolMain {
         // What a decoding library prints by itself is said once per file, with the tool's prefix.
         LibraryMessages.sink = { path, text in Diagnostics.warn("\(ToolError.quoted(path)): the decoding library said: \(text)") }
         signal(SIGPIPE, SIG_IGN)
+        // A parent that blocks SIGINT/SIGTERM/SIGHUP (a test runner) must not leave this run
+        // deaf to them: unblocked on the main thread before any worker starts (threads inherit it).
+        var stops = sigset_t()
+        sigemptyset(&stops)
+        for s in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&stops, s) }
+        pthread_sigmask(SIG_UNBLOCK, &stops, nil)
         do {
             let parsed = try ParsedOptions.parse(arguments, specs: info.options + HelpText.common)
             if parsed.flag("help") { writeStdout(HelpText.render(info)); exit(0) }
@@ -103,6 +109,16 @@ public enum ToolMain {
         exit(2)
     }
 
+    /// Why the last write to stdout failed (EPIPE: the reader is gone, as with `| head`).
+    nonisolated(unsafe) public static var stdoutErrno: Int32 = 0
+
+    /// The sentence for a stdout that failed for another reason than a reader that left (a full
+    /// disk, /dev/full, an I/O error): nil for EPIPE, which ends a run quietly.
+    public static func stdoutFailure() -> String? {
+        guard stdoutErrno != EPIPE, stdoutErrno != 0 else { return nil }
+        return "can't write the records to standard output: \(String(cString: strerror(stdoutErrno))); the run stopped there."
+    }
+
     /// Writes all of `text` to stdout; false when stdout is closed or failing.
     @discardableResult
     public static func writeStdout(_ text: String) -> Bool {
@@ -111,8 +127,8 @@ public enum ToolMain {
             var off = 0
             while off < buf.count {
                 let n = Glibc.write(1, buf.baseAddress! + off, buf.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                if n == 0 { return false }
+                if n < 0 { if errno == EINTR { continue }; stdoutErrno = errno; return false }
+                if n == 0 { stdoutErrno = EPIPE; return false }
                 off += n
             }
             return true

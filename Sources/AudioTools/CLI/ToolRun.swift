@@ -49,7 +49,8 @@ extension ToolMain {
         let runner = OrderedRunner(jobs: jobs, window: runnerWindow(jobs: jobs)) { (record: Record) -> Finished in
             Finished(processed(record), serialize: stage == nil)
         }
-        let output = LineWriter(onClosed: { progress.clear(); exit(1) },  // stdout closed: end quietly
+        // stdout closed: end quietly; stdout failing otherwise (a full disk): say why, then end.
+        let output = LineWriter(onClosed: { progress.clear(); ToolMain.stdoutFailure().map(Diagnostics.warn); exit(1) },
                                 beforeWrite: progress.yieldToStdout)
         // One line on stderr for each record that failed here, so a refusal isn't silent when
         // stdout goes to a file; a record that came in failed was told about by its own stage.

@@ -151,12 +151,22 @@ public final class ResultCache {
     /// How long opening keeps retrying while other processes hold the file (setting it up,
     /// switching it to WAL, recovering it): the same as the busy timeout of every later statement.
     static let openDeadlineNanoseconds: Int64 = 15_000_000_000
+    /// The busy timeout of every statement once the cache is open (docs/cache.md: 15 seconds).
+    static let busyTimeoutMilliseconds: Int32 = 15_000
+
+    /// The busy timeout for an attempt to open `remaining` nanoseconds before the deadline: the
+    /// time left, at least 1 ms, so the attempts together wait 15 s, not 15 s and then 15 s more.
+    static func openingBusyTimeout(remainingNanoseconds remaining: Int64) -> Int32 {
+        Int32(clamping: max(1, min(Int64(busyTimeoutMilliseconds), remaining / 1_000_000)))
+    }
 
     private static func open(path: String, version: String, warn: @escaping (String) -> Void, mayMoveAside: Bool) -> ResultCache? {
         let deadline = nowNanoseconds() + openDeadlineNanoseconds
         var attempt = 0
         while true {
-            switch attemptOpen(path: path, version: version, warn: warn, mayMoveAside: mayMoveAside, lastTry: nowNanoseconds() >= deadline) {
+            let remaining = deadline - nowNanoseconds()
+            switch attemptOpen(path: path, version: version, warn: warn, mayMoveAside: mayMoveAside, lastTry: remaining <= 0,
+                               busyMilliseconds: openingBusyTimeout(remainingNanoseconds: remaining)) {
             case .opened(let c): return c
             case .unusable: return nil
             case .busy:
@@ -168,7 +178,8 @@ public final class ResultCache {
 
     private enum Attempt { case opened(ResultCache), unusable, busy }
 
-    private static func attemptOpen(path: String, version: String, warn: @escaping (String) -> Void, mayMoveAside: Bool, lastTry: Bool) -> Attempt {
+    private static func attemptOpen(path: String, version: String, warn: @escaping (String) -> Void, mayMoveAside: Bool, lastTry: Bool,
+                                    busyMilliseconds: Int32) -> Attempt {
         func done(_ c: ResultCache?) -> Attempt { c.map { .opened($0) } ?? .unusable }
         let name = ToolError.quoted(path)
         let before = FileStamp.of(path)
@@ -179,7 +190,7 @@ public final class ResultCache {
         }
         let db: SQLiteConnection
         do {
-            db = try SQLiteConnection(path: path)
+            db = try SQLiteConnection(path: path, busyTimeoutMilliseconds: busyMilliseconds)
         } catch let e as SQLiteError {
             if e.kind == .busy, !lastTry { return .busy }
             warn("can't use the cache \(name): \(describeOpenFailure(e, path: path)); running without it.")
@@ -238,6 +249,7 @@ public final class ResultCache {
                 case .foreign, .otherFormat: throw SQLiteError(code: 5, message: "the file changed while it was opened")  // busy: look again
                 }
             }
+            db.setBusyTimeout(milliseconds: busyTimeoutMilliseconds)
             return .opened(try ResultCache(path: path, db: db, version: version, warn: warn))
         } catch let e as SQLiteError {
             db.close()

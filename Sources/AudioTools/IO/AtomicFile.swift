@@ -15,12 +15,19 @@ private let atEmptyPath: Int32 = 0x1000
 /// `.NAME.partial-PID-RANDOM`, removed on failure and on SIGINT/SIGTERM/SIGHUP; one left by a
 /// writer that is gone (killed, crashed) is removed by the next writer into that folder.
 ///
+/// With `overwrite`, a destination that is a device, a FIFO or a socket (links followed) is
+/// written through at `commit`, as a shell's `>` would, and never replaced. A regular file that
+/// is replaced passes on its owner, group, mode and extended attributes (FileAttributes); a link
+/// to one is kept, and the file it points to replaced.
+///
 /// Without `overwrite` the final link is exclusive: an existing file, or one that appears while
 /// writing, is refused (`exists`) and left as it is. Failures are `write-failed` with the
 /// system's reason.
 public final class AtomicOutput {
     /// Where the file will be.
     public let path: String
+    /// What is replaced: `path`, or with `overwrite` the regular file a link at `path` points to.
+    private let target: String
     /// The descriptor to write through (or hand to a library such as libsndfile).
     public let fd: Int32
     /// True when the file is unnamed until `commit` (O_TMPFILE); false for the hidden-name fallback.
@@ -34,7 +41,15 @@ public final class AtomicOutput {
     public init(path: String, overwrite: Bool, createFolders: Bool = true, mode: mode_t = 0o666, unnamed: Bool = true) throws {
         self.path = path
         self.overwrite = overwrite
-        let dir = PathBytes.directoryName(path)
+        // A link is written through, as `>` would, and kept; the temporary file is made beside
+        // the file it replaces, so the rename stays on one file system.
+        let target = overwrite ? FileAttributes.linkTarget(path) : path
+        self.target = target
+        // While a file that is replaced is written, only its owner may read the new one; `commit`
+        // gives it the replaced file's owner, mode and extended attributes.
+        var st = stat()
+        let mode = overwrite && PathBytes.lstat(target, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG ? mode & 0o600 : mode
+        let dir = PathBytes.directoryName(target)
         if createFolders {
             let e = PathBytes.makeDirectories(dir)
             if e != 0 { throw WriteError(path, .failed(.creatingFolder, errno: e)) }
@@ -52,7 +67,7 @@ public final class AtomicOutput {
             if [ENOENT, ENOTDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT].contains(e) {
                 throw WriteError(path, .failed(.writing, errno: e))
             }
-            let tmp = dir + "/." + PathBytes.baseName(path) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let tmp = dir + "/." + PathBytes.baseName(target) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             TemporaryFiles.register(tmp)
             fd = PathBytes.open(tmp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode)
             guard fd >= 0 else {
@@ -70,18 +85,16 @@ public final class AtomicOutput {
 
     /// Writes all of `bytes` at the current offset.
     public func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { buf in
-            var off = 0
-            while off < buf.count {
-                let n = Glibc.write(fd, buf.baseAddress! + off, buf.count - off)
-                if n < 0 { if errno == EINTR { continue }; throw WriteError(path, .failed(.writing, errno: errno)) }
-                off += n
-            }
-        }
+        try bytes.withUnsafeBytes { try AtomicOutput.writeAll($0, to: fd, path: path) }
     }
 
     /// Writes all of `bytes` at the current offset (a buffer that is reused, with no array to make).
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        try AtomicOutput.writeAll(bytes, to: fd, path: path)
+    }
+
+    /// Writes all of `bytes` to `fd`; a failure is `write-failed` on `path` with the system's reason.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, path: String) throws {
         var off = 0
         while off < bytes.count {
             let n = Glibc.write(fd, bytes.baseAddress! + off, bytes.count - off)
@@ -97,22 +110,62 @@ public final class AtomicOutput {
         guard !done else { return }
         done = true
         defer { close(fd); if let t = temporary { _ = PathBytes.unlink(t); TemporaryFiles.unregister(t) } }
+        if overwrite, AtomicOutput.isSpecialFile(target) { return try copyInPlace() }
+        if overwrite, let kept = FileAttributes(of: target) { kept.apply(to: fd) }
         if let t = temporary {
-            let r = overwrite ? PathBytes.rename(t, path) : PathBytes.link(t, path)
+            let r = overwrite ? PathBytes.rename(t, target) : PathBytes.link(t, path)
             if r != 0 { throw placeFailure(errno) }
             return
         }
         if overwrite {
             // Link under a hidden name, then rename over the destination (rename replaces atomically).
-            let staged = PathBytes.directoryName(path) + "/." + PathBytes.baseName(path) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let staged = PathBytes.directoryName(target) + "/." + PathBytes.baseName(target) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
             if linkUnnamed(to: staged) != 0 { throw placeFailure(errno) }
-            if PathBytes.rename(staged, path) != 0 {
+            if PathBytes.rename(staged, target) != 0 {
                 let e = errno
                 _ = PathBytes.unlink(staged)
                 throw placeFailure(e)
             }
         } else if linkUnnamed(to: path) != 0 {
             throw placeFailure(errno)
+        }
+    }
+
+    /// Whether `path` (its links followed) is something other than a regular file or a folder:
+    /// a device, a FIFO or a socket, which is written through, never replaced.
+    static func isSpecialFile(_ path: String) -> Bool {
+        var st = stat()
+        guard PathBytes.stat(path, &st) == 0 else { return false }
+        let kind = st.st_mode & S_IFMT
+        return kind != S_IFREG && kind != S_IFDIR
+    }
+
+    /// Writes what was written so far into the destination itself, opened as a shell's `>`
+    /// opens it (a device such as /dev/null, or a FIFO a reader waits on), so it is never replaced.
+    private func copyInPlace() throws { try AtomicOutput.copy(from: fd, intoSpecial: target, path: path) }
+
+    /// Copies all of the file open as `source` (from its start) into the device or FIFO at
+    /// `target`; failures are `write-failed` on `path`.
+    static func copy(from source: Int32, intoSpecial target: String, path: String) throws {
+        let dst = try openInPlace(target, path: path)
+        defer { close(dst) }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset: off_t = 0
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(source, $0.baseAddress, $0.count, offset) }
+            if n < 0 { if errno == EINTR { continue }; throw WriteError(path, .failed(.writing, errno: errno)) }
+            if n == 0 { return }
+            offset += off_t(n)
+            try buffer.withUnsafeBytes { try writeAll(UnsafeRawBufferPointer(rebasing: $0[0..<n]), to: dst, path: path) }
+        }
+    }
+
+    /// Opens a device or FIFO for writing as `>` does.
+    static func openInPlace(_ target: String, path: String) throws -> Int32 {
+        while true {
+            let fd = PathBytes.open(target, O_WRONLY | O_TRUNC | O_CLOEXEC, 0)
+            if fd >= 0 { return fd }
+            if errno != EINTR { throw WriteError(path, .failed(.writing, errno: errno)) }
         }
     }
 
@@ -146,9 +199,9 @@ public final class AtomicOutput {
     /// How long a partial file of a writer that isn't running here must have been left unchanged.
     static let abandonedAfterSeconds = 600
 
-    /// Removes `.NAME.partial-PID-RANDOM` files in `dir` whose writing process no longer runs and
-    /// that nothing has written to for ten minutes (once per folder per process). Files of running
-    /// writers and any other names are kept.
+    /// Removes temporary files of ours in `dir` (named as `partialWriter` reads) whose writing
+    /// process no longer runs and that nothing has written to for ten minutes (once per folder per
+    /// process). Files of running writers and any other names are kept.
     public static func removeAbandonedPartials(in dir: String) {
         sweptLock.lock()
         let first = swept.insert(dir).inserted
@@ -170,12 +223,27 @@ public final class AtomicOutput {
         for name in stale { _ = PathBytes.unlink(dir + "/" + name) }
     }
 
-    /// The writer's process id in a partial file's name (`.song.wav.partial-1234-99`), else nil.
+    /// The writing process's id in the name of a temporary file of ours, else nil. Every name
+    /// starts with a dot and ends `-PID-RANDOM`, after a fixed part saying which writer made it:
+    /// `.song.wav.partial-1234-99` (an output), `.song.flac.tags-1234-99` (--write-tags),
+    /// `.film.mp4.audio0-1234-99.m4a` (an audio stream encoded apart), `.audio-tools-stdin-1234-99`
+    /// and `.audio-tools-out-1234-99` (standard input kept, an output on its way to stdout).
     static func partialWriter(_ name: String) -> pid_t? {
-        guard name.hasPrefix("."), let r = name.range(of: ".partial-", options: .backwards) else { return nil }
-        let parts = name[r.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let pid = Int32(parts[0]), pid > 0, UInt32(parts[1]) != nil else { return nil }
-        return pid
+        guard name.hasPrefix(".") else { return nil }
+        let m4a = name.hasSuffix(".m4a")
+        let parts = name.dropLast(m4a ? 4 : 0).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid > 0,
+              UInt32(parts[parts.count - 1]) != nil else { return nil }
+        let head = parts.dropLast(2).joined(separator: "-")
+        if !m4a, head.hasSuffix(".partial") || head.hasSuffix(".tags") || head == ".audio-tools-stdin" || head == ".audio-tools-out" {
+            return pid
+        }
+        // `.NAME.audioN`, N the stream's ordinal.
+        if m4a, let r = head.range(of: ".audio", options: .backwards), r.lowerBound > head.startIndex,
+           !head[r.upperBound...].isEmpty, head[r.upperBound...].allSatisfy({ $0.isASCII && $0.isNumber }) {
+            return pid
+        }
+        return nil
     }
 }
 
@@ -186,6 +254,14 @@ public enum AtomicFile {
     }
 
     public static func write(_ bytes: [UInt8], to path: String, overwrite: Bool = true, createFolders: Bool = true) throws {
+        // A device or FIFO (`--junit /dev/stdout`) is written through, as a shell's `>` would,
+        // with no temporary file beside it (its folder may be one nobody may write in).
+        if overwrite, AtomicOutput.isSpecialFile(path) {
+            let fd = try AtomicOutput.openInPlace(path, path: path)
+            defer { close(fd) }
+            try bytes.withUnsafeBytes { try AtomicOutput.writeAll($0, to: fd, path: path) }
+            return
+        }
         let out = try AtomicOutput(path: path, overwrite: overwrite, createFolders: createFolders)
         do {
             try out.write(bytes)

@@ -276,7 +276,8 @@ public final class ChildProcess {
 
     nonisolated(unsafe) private static var installed = false
 
-    /// On SIGINT, SIGTERM and SIGHUP: kill the children, then die of the same signal, so the
+    /// On SIGINT, SIGTERM and SIGHUP: kill the children and remove the temporary files
+    /// (TemporaryFiles), then die of the same signal, so the
     /// shell sees the usual status. At exit (a closed stdout, a usage error): kill them too.
     /// Installed once, when the first child starts.
     static func installHandlers() {
@@ -285,7 +286,9 @@ public final class ChildProcess {
         installed = true
         for s in [SIGINT, SIGTERM, SIGHUP] {
             let previous = signal(s) { sig in
+                // Children first, so none is left writing into a temporary file once it is removed.
                 ChildProcess.killAll()
+                TemporaryFiles.removeAll()
                 signal(sig, SIG_DFL)
                 raise(sig)
             }

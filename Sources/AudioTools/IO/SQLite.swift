@@ -59,6 +59,11 @@ public final class SQLiteConnection {
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
     }
 
+    /// Sets how long a statement waits for another process's lock.
+    public func setBusyTimeout(milliseconds: Int32) {
+        if let db { sqlite3_busy_timeout(db, milliseconds) }
+    }
+
     deinit { close() }
 
     /// Closes the connection now (statements still open are finalised by SQLite's v2 close).

@@ -36,6 +36,7 @@ public enum SignalStop {
             let previous = signal(s) { sig in
                 if SignalStop.caughtSignal != 0 {
                     ChildProcess.killAll()
+                    TemporaryFiles.removeAll()
                     signal(sig, SIG_DFL)
                     raise(sig)
                     return

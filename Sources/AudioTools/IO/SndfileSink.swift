@@ -2,42 +2,6 @@ import CSndfile
 import Dispatch
 import Foundation
 
-/// Temporary files still being written; removed if the process is interrupted (SIGINT, SIGTERM,
-/// SIGHUP), so a killed run leaves neither a partial output nor its temporary file behind.
-public enum TemporaryFiles {
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var paths: Set<String> = []
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
-
-    public static func register(_ path: String) {
-        lock.lock(); defer { lock.unlock() }
-        if sources.isEmpty { installHandlers() }
-        paths.insert(path)
-    }
-
-    public static func unregister(_ path: String) {
-        lock.lock(); paths.remove(path); lock.unlock()
-    }
-
-    private static func installHandlers() {
-        for sig in [SIGINT, SIGTERM, SIGHUP] {
-            signal(sig, SIG_IGN)
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler {
-                lock.lock()
-                for p in paths { _ = PathBytes.unlink(p) }
-                lock.unlock()
-                // This handler replaces ChildProcess's: end the children here too.
-                ChildProcess.killAll()
-                signal(sig, SIG_DFL)
-                kill(getpid(), sig)
-            }
-            s.resume()
-            sources.append(s)
-        }
-    }
-}
-
 /// Tags a sink can carry over, by libsndfile's string ids.
 public struct AudioTags: Equatable, Sendable {
     public var title, artist, album, genre, date, comment, trackNumber, software, copyright: String?

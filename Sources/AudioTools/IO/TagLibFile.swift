@@ -107,8 +107,8 @@ public struct TagFileError: Error, Equatable, Sendable {
 
 /// Rewrites a file through a complete copy renamed over it: a crash or kill at any moment leaves
 /// either the old file or the new one. The copy is a reflink (FICLONE) where the file system has
-/// it, so only the changed blocks take new space; its mode, and where allowed its owner, are the
-/// original's.
+/// it, so only the changed blocks take new space; it keeps the original's owner, mode and
+/// extended attributes (FileAttributes). A link is kept, and the file it points to rewritten.
 public enum FileReplacement {
     /// Linux's FICLONE ioctl, _IOW(0x94, 9, int).
     static let ficlone: UInt = 0x4004_9409
@@ -117,21 +117,25 @@ public enum FileReplacement {
     /// Returns whether the copy was a reflink.
     @discardableResult
     public static func rewrite(_ path: String, edit: (String) throws -> Void) throws -> Bool {
-        let url = URL(fileURLWithPath: path)
-        let dir = url.deletingLastPathComponent().path
+        let target = FileAttributes.linkTarget(path)
+        let dir = PathBytes.directoryName(target)
         var mode = stat()
         // A file with no owner write permission is read-only on purpose, even to root.
-        let fileLocked = access(path, W_OK) != 0 || (stat(path, &mode) == 0 && mode.st_mode & S_IWUSR == 0)
+        let fileLocked = access(target, W_OK) != 0 || (stat(target, &mode) == 0 && mode.st_mode & S_IWUSR == 0)
         if fileLocked || access(dir, W_OK) != 0 {
             throw TagFileError(path, .readOnly(fileLocked: fileLocked))
         }
-        let src = open(path, O_RDONLY | O_CLOEXEC)
+        let src = open(target, O_RDONLY | O_CLOEXEC)
         guard src >= 0 else { throw ioError(path, .opening) }
         defer { close(src) }
         var st = stat()
         guard fstat(src, &st) == 0 else { throw ioError(path, .examining) }
-        let tmp = dir + "/." + url.lastPathComponent + ".tags-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let dst = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0o7777)
+        AtomicOutput.removeAbandonedPartials(in: dir)
+        let tmp = dir + "/." + PathBytes.baseName(target) + ".tags-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        TemporaryFiles.register(tmp)
+        defer { TemporaryFiles.unregister(tmp) }
+        // Only the owner may read the copy until it has the original's attributes.
+        let dst = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st.st_mode & 0o600)
         guard dst >= 0 else { throw ioError(path, .makingCopy) }
         var done = false
         defer { if !done { unlink(tmp) } }
@@ -143,13 +147,12 @@ public enum FileReplacement {
             } else {
                 try copyBytes(from: src, to: dst, path: path)
             }
-            _ = fchown(dst, st.st_uid, st.st_gid)  // keeps the owner where allowed; the mode is set above
-            _ = fchmod(dst, st.st_mode & 0o7777)
+            FileAttributes(of: target)?.apply(to: dst)
         }
         try edit(tmp)
         let fd = open(tmp, O_RDONLY | O_CLOEXEC)
         if fd >= 0 { fsync(fd); close(fd) }
-        guard rename(tmp, path) == 0 else { throw ioError(path, .replacing) }
+        guard rename(tmp, target) == 0 else { throw ioError(path, .replacing) }
         done = true
         let d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if d >= 0 { fsync(d); close(d) }

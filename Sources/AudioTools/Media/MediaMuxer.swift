@@ -9,6 +9,8 @@ public final class MediaMuxer {
     public let destination: String
     public let temporary: String
     private let overwrite: Bool
+    /// What is replaced: `destination`, or with `overwrite` the regular file a link there points to.
+    private let target: String
     private var child: ChildProcess?
     /// Guards `child`: the stream threads write while one of them may stop everything.
     private let lock = NSLock()
@@ -86,10 +88,20 @@ public final class MediaMuxer {
                 muxer: String, destination: String, overwrite: Bool) throws {
         self.destination = destination
         self.overwrite = overwrite
-        let url = URL(fileURLWithPath: destination)
+        // As AtomicOutput: a link is kept and the file it points to replaced.
+        let target = overwrite ? FileAttributes.linkTarget(destination) : destination
+        self.target = target
+        let url = URL(fileURLWithPath: target)
         let dir = url.deletingLastPathComponent().path
-        try Self.makeFolder(for: destination)
+        try Self.makeFolder(for: target)
+        AtomicOutput.removeAbandonedPartials(in: dir)
         temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // A file that is replaced stays private until it has the original's attributes (ffmpeg
+        // truncates the file made here and keeps its mode).
+        if overwrite, FileAttributes(of: target) != nil {
+            let fd = PathBytes.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { Glibc.close(fd) }
+        }
         encoded = encodings.keys.sorted().map { ($0, encodings[$0]!) }
         guard let ffmpeg = FFmpegSource.ffmpegPath else {
             throw MediaWriteError.noFFmpeg(input: input)
@@ -129,8 +141,24 @@ public final class MediaMuxer {
     /// linked exclusively (a file that appeared meanwhile is not replaced).
     public func commit() throws {
         defer { TemporaryFiles.unregister(temporary) }
+        if overwrite, AtomicOutput.isSpecialFile(target) {
+            defer { unlink(temporary) }
+            let fd = PathBytes.open(temporary, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw MediaWriteError.cantPutInPlace(destination: destination, reason: String(cString: strerror(errno))) }
+            defer { Glibc.close(fd) }
+            do { try AtomicOutput.copy(from: fd, intoSpecial: target, path: destination) } catch let e as WriteError {
+                var n: Int32 = EIO
+                if case .failed(_, let code) = e.problem { n = code }
+                throw MediaWriteError.cantPutInPlace(destination: destination, reason: String(cString: strerror(n)))
+            }
+            return
+        }
         if overwrite {
-            guard rename(temporary, destination) == 0 else {
+            if let kept = FileAttributes(of: target) {
+                let fd = PathBytes.open(temporary, O_RDONLY | O_CLOEXEC)
+                if fd >= 0 { kept.apply(to: fd); Glibc.close(fd) }
+            }
+            guard rename(temporary, target) == 0 else {
                 let e = String(cString: strerror(errno)); unlink(temporary)
                 throw MediaWriteError.cantPutInPlace(destination: destination, reason: e)
             }

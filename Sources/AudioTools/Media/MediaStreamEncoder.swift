@@ -35,6 +35,7 @@ final class MediaStreamEncoder: @unchecked Sendable {
     /// folder (already made by the caller) holds the temporary file.
     init(input: String, destination: String, ordinal: Int, encoding e: MediaAudioEncoding) throws {
         let url = URL(fileURLWithPath: destination)
+        AtomicOutput.removeAbandonedPartials(in: url.deletingLastPathComponent().path)
         temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent
             + ".audio\(ordinal)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).m4a"
         channels = e.channels

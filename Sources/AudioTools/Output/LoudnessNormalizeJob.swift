@@ -70,6 +70,10 @@ struct LoudnessNormalizeJob {
                             suggestion: "Pass --overwrite to replace it, or choose another --out-dir or --output-template.")
         }
 
+        if let link = naming.linkInsideOutDir(outPath) {
+            throw ToolError(.writeFailed, "\(ToolError.quoted(link)) is a symbolic link inside --out-dir, and no output is written through one, so \(name) was not normalised; nothing was written.",
+                            suggestion: "Replace the link with a real folder, or give the folder it points to as --out-dir.")
+        }
         if let lossless { return try lossless.process(record, path: path, outPath: outPath) }
         let opened = try Decoder.open(path, streams: true)
         // A dialogue-gated target takes the record's dialogue loudness; a record with no `loudness`

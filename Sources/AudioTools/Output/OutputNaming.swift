@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where lufs-normalize writes each input: `--out-dir`, `--output-template` (`{dir}`, `{stem}`,
-/// `{ext}`), both, or `--in-place`. Pure string work; nothing is touched on disk.
+/// `{ext}`), both, or `--in-place`. Pure string work, but for `linkInsideOutDir`, which looks.
 public struct LufsNormalizeNaming: Equatable, Sendable {
     public var outDir: String?
     public var template: String?
@@ -48,6 +48,27 @@ public struct LufsNormalizeNaming: Equatable, Sendable {
             path = dir + "/" + (relDir.map { $0.isEmpty ? "" : $0 + "/" } ?? "") + file
         }
         return Self.tidy(path)
+    }
+
+    /// Whether `template` stays inside `--out-dir`: not absolute, and no `..` component.
+    public static func staysInside(_ template: String) -> Bool {
+        !template.hasPrefix("/") && !template.split(separator: "/").contains("..")
+    }
+
+    /// The first symbolic link below `--out-dir` on the way to `output` (the file itself
+    /// included), which is never written through; nil when there is none or no `--out-dir`.
+    public func linkInsideOutDir(_ output: String) -> String? {
+        guard let outDir, !inPlace else { return nil }
+        let root = Self.tidy(outDir)
+        guard output.hasPrefix(root == "/" ? "/" : root + "/") else { return nil }
+        var path = root
+        for part in output.dropFirst(root.count).split(separator: "/") {
+            path += (path.hasSuffix("/") ? "" : "/") + part
+            var st = stat()
+            guard PathBytes.lstat(path, &st) == 0 else { return nil }
+            if (st.st_mode & S_IFMT) == S_IFLNK { return path }
+        }
+        return nil
     }
 
     /// The folder of `path` relative to `root` ("" directly in it), or nil when it is not below.

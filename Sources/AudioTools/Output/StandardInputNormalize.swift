@@ -16,12 +16,13 @@ extension LoudnessNormalizeJob {
         job.fixedOutPath = toStdout ? try StreamedFiles.temporaryName(in: dir, purpose: "out") : out
         var r = record
         var spool: String?
-        defer { if let spool { unlink(spool) } }
+        defer { if let spool { unlink(spool); TemporaryFiles.unregister(spool) } }
         if record.path == StandardInput.path {
             spool = try StreamedFiles.spoolStandardInput(in: dir)
             r["path"] = .string(spool!)
         }
-        defer { if toStdout, let t = job.fixedOutPath { unlink(t) } }
+        if toStdout, let t = job.fixedOutPath { TemporaryFiles.register(t) }
+        defer { if toStdout, let t = job.fixedOutPath { unlink(t); TemporaryFiles.unregister(t) } }
         var done: Record
         do { done = try job.normalize(r) } catch let e as ToolErrorConvertible {
             // What names the spooled copy names standard input, as the record's path does.

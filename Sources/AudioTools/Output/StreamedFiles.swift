@@ -15,8 +15,11 @@ enum StreamedFiles {
     /// Copies standard input to its end into a new temporary file in `dir`; returns its path.
     static func spoolStandardInput(in dir: String, name: String? = nil) throws -> String {
         let path = try name.map { "\(dir)/\($0)" } ?? temporaryName(in: dir, purpose: "stdin")
+        if name == nil { AtomicOutput.removeAbandonedPartials(in: dir) }
+        // Registered until the caller removes it (a signal removes it too).
+        TemporaryFiles.register(path)
         let fd = PathBytes.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw spoolError(dir, errno) }
+        guard fd >= 0 else { let e = errno; TemporaryFiles.unregister(path); throw spoolError(dir, e) }
         defer { close(fd) }
         let r = PipeReader.standardInput
         var buf = [UInt8](repeating: 0, count: 1 << 20)
@@ -27,7 +30,7 @@ enum StreamedFiles {
             while off < n {
                 let w = buf.withUnsafeBytes { write(fd, $0.baseAddress! + off, n - off) }
                 if w < 0, errno == EINTR { continue }
-                guard w > 0 else { let e = errno; unlink(path); throw spoolError(dir, e) }
+                guard w > 0 else { let e = errno; unlink(path); TemporaryFiles.unregister(path); throw spoolError(dir, e) }
                 off += w
             }
         }
@@ -72,10 +75,11 @@ extension StreamedFiles {
         var template = Array("\(dir)/audio-tools-stdin-XXXXXX".utf8CString)
         guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else { throw spoolError(dir, errno) }
         let folder = String(cString: template)
-        defer { rmdir(folder) }
+        TemporaryFiles.register(folder)
+        defer { rmdir(folder); TemporaryFiles.unregister(folder) }
         let ext = StandardInput.fileExtension(head: PipeReader.standardInput.peek(12))
         let spool = try spoolStandardInput(in: folder, name: "stdin" + (ext.map { "." + $0 } ?? ""))
-        defer { unlink(spool) }
+        defer { unlink(spool); TemporaryFiles.unregister(spool) }
         var r = record
         r["path"] = .string(spool)
         var out: Record

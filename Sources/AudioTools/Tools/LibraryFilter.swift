@@ -122,7 +122,8 @@ public final class LibraryFilter: RecordTool {
             fromIndex = true
         }
         var failed = false
-        let output = LineWriter(onClosed: { startup.clearProgress(); exit(1) },  // stdout closed: end quietly
+        // stdout closed: end quietly; stdout failing otherwise (a full disk): say why, then end.
+        let output = LineWriter(onClosed: { startup.clearProgress(); ToolMain.stdoutFailure().map(Diagnostics.warn); exit(1) },
                                 beforeWrite: startup.progress.yieldToStdout)
         runner.run(input: input) { entry in
             startup.step(failed: !entry.usable, path: entry.record.path)

@@ -93,6 +93,9 @@ public final class LufsNormalize: RecordTool {
         if let t = template, !t.contains("{stem}") {
             throw UsageError("--output-template: '\(t)' has no {stem}, so every input would get the same name.")
         }
+        if let t = template, outDir != nil, !LufsNormalizeNaming.staysInside(t) {
+            throw UsageError("--output-template: '\(t)' would write outside --out-dir (it is absolute or has a '..'); with --out-dir the template names a path inside it.")
+        }
         let formatName = try o.choice("format")
         try o.checkRules("in-place", about: "format")
         // Parsed here: besides the five it offers, it takes the spellings Depth knows (double, f32...).

@@ -75,4 +75,16 @@ import Testing
         #expect(AtomicOutput.partialWriter(".x.partial-12-notanumber") == nil)
         #expect(AtomicOutput.partialWriter("x.partial-12-34") == nil)
     }
+
+    /// Every temporary file of ours names its writer, so a later run can tell a dead writer's.
+    @Test func everyTemporaryNameOfOursNamesItsWriter() {
+        for (name, pid) in [(".a.flac.tags-42-7", Int32(42)), (".film.mp4.audio0-42-7.m4a", 42), (".film.mp4.audio12-43-1.m4a", 43),
+                            (".audio-tools-stdin-44-9", 44), (".audio-tools-out-45-9", 45), (".a-b.wav.partial-46-0", 46)] {
+            #expect(AtomicOutput.partialWriter(name) == pid, "\(name)")
+        }
+        for name in [".a.flac.tags-42-7.m4a", ".film.mp4.audioX-42-7.m4a", ".film.mp4.audio0-42-7", "audio-tools-stdin-44-9",
+                     ".other-44-9", ".a.tags-0-1", ".a.tags--1-1"] {
+            #expect(AtomicOutput.partialWriter(name) == nil, "\(name)")
+        }
+    }
 }
