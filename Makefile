@@ -69,7 +69,7 @@ MODEL_DEPS := python3:python3 pip3:python3-pip
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz clean help
+.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz chaos clean help
 
 all: build
 
@@ -83,6 +83,7 @@ help:
 	@echo "make uninstall PREFIX=/usr/local: remove all of it again"
 	@echo "make deb       a Debian package in build/ (static Swift runtime): sudo apt install ./build/audio-tools_*.deb"
 	@echo "make fuzz      run the parser fuzzers for a while (FUZZ_SECONDS=60)"
+	@echo "make chaos     kill the writing jobs at random moments and check originals, outputs, leftovers (CHAOS_ROUNDS=60), and read damaged files (CHAOS_FILES=120)"
 
 # Installs, with apt-get, the Debian packages whose pkg-config module or command is missing.
 # On a system without apt-get it prints what to install and stops.
@@ -297,6 +298,14 @@ deb-tree:
 	rm -rf $(DEB_ROOT).shlibdeps
 	chmod -R u=rwX,go=rX $(DEB_ROOT)
 	@echo "deb-tree: $(DEB_ROOT) ($$(sed -n 's/^Depends: //p' $(DEB_ROOT)/DEBIAN/control))"
+
+# The kill harness (SIGINT, SIGTERM and SIGKILL at random moments of the writing jobs: fails on a
+# damaged original, a partial output, a hang or a leftover) and the damaged-input harness (files
+# of each format damaged at random: fails on a crash, a hang or a run without a record), on the
+# release build; each prints its counts.
+chaos: test-deps build
+	BIN=$(BIN) bash Tests/Chaos/run.sh $${CHAOS_ROUNDS:-60}
+	BIN=$(BIN) bash Tests/Chaos/mutate.sh $${CHAOS_FILES:-120}
 
 fuzz: deps
 	bash Tests/Fuzz/run.sh $${FUZZ_SECONDS:-60}
