@@ -198,6 +198,17 @@ static inline int at_opus_decode_streams(at_opus_direct *d, const at_opus_link *
         if (n < 0) { *result = n; return 0; }
         if (n != nsamples) { *result = OPUS_INVALID_PACKET; return 0; }
         int width = s < l->coupled ? 2 : 1;
+        /* The usual case, a coupled stream's two channels each in one place: one pass. */
+        int left = -1, right = -1, lefts = 0, rights = 0;
+        for (int c = 0; c < l->channels && s < l->coupled; c++) {
+            if (l->mapping[c] == 2 * s) { left = c; lefts++; }
+            else if (l->mapping[c] == 2 * s + 1) { right = c; rights++; }
+        }
+        if (lefts == 1 && rights == 1) {
+            float *o = pcm;
+            for (int i = 0; i < nsamples; i++, o += l->channels) { o[left] = d->buf[2 * i]; o[right] = d->buf[2 * i + 1]; }
+            continue;
+        }
         for (int c = 0; c < l->channels; c++) {
             int m = l->mapping[c], from;
             if (s < l->coupled) {
