@@ -116,6 +116,32 @@ import Testing
         #expect(frag["duration_seconds"] == .null && frag["frames"] == .null, "\(frag)")
     }
 
+    /// Whether ffmpeg has the libspeex encoder (Debian's build does).
+    static let haveSpeexEncoder: Bool = {
+        guard haveFFmpeg, let r = try? E2E.program("/usr/bin/env", ["ffmpeg", "-hide_banner", "-encoders"]) else { return false }
+        return String(decoding: r.stdout, as: UTF8.self).contains(" libspeex ")
+    }()
+
+    /// Ogg Speex states no length (it was null): the granule positions give it, with the encoder's
+    /// lookahead the decoder still outputs, so audio-probe's frames are what ffmpeg decodes and its
+    /// duration ffprobe's; wideband and narrowband, one and three frames a packet.
+    @Test(.enabled(if: haveSpeexEncoder, "needs ffmpeg with the libspeex encoder, and ffprobe"),
+          arguments: [(16000, 1), (8000, 3)])
+    func oggSpeexLengthFromItsGranules(rate: Int, framesPerPacket: Int) throws {
+        let dir = E2E.tempDir("lengths-speex")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.sh(dir, "ffmpeg -v error -f lavfi -i anoisesrc=c=pink:a=0.2:d=6.3:r=\(rate):seed=9 -c:a libspeex"
+            + " -frames_per_packet \(framesPerPacket) s.spx")
+        let p = try #require(E2E.run("audio-probe", [dir + "/s.spx"]).records.first?["probe"])
+        #expect(p["codec"]?.stringValue == "speex", "\(p)")
+        #expect(p["frames"]?.intValue == (try Self.ffmpegFrames(dir + "/s.spx")), "\(p)")
+        let r = try E2E.program("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                                                 dir + "/s.spx"])
+        let ffprobe = try #require(Double(String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let ours = try #require(p["duration_seconds"]?.doubleValue, "\(p)")
+        #expect(abs(ours - ffprobe) < 0.0005, "ours \(ours) s, ffprobe \(ffprobe) s")
+    }
+
     /// A stated length is still a promise: an MP3 whose LAME tag counts frames the file doesn't
     /// hold is refused as `truncated`, naming both lengths.
     @Test(.enabled(if: haveFFmpeg && E2E.has("lame"), "needs ffmpeg and lame"))
