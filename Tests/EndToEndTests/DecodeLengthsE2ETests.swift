@@ -142,6 +142,27 @@ import Testing
         #expect(abs(ours - ffprobe) < 0.0005, "ours \(ours) s, ffprobe \(ffprobe) s")
     }
 
+    /// A Matroska file whose video outlasts its audio: the segment's Duration is the video's, so
+    /// audio-probe takes the audio track's own DURATION tag, as ffprobe shows it for that stream
+    /// (it gave the container's 10 s). A WebM written to a pipe states no length anywhere: null,
+    /// as ffprobe's N/A.
+    @Test(.enabled(if: haveFFmpeg, "needs ffmpeg and ffprobe"))
+    func matroskaLengthIsTheAudioTracks() throws {
+        let dir = E2E.tempDir("lengths-mkv")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.sh(dir, "ffmpeg -v error -f lavfi -i testsrc=d=10:s=64x48:r=10 -f lavfi -i sine=d=6:r=48000"
+            + " -c:v mpeg4 -c:a libvorbis long.mkv && ffmpeg -v error -f lavfi -i sine=d=6.5:r=48000 -c:a libopus -f webm - > piped.webm")
+        let r = try E2E.program("/usr/bin/env", ["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                 "stream_tags=DURATION", "-of", "csv=p=0", dir + "/long.mkv"])
+        let clock = String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let ffprobe = try #require(MatroskaReader.clockSeconds(clock), "ffprobe gave \(clock)")
+        let long = try #require(E2E.run("audio-probe", [dir + "/long.mkv"]).records.first?["probe"])
+        let ours = try #require(long["duration_seconds"]?.doubleValue, "\(long)")
+        #expect(abs(ours - ffprobe) < 0.0005 && abs(ours - 6) < 0.05, "ours \(ours) s, ffprobe's audio stream \(ffprobe) s")
+        let piped = try #require(E2E.run("audio-probe", [dir + "/piped.webm"]).records.first?["probe"])
+        #expect(piped["duration_seconds"] == .null && piped["frames"] == .null, "\(piped)")
+    }
+
     /// A stated length is still a promise: an MP3 whose LAME tag counts frames the file doesn't
     /// hold is refused as `truncated`, naming both lengths.
     @Test(.enabled(if: haveFFmpeg && E2E.has("lame"), "needs ffmpeg and lame"))
