@@ -116,6 +116,53 @@ import Testing
         #expect(frag["duration_seconds"] == .null && frag["frames"] == .null, "\(frag)")
     }
 
+    /// Whether ffmpeg has the libspeex encoder (Debian's build does).
+    static let haveSpeexEncoder: Bool = {
+        guard haveFFmpeg, let r = try? E2E.program("/usr/bin/env", ["ffmpeg", "-hide_banner", "-encoders"]) else { return false }
+        return String(decoding: r.stdout, as: UTF8.self).contains(" libspeex ")
+    }()
+
+    /// Ogg Speex states no length (it was null): the granule positions give it, with the encoder's
+    /// lookahead the decoder still outputs, so audio-probe's frames are what ffmpeg decodes and its
+    /// duration ffprobe's; wideband and narrowband, one and three frames a packet.
+    @Test(.enabled(if: haveSpeexEncoder, "needs ffmpeg with the libspeex encoder, and ffprobe"),
+          arguments: [(16000, 1), (8000, 3)])
+    func oggSpeexLengthFromItsGranules(rate: Int, framesPerPacket: Int) throws {
+        let dir = E2E.tempDir("lengths-speex")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.sh(dir, "ffmpeg -v error -f lavfi -i anoisesrc=c=pink:a=0.2:d=6.3:r=\(rate):seed=9 -c:a libspeex"
+            + " -frames_per_packet \(framesPerPacket) s.spx")
+        let p = try #require(E2E.run("audio-probe", [dir + "/s.spx"]).records.first?["probe"])
+        #expect(p["codec"]?.stringValue == "speex", "\(p)")
+        #expect(p["frames"]?.intValue == (try Self.ffmpegFrames(dir + "/s.spx")), "\(p)")
+        let r = try E2E.program("/usr/bin/env", ["ffprobe", "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0",
+                                                 dir + "/s.spx"])
+        let ffprobe = try #require(Double(String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let ours = try #require(p["duration_seconds"]?.doubleValue, "\(p)")
+        #expect(abs(ours - ffprobe) < 0.0005, "ours \(ours) s, ffprobe \(ffprobe) s")
+    }
+
+    /// A Matroska file whose video outlasts its audio: the segment's Duration is the video's, so
+    /// audio-probe takes the audio track's own DURATION tag, as ffprobe shows it for that stream
+    /// (it gave the container's 10 s). A WebM written to a pipe states no length anywhere: null,
+    /// as ffprobe's N/A.
+    @Test(.enabled(if: haveFFmpeg, "needs ffmpeg and ffprobe"))
+    func matroskaLengthIsTheAudioTracks() throws {
+        let dir = E2E.tempDir("lengths-mkv")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.sh(dir, "ffmpeg -v error -f lavfi -i testsrc=d=10:s=64x48:r=10 -f lavfi -i sine=d=6:r=48000"
+            + " -c:v mpeg4 -c:a libvorbis long.mkv && ffmpeg -v error -f lavfi -i sine=d=6.5:r=48000 -c:a libopus -f webm - > piped.webm")
+        let r = try E2E.program("/usr/bin/env", ["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
+                                                 "stream_tags=DURATION", "-of", "csv=p=0", dir + "/long.mkv"])
+        let clock = String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let ffprobe = try #require(MatroskaReader.clockSeconds(clock), "ffprobe gave \(clock)")
+        let long = try #require(E2E.run("audio-probe", [dir + "/long.mkv"]).records.first?["probe"])
+        let ours = try #require(long["duration_seconds"]?.doubleValue, "\(long)")
+        #expect(abs(ours - ffprobe) < 0.0005 && abs(ours - 6) < 0.05, "ours \(ours) s, ffprobe's audio stream \(ffprobe) s")
+        let piped = try #require(E2E.run("audio-probe", [dir + "/piped.webm"]).records.first?["probe"])
+        #expect(piped["duration_seconds"] == .null && piped["frames"] == .null, "\(piped)")
+    }
+
     /// A stated length is still a promise: an MP3 whose LAME tag counts frames the file doesn't
     /// hold is refused as `truncated`, naming both lengths.
     @Test(.enabled(if: haveFFmpeg && E2E.has("lame"), "needs ffmpeg and lame"))

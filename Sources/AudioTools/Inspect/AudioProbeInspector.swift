@@ -128,6 +128,10 @@ public enum AudioProbeInspector {
         if [.ac3, .eac3, .dts].contains(c.kind), let n = try ProbeRawStreams.countSamples(ProbeReader(bytes), kind: c.kind) {
             f.frames = n
         }
+        // Ogg Speex states none: its pages' granule positions give it.
+        if case .ogg(.speex) = c.kind, let n = try ProbeOggSpeex.countSamples(ProbeReader(bytes)) {
+            f.frames = n
+        }
         let lossless = Self.isLossless(c.codec ?? "")
         if f.decoder == "ffmpeg", !deep, c.hasAudio == true, !lossless {
             // An external decoder costs a process start per file, most of a probe's time. For lossy

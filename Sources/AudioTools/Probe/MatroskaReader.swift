@@ -57,6 +57,8 @@ enum MatroskaReader {
                 var tagsSeen = false
                 var tagsAt: UInt64?
                 var info = SegmentInfo()
+                var audioUID: UInt64?
+                var trackSeconds: [UInt64: Double] = [:]
                 while c < segEnd && visited < 10_000 {
                     visited += 1
                     guard let el = try element(c) else { break }
@@ -66,12 +68,12 @@ enum MatroskaReader {
                     switch el.id {
                     case 0x1654AE6B:
                         tracksSeen = true
-                        try readTracks(r, from: cb, to: min(ce, r.size), element: element, into: &f)
+                        try readTracks(r, from: cb, to: min(ce, r.size), element: element, into: &f, audioUID: &audioUID)
                     case 0x1549A966:
                         info = readInfo(try r.read(at: cb, count: Int(min(size, 64 * 1024))))
                     case 0x1254C367:
                         tagsSeen = true
-                        readTags(try r.read(at: cb, count: Int(min(size, UInt64(tagsCap)))), into: &f.tags)
+                        readTags(try r.read(at: cb, count: Int(min(size, UInt64(tagsCap)))), into: &f.tags, trackSeconds: &trackSeconds)
                     case 0x114D9B74:
                         // SeekHead: where the Tags are when they follow the media (mkvmerge, ffmpeg).
                         if let pos = seekPosition(of: 0x1254C367, in: try r.read(at: cb, count: Int(min(size, 64 * 1024)))) {
@@ -82,9 +84,13 @@ enum MatroskaReader {
                     c = ce
                 }
                 if !tagsSeen, let at = tagsAt, at < r.size, let el = try element(at), el.id == 0x1254C367, let size = el.size {
-                    readTags(try r.read(at: at + UInt64(el.header), count: Int(min(size, UInt64(tagsCap)))), into: &f.tags)
+                    readTags(try r.read(at: at + UInt64(el.header), count: Int(min(size, UInt64(tagsCap)))), into: &f.tags,
+                             trackSeconds: &trackSeconds)
                 }
                 if let title = info.title, f.tags.title == nil { f.tags.title = title }
+                // The audio track's own DURATION tag (ffmpeg and mkvmerge write one per track) over
+                // the segment's Duration, which is the longest track's (a longer video's).
+                if let uid = audioUID, let d = trackSeconds[uid], f.audio != nil { f.audio?.duration = d }
                 if let d = info.seconds, f.audio != nil, f.audio?.duration == nil { f.audio?.duration = d }
                 if tracksSeen {
                     f.hasAudio = f.hasAudio ?? false
@@ -143,14 +149,19 @@ enum MatroskaReader {
     /// The Tags element's SimpleTags (TITLE, ARTIST, ALBUM, GENRE, DATE_RELEASED, PART_NUMBER...)
     /// into `tags`. A TITLE for the track (TargetTypeValue 30 or below) names the song; one for
     /// the album or file level (50, the default) only when nothing else does.
-    static func readTags(_ p: [UInt8], into tags: inout ProbeTags) {
+    /// A track's DURATION tag (`HH:MM:SS.nnnnnnnnn`) goes to `trackSeconds`, by the TrackUID it targets.
+    static func readTags(_ p: [UInt8], into tags: inout ProbeTags, trackSeconds: inout [UInt64: Double]) {
         children(p, 0, p.count) { id, s, e in
             guard id == 0x7373 else { return }  // Tag
             var level: UInt64 = 50
+            var trackUIDs: [UInt64] = []
             var simple: [(String, String)] = []
             children(p, s, e) { cid, cs, ce in
                 if cid == 0x63C0 {  // Targets
-                    children(p, cs, ce) { tid, ts, te in if tid == 0x68CA, let v = uint(p, ts, te) { level = v } }
+                    children(p, cs, ce) { tid, ts, te in
+                        if tid == 0x68CA, let v = uint(p, ts, te) { level = v }
+                        if tid == 0x63C5, let v = uint(p, ts, te) { trackUIDs.append(v) }
+                    }
                 } else if cid == 0x67C8 {  // SimpleTag
                     var name: String?
                     var value: String?
@@ -160,6 +171,9 @@ enum MatroskaReader {
                     }
                     if let n = name, let v = value { simple.append((n.uppercased(), v)) }
                 }
+            }
+            if trackUIDs.count == 1, let d = simple.first(where: { $0.0 == "DURATION" }).flatMap({ clockSeconds($0.1) }) {
+                trackSeconds[trackUIDs[0]] = d
             }
             for (name, v) in simple {
                 switch name {
@@ -174,6 +188,15 @@ enum MatroskaReader {
                 }
             }
         }
+    }
+
+    /// Seconds from `HH:MM:SS.fraction`, or nil when it isn't that.
+    static func clockSeconds(_ text: String) -> Double? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3, let h = Int(parts[0]), let m = Int(parts[1]), let sec = Double(parts[2]),
+              h >= 0, m >= 0, m < 60, sec >= 0, sec < 60 else { return nil }
+        let v = Double(h * 3600 + m * 60) + sec
+        return v > 0 && v.isFinite ? v : nil
     }
 
     /// Visits the child elements in `p[start..<end]` (one level), stopping at damage.
@@ -194,7 +217,7 @@ enum MatroskaReader {
 
     static func readTracks(_ r: ProbeReader, from: UInt64, to: UInt64,
                            element: (UInt64) throws -> (id: UInt64, size: UInt64?, header: Int)?,
-                           into f: inout ContainerFacts) throws {
+                           into f: inout ContainerFacts, audioUID: inout UInt64?) throws {
         var off = from
         var n = 0
         while off < to && n < 1000 {
@@ -208,6 +231,7 @@ enum MatroskaReader {
                 var rate: Double?
                 var channels: Int?
                 var encrypted = false
+                var uid: UInt64?
                 walkFlat(p, 0, p.count, depth: 0) { id, s, e in
                     switch id {
                     case 0x83: type = uint(p, s, e)
@@ -215,6 +239,7 @@ enum MatroskaReader {
                     case 0xB5: rate = float(p, s, e)
                     case 0x9F: channels = uint(p, s, e).map { Int(min($0, 1024)) }
                     case 0x5035: encrypted = true
+                    case 0x73C5: uid = uint(p, s, e)
                     default: break
                     }
                 }
@@ -224,6 +249,7 @@ enum MatroskaReader {
                         f.codec = codec.map(matroskaCodecName)
                         f.audio = ProbeAudioParameters(format: codec, sampleRate: rate, channels: channels)
                         if encrypted { f.protection = Protection(scheme: "cenc") }
+                        audioUID = uid
                     }
                     f.hasAudio = true
                 }

@@ -4,9 +4,10 @@ import Testing
 
 /// The Opus decode callback: a mono or stereo link is decoded by its stream's own decoder, and
 /// the samples are bit for bit libopusfile's own (straight through, after seeks, across chained
-/// links); surround links are left to libopusfile.
+/// links); a surround link is decoded stream by stream, also bit for bit.
 @Suite struct OpusDirectDecodeTests {
     static let opusenc = SpeechTestSupport.which("opusenc")
+    static let ffmpeg = SpeechTestSupport.which("ffmpeg")
 
     func tempPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("opusdirect-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-\(name)").path
@@ -87,16 +88,42 @@ import Testing
         #expect(fast == slow && s.direct!.defaultPackets == 0)
     }
 
-    /// 5.1 is several streams (mapping family 1): libopusfile decodes it, as before.
-    @Test(.enabled(if: opusenc != nil, "needs opusenc (opus-tools)"))
-    func surroundIsLeftToLibopusfile() throws {
-        let path = try makeOpus("51.opus", channels: 6, seconds: 1)
+    /// Surround is several streams (mapping family 1, some coupled, some mono): each stream is decoded by its own decoder and its channels placed by
+    /// the mapping, bit for bit as libopusfile does, in every packet framing opusenc makes (one
+    /// frame; several frames of 60 ms, as VBR or as hard CBR with padding; 2.5 ms frames), and
+    /// after a seek.
+    @Test(.enabled(if: opusenc != nil, "needs opusenc (opus-tools)"),
+          arguments: [(3, ["--bitrate", "96"]), (6, []), (6, ["--framesize", "60"]),
+                      (6, ["--framesize", "60", "--hard-cbr", "--bitrate", "200"]),
+                      (6, ["--framesize", "2.5"]), (8, ["--bitrate", "256"])])
+    func surroundIsDecodedStreamByStreamBitForBit(channels: Int, extra: [String]) throws {
+        let path = try makeOpus("surround.opus", channels: channels, seconds: 2, extra: extra)
         defer { unlink(path) }
         let (fast, s) = try samples(path, direct: true)
         let (slow, _) = try samples(path, direct: false)
-        #expect(s.mappingFamily == 1 && fast.count == 6)
+        #expect(fast.count == channels && fast[0].count == 2 * 48000)
+        #expect(s.mappingFamily == 1)
         #expect(fast == slow)
-        #expect(s.direct!.directPackets == 0 && s.direct!.defaultPackets > 0)
+        #expect(s.direct!.directPackets > 30 && s.direct!.defaultPackets == 0)
+        let (fastSeek, _) = try samples(path, direct: true, from: 50_000)
+        let (slowSeek, _) = try samples(path, direct: false, from: 50_000)
+        #expect(fastSeek[0].count == 2 * 48000 - 50_000 && fastSeek == slowSeek)
+    }
+
+    /// ffmpeg's own libopus wrapper frames 5.1 packets its own way (its 5.1 layout, 60 ms frames
+    /// here): the same samples as libopusfile's too.
+    @Test(.enabled(if: opusenc != nil && ffmpeg != nil, "needs opusenc (opus-tools) and ffmpeg"))
+    func ffmpegSurroundIsDecodedStreamByStreamBitForBit() throws {
+        let source = try makeOpus("src.opus", channels: 6, seconds: 2, extra: ["--bitrate", "320"])
+        let path = tempPath("ff51.opus")
+        defer { unlink(source); unlink(path) }
+        let r = SpeechTestSupport.run(Self.ffmpeg!, ["-nostdin", "-v", "error", "-y", "-i", source, "-c:a", "libopus",
+                                                     "-b:a", "192k", "-frame_duration", "60", path])
+        #expect(r.status == 0, "\(r.out)")
+        let (fast, s) = try samples(path, direct: true)
+        let (slow, _) = try samples(path, direct: false)
+        #expect(fast.count == 6 && fast[0].count > 90_000)
+        #expect(fast == slow && s.direct!.directPackets > 30 && s.direct!.defaultPackets == 0)
     }
 
     /// The decoder signature (part of cache keys) names libopus's version and the libopus and

@@ -1,5 +1,5 @@
-"""Opus decoding (issue 26): lufs-measure on a 10-minute Opus file and on the album bench's two
-Opus tracks, decoded by libopusfile, against ffmpeg's own decoder and its libopus wrapper, against
+"""Opus decoding (issue 26): lufs-measure on a 10-minute Opus file, a 3-minute 5.1 one (issue 43)
+and on the album bench's two Opus tracks, decoded by libopusfile, against ffmpeg's own decoder and its libopus wrapper, against
 libopusfile's plain decode loop (with and without the per-stream decode lufs-measure uses), and
 against libsndfile's Opus decoder (the path used before); each read to the end with nothing else
 done. With BASE_BIN (a folder of older binaries) the same cases run with those too."""
@@ -99,6 +99,27 @@ def opus():
     sf, sf_cpu = best_wall_and_cpu([exe, f])
     verdict = "read it all" if r.returncode == 0 else f"stopped: {(r.stderr.strip() or 'read error')}, after {r.stdout.strip() or 0} frames"
     print(f"  libsndfile's Opus decoder (before issue 26)   {sf:7.3f} s   (cpu {sf_cpu:.3f} s; {verdict})")
+
+    # 5.1 (mapping family 1: four streams, two coupled), decoded stream by stream (issue 43).
+    print("  -- a 3-minute 5.1 Opus file (libopus 256k), one job")
+    f51 = os.path.join(DIR, "music-3min-51.opus")
+    if not os.path.exists(f51):
+        print("  generating music-3min-51.opus ...", flush=True)
+        sh(["ffmpeg", "-v", "error", "-y", "-t", "180", "-i", wav, "-filter_complex",
+            "[0]asplit=3[a][b][c];[a]channelsplit[l][r];[b]pan=mono|c0=0.5*c0+0.5*c1[m];"
+            "[c]aecho=0.8:0.7:40|60:0.4|0.3,channelsplit[sl][sr];[m]asplit[ce][lf];[lf]lowpass=120[lfe];"
+            "[l][r][ce][lfe][sl][sr]join=inputs=6:channel_layout=5.1[o]",
+            "-map", "[o]", "-c:a", "libopus", "-b:a", "256k", f51])
+    sff, sff_cpu = best_wall_and_cpu(["ffmpeg", "-nostdin", "-v", "error", "-threads", "1", "-i", f51, "-f", "null", "-"])
+    sfloor, sfloor_cpu = best_wall_and_cpu([tool("lufs-measure"), "-j", "1", "--decode-only", f51])
+    slib, slib_cpu = best_wall_and_cpu(["ffmpeg", "-nostdin", "-v", "error", "-threads", "1", "-c:a", "libopus", "-i", f51, "-f", "null", "-"])
+    print(f"  ffmpeg -i x.opus -f null - (its own decoder)  {sff:7.3f} s   (cpu {sff_cpu:.3f} s)")
+    print(f"  lufs-measure --decode-only                    {sfloor:7.3f} s   (cpu {sfloor_cpu:.3f} s)"
+          f"   => {sff_cpu / sfloor_cpu:4.2f}x ffmpeg's speed in CPU (target >= 0.91, 1.1x its CPU)")
+    print(f"  ffmpeg -c:a libopus (libopus's multistream call) {slib:7.3f} s   (cpu {slib_cpu:.3f} s)")
+    if base:
+        b, b_cpu = best_wall_and_cpu([os.path.join(base, "lufs-measure"), "-j", "1", "--decode-only", f51])
+        print(f"  BASE_BIN lufs-measure --decode-only           {b:7.3f} s   (cpu {b_cpu:.3f} s)   => {sff_cpu / b_cpu:4.2f}x ffmpeg's speed in CPU")
 
     # The album bench's Opus tracks: 4 minutes of 44.1 kHz material each, transcoded as there.
     print("  -- the album bench's two Opus tracks (4 min each, libopus 128k), one job")
