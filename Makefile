@@ -39,6 +39,9 @@ TEST_DEPS  += parallel:parallel
 TEST_DEPS  += lame:lame flac:flac oggenc:vorbis-tools opusenc:opus-tools wavpack:wavpack mpg123:mpg123
 # mpcenc: Musepack SV8, which only ffmpeg decodes (routed by its bytes, issue 43).
 TEST_DEPS  += mpcenc:musepack-tools
+# twolame (MPEG-1 Layer II), speexenc (Ogg Speex) and sndfile-convert (libsndfile's writers: W64,
+# RF64, CAF, NIST, VOC, IRCAM, PAF, MAT...): the encoders DecodeEncodersE2ETests measures (issue 43).
+TEST_DEPS  += twolame:twolame speexenc:speex sndfile-convert:sndfile-programs
 # Chromium: the report tests render the pages in a headless browser.
 TEST_DEPS  += chromium:chromium
 # jq: the docs' examples use it, and the test suite runs every example (DocExamplesE2ETests).
