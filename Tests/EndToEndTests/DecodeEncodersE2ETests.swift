@@ -95,9 +95,8 @@ import Testing
 
     /// libsndfile's writers (sndfile-convert). What ffmpeg reads is measured as ffmpeg measures
     /// it; MAT4, MAT5 and Sound Designer II, which ffmpeg can't read, must be measured as their
-    /// source is or refused with a sentence. NIST SPHERE, VOC, IRCAM, PAF, PVF and AVR, which both
-    /// ffmpeg and libsndfile read, are still refused as `unrecognised`: a known issue (no sniffer
-    /// knows their magic).
+    /// source is or refused with a sentence. NIST SPHERE, VOC, IRCAM, PAF, PVF and AVR are known by
+    /// their magic and read by libsndfile.
     @Test(.enabled(if: haveFFmpeg && E2E.has("sndfile-convert") && E2E.has("sox"),
                    "needs ffmpeg, ffprobe, sndfile-convert (sndfile-programs) and sox"))
     func sndfileConvertFormats() throws {
@@ -105,14 +104,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.source(dir)
         let plain = ["s.w64", "s.rf64", "s.wavex", "s.caf", "s.aif", "s.au"]
-        let unknown = ["s.nist", "s.voc", "s.ircam", "s.paf", "s.pvf", "s.avr"]
+        let older = ["s.nist", "s.voc", "s.ircam", "s.paf", "s.pvf", "s.avr"]
         let unreadable = ["s.mat", "s.mat5", "s.sd2"]
-        let made = (plain + unknown + unreadable).map { "sndfile-convert src.wav \($0)" }
+        let made = (plain + older + unreadable).map { "sndfile-convert src.wav \($0)" }
             + ["sndfile-convert -alac16 src.wav alac.caf", "sndfile-convert -ima-adpcm src.wav ima.wav",
                "sndfile-convert -ms-adpcm src.wav ms.wav", "sndfile-convert -ulaw src.wav ulaw.wav",
                "sox ms.wav -b 16 ms-sox.wav"]
         try DecodeLengthsE2ETests.sh(dir, made.joined(separator: " >/dev/null && ") + " >/dev/null")
-        for name in plain + ["alac.caf", "ima.wav", "ulaw.wav"] {
+        for name in plain + older + ["alac.caf", "ima.wav", "ulaw.wav"] {
             try Self.expectAsFFmpeg(dir + "/" + name)
         }
         try Self.expectAsFFmpeg(dir + "/ms.wav", reference: dir + "/ms-sox.wav")
@@ -122,15 +121,10 @@ import Testing
                 #expect(abs(m.lufs - ref.lufs) <= 0.05 && abs(m.peak - ref.peak) <= 0.3, "\(name): \(m) vs the source's \(ref)")
             }
         }
-        for name in unknown {
-            withKnownIssue("\(name) is refused as unrecognised, though ffmpeg and libsndfile read it") {
-                try Self.expectAsFFmpeg(dir + "/" + name)
-            }
-        }
     }
 
     /// ffmpeg's encoders in containers the zoo lacked, and WavPack's lossy and hybrid modes.
-    /// MPEG program streams and RealAudio are still refused as `unrecognised` (a known issue);
+    /// MPEG program streams and RealMedia are known by their magic and go to ffmpeg;
     /// SMPTE 302M in a transport stream, whose last packet ffmpeg itself calls invalid, is refused
     /// as damaged.
     @Test(.enabled(if: haveFFmpeg && E2E.has("wavpack"), "needs ffmpeg, ffprobe and wavpack"))
@@ -151,14 +145,8 @@ import Testing
         let lines = made.map { "ffmpeg -v error -y -i src.wav \($0.1) \($0.0)" }
             + ["wavpack -q -b256 src.wav -o lossy.wv", "wavpack -q -b256 -c src.wav -o hybrid.wv"]
         try DecodeLengthsE2ETests.sh(dir, lines.joined(separator: " && "))
-        let unknown: Set = ["mp2.mpg", "ra.rm"]
-        for name in made.map(\.0) + ["lossy.wv", "hybrid.wv"] where !unknown.contains(name) && name != "s302m.ts" {
+        for name in made.map(\.0) + ["lossy.wv", "hybrid.wv"] where name != "s302m.ts" {
             try Self.expectAsFFmpeg(dir + "/" + name)
-        }
-        for name in unknown.sorted() {
-            withKnownIssue("\(name) is refused as unrecognised, though ffmpeg reads it") {
-                try Self.expectAsFFmpeg(dir + "/" + name)
-            }
         }
         // ffmpeg's own SMPTE 302M muxing ends in a packet ffmpeg's decoder calls invalid.
         let s302m = try E2E.program("/usr/bin/env", ["ffmpeg", "-v", "error", "-i", dir + "/s302m.ts", "-f", "null", "-"])

@@ -113,12 +113,13 @@ public enum Decoder {
     /// missing for MP4/Matroska/ASF, or not an audio container at all).
     public static func decoderKind(for kind: ContainerKind) -> DecoderKind? {
         switch kind {
-        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf, .au: return .libsndfile
+        case .wav, .rf64, .w64, .aiff, .aifc, .flac, .mp3, .caf, .au, .nist, .voc, .ircam, .paf, .pvf, .avr: return .libsndfile
         case .ogg(.opus): return .libopusfile
         case .ogg(.flac): return FFmpegSource.isAvailable ? .ffmpeg : nil
         case .ogg(let c): return c == .speex || c == .theora ? (FFmpegSource.isAvailable ? .ffmpeg : nil) : .libsndfile
         case .isoMedia, .matroska, .webm, .asf, .avi, .adts: return FFmpegSource.isAvailable ? .ffmpeg : nil
-        case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .musepack, .flv, .amr: return FFmpegSource.isAvailable ? .ffmpeg : nil
+        case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .musepack, .flv, .amr, .mpegps, .realmedia:
+            return FFmpegSource.isAvailable ? .ffmpeg : nil
         default: return nil
         }
     }

@@ -40,7 +40,8 @@ public func probeContainer(_ src: ByteSource) throws -> ContainerFacts {
     case .mp3, .adts:
         try readMPEGStream(r, sniff, into: &f)
         f.ffmpegOnly = sniff.afterJunk || f.mpegLengthIsEstimate
-    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr:
+    case .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr,
+         .nist, .voc, .ircam, .paf, .pvf, .avr, .mpegps, .realmedia:
         try ProbeRawStreams.read(r, kind: sniff.kind, into: &f)
     case .isoMedia:
         let w = ProbeMP4Walker(r)

@@ -10,6 +10,11 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     case au
     /// Musepack (SV7 `MP+`, SV8 `MPCK`), Flash Video and AMR: only ffmpeg decodes them.
     case musepack, flv, amr
+    /// NIST SPHERE, Creative VOC, IRCAM/BICSF, Ensoniq PARIS (PAF), Portable Voice Format and
+    /// Audio Visual Research (AVR): older formats libsndfile reads.
+    case nist, voc, ircam, paf, pvf, avr
+    /// MPEG program streams (VOB-style) and RealMedia: only ffmpeg decodes them.
+    case mpegps, realmedia
     /// Audible's older .aa audiobook format (always DRM-protected).
     case audibleAA
     case midi
@@ -52,6 +57,14 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
         case .musepack: return "mpc"
         case .flv: return "flv"
         case .amr: return "amr"
+        case .nist: return "nist"
+        case .voc: return "voc"
+        case .ircam: return "ircam"
+        case .paf: return "paf"
+        case .pvf: return "pvf"
+        case .avr: return "avr"
+        case .mpegps: return "mpeg"
+        case .realmedia: return "rm"
         case .audibleAA: return "aa"
         case .midi: return "midi"
         case .png: return "png"
@@ -75,7 +88,8 @@ public enum ContainerKind: Equatable, Hashable, Sendable {
     public var isMediaContainer: Bool {
         switch self {
         case .wav, .rf64, .w64, .aiff, .aifc, .flac, .ogg, .mp3, .adts, .caf, .isoMedia,
-             .matroska, .webm, .asf, .avi, .audibleAA, .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr:
+             .matroska, .webm, .asf, .avi, .audibleAA, .ac3, .eac3, .dts, .mpegts, .wavpack, .tta, .au, .musepack, .flv, .amr,
+             .nist, .voc, .ircam, .paf, .pvf, .avr, .mpegps, .realmedia:
             return true
         default:
             return false

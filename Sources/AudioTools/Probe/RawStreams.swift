@@ -12,6 +12,15 @@ enum ProbeRawStreams {
         if m(0, "MPCK") || (m(0, "MP+") && b.count > 3 && b[3] & 0x0F == 7) { return .musepack }
         if m(0, "FLV"), b.count >= 9, b[3] == 1 { return .flv }
         if m(0, "#!AMR") { return .amr }
+        if m(0, "NIST_1A\n") { return .nist }
+        if m(0, "Creative Voice File\u{1A}") { return .voc }
+        if b.count >= 4, (b[0] == 0x64 && b[1] == 0xA3 && (1...4).contains(b[2]) && b[3] == 0)
+            || (b[0] == 0 && (1...4).contains(b[1]) && b[2] == 0xA3 && b[3] == 0x64) { return .ircam }
+        if m(0, " paf") || m(0, "fap ") { return .paf }
+        if m(0, "PVF1\n") || m(0, "PVF2\n") { return .pvf }
+        if m(0, "2BIT") { return .avr }
+        if ProbeBytes.matches(b, 0, [0x00, 0x00, 0x01, 0xBA]) { return .mpegps }
+        if m(0, ".RMF") { return .realmedia }
         if b.count >= 3 * 188, b[0] == 0x47, b[188] == 0x47, b[376] == 0x47 { return .mpegts }
         if b.count >= 4 + 3 * 192, b[4] == 0x47, b[196] == 0x47, b[388] == 0x47 { return .mpegts }
         if ProbeBytes.matches(b, 0, [0x7F, 0xFE, 0x80, 0x01]) { return .dts }
@@ -37,8 +46,10 @@ enum ProbeRawStreams {
     /// TTA the length), in ffmpeg's codec names.
     static func read(_ r: ProbeReader, kind: ContainerKind, into f: inout ContainerFacts) throws {
         let b = try r.read(at: 0, count: 64)
-        f.hasVideo = kind == .mpegts ? nil : false
-        f.hasAudio = kind == .mpegts ? nil : true
+        // A transport or program stream, or RealMedia, may hold video and audio: ffprobe says.
+        let muxed = kind == .mpegts || kind == .mpegps || kind == .realmedia
+        f.hasVideo = muxed ? nil : false
+        f.hasAudio = muxed ? nil : true
         switch kind {
         case .ac3, .eac3:
             readAC3(b, eac3: kind == .eac3, into: &f)
