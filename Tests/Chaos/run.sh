@@ -30,9 +30,9 @@ MAT="$WORK/material"
 mkdir -p "$MAT"
 
 # Material: 30 s of a loud, dynamic stereo signal in the formats the jobs write and rewrite.
-sox -n -r 48000 -c 2 -b 24 "$MAT/song.wav" synth 30 pinknoise sine 220 tremolo 3 60 gain -n -3 \
-  && flac -s -f -o "$MAT/song.flac" "$MAT/song.wav" && lame --quiet -V 4 "$MAT/song.wav" "$MAT/song.mp3" \
-  >/dev/null 2>&1 || { echo "chaos: could not make the material" >&2; exit 2; }
+{ sox -n -r 48000 -c 2 -b 24 "$MAT/song.wav" synth 30 pinknoise sine 220 tremolo 3 60 gain -n -3 &&
+  flac -s -f -o "$MAT/song.flac" "$MAT/song.wav" && lame --quiet -V 4 "$MAT/song.wav" "$MAT/song.mp3"
+} >/dev/null 2>&1 || { echo "chaos: could not make the material" >&2; exit 2; }
 # Reports go to stdout; the shell's own notices of killed jobs stay out of them.
 exec 2>"$WORK/shell.log"
 
