@@ -95,7 +95,7 @@ public final class MediaMuxer {
         let dir = url.deletingLastPathComponent().path
         try Self.makeFolder(for: target)
         AtomicOutput.removeAbandonedPartials(in: dir)
-        temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        temporary = dir + "/." + url.lastPathComponent + ".partial" + TemporaryFiles.nameSuffix()
         // A file that is replaced stays private until it has the original's attributes (ffmpeg
         // truncates the file made here and keeps its mode).
         if overwrite, FileAttributes(of: target) != nil {

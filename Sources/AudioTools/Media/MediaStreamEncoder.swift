@@ -37,7 +37,7 @@ final class MediaStreamEncoder: @unchecked Sendable {
         let url = URL(fileURLWithPath: destination)
         AtomicOutput.removeAbandonedPartials(in: url.deletingLastPathComponent().path)
         temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent
-            + ".audio\(ordinal)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).m4a"
+            + ".audio\(ordinal)" + TemporaryFiles.nameSuffix() + ".m4a"
         channels = e.channels
         guard let ffmpeg = FFmpegSource.ffmpegPath else { throw MediaWriteError.noFFmpeg(input: input) }
         TemporaryFiles.register(temporary)
