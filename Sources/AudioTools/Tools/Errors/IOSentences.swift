@@ -191,6 +191,7 @@ extension ResourceFailure: ToolErrorConvertible, CustomStringConvertible {
         let q = ToolError.quoted(path)
         let message: String
         switch kind {
+        case .noMemory where path.isEmpty: message = "The run can't start work: the memory the tool may use ran out (\(reason))."
         case .noMemory: message = "\(q) can't be processed: the memory the tool may use ran out (\(reason))."
         case .tooManyFiles: message = "\(q) can't be processed: too many files are open (\(reason))."
         case .diskFull: message = "\(q) can't be written: the disk is full (\(reason)); nothing was left behind."
