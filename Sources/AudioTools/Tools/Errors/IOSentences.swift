@@ -187,7 +187,9 @@ extension ResourceFailure.Kind {
 
 extension ResourceFailure: ToolErrorConvertible, CustomStringConvertible {
     /// Names `self.path`, the file being worked on.
-    public func toolError(path _: String) -> ToolError {
+    public func toolError(path recordPath: String) -> ToolError {
+        // A failure found where no file is known (a thread that couldn't start) names the record's.
+        let path = self.path.isEmpty ? recordPath : self.path
         let q = ToolError.quoted(path)
         let message: String
         switch kind {
