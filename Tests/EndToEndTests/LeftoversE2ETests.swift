@@ -82,24 +82,52 @@ import Testing
         #expect(WriteE2ETests.entries(out) == [], "left behind: \(WriteE2ETests.entries(out))")
     }
 
-    /// Leftovers of every kind whose writer is gone are removed by the next run in that folder;
-    /// a running writer's and names not ours are kept.
+    /// A run killed outright (kill -9) while keeping standard input leaves its file; the next run
+    /// writing into that folder removes it at once: its name says this machine and a process
+    /// that is gone, so no ten-minute wait applies.
+    @Test func theNextRunRemovesAKilledRunsLeftoverAtOnce() throws {
+        let dir = E2E.tempDir("kill-stdin")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = E2E.sine(440, dBFS: -30, seconds: 1, rate: 48000)
+        try E2E.write(dir + "/a.flac", rate: 48000, channels: [s], container: "flac", codec: "pcm_s16")
+        let input = Pipe()
+        let p = try Self.start("lufs-normalize", ["--target", "-16", "--output", dir + "/out.wav", "-"], stdin: input)
+        try input.fileHandleForWriting.write(contentsOf: Data(repeating: 0, count: 1 << 16))
+        let saw = Self.waitFor(".audio-tools-stdin-", in: dir, while: p)
+        kill(p.processIdentifier, SIGKILL)
+        p.waitUntilExit()
+        try? input.fileHandleForWriting.close()
+        try #require(saw, "the spooled standard input never appeared")
+        let left = Self.hidden(dir)
+        try #require(left.count == 1 && left[0].hasPrefix(".audio-tools-stdin-"), "\(left)")
+        let r = try E2E.run("lufs-normalize", ["--write-tags", dir + "/a.flac"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(Self.hidden(dir) == [], "left behind: \(Self.hidden(dir))")
+    }
+
+    /// Leftovers of every kind whose writer is gone are removed by the next run in that folder:
+    /// this machine's at once, another machine's and old names without a machine once unchanged
+    /// for ten minutes; a running writer's, another machine's recent one and names not ours are kept.
     @Test func theNextRunRemovesLeftoversOfADeadWriter() throws {
         let dir = E2E.tempDir("leftover-kinds")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let s = E2E.sine(440, dBFS: -30, seconds: 1, rate: 48000)
         try E2E.write(dir + "/a.flac", rate: 48000, channels: [s], container: "flac", codec: "pcm_s16")
+        let here = TemporaryFiles.machine, there = here == "0badf00d" ? "0badf00e" : "0badf00d"
         let dead = [".a.flac.tags-2147483646-1", ".film.mp4.audio0-2147483646-5.m4a", ".film.mp4.partial-2147483646-6",
-                    ".audio-tools-stdin-2147483646-7", ".audio-tools-out-2147483646-8"]
-        let kept = [".b.flac.tags-\(getpid())-1", ".not-ours-2147483646-1"]
-        for name in dead + kept {
+                    ".audio-tools-stdin-2147483646-7", ".audio-tools-out-2147483646-8", ".c.flac.tags-\(there)-\(getpid())-2"]
+        let kept = [".b.flac.tags-\(getpid())-1", ".not-ours-2147483646-1", ".d.flac.tags-\(here)-\(getpid())-3"]
+        let deadNow = [".e.flac.tags-\(here)-2147483646-4", ".film.mp4.audio1-\(here)-2147483646-5.m4a"]
+        let keptNow = [".f.flac.tags-\(there)-2147483646-6", ".g.flac.tags-2147483646-7"]
+        for name in dead + kept + deadNow + keptNow {
             let path = dir + "/" + name
             try Data("x".utf8).write(to: URL(fileURLWithPath: path))
+            guard !(deadNow + keptNow).contains(name) else { continue }
             var times = [timespec(tv_sec: time(nil) - 3600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)]
             #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         }
         let r = try E2E.run("lufs-normalize", ["--write-tags", dir + "/a.flac"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(Self.hidden(dir) == kept.sorted(), "\(Self.hidden(dir))")
+        #expect(Self.hidden(dir) == (kept + keptNow).sorted(), "\(Self.hidden(dir))")
     }
 }

@@ -93,6 +93,8 @@ public struct InputRecords: Sequence, IteratorProtocol {
     private var walker: DirectoryWalker?
     private var walkRoot = ""
     private var walkYielded = 0
+    /// Records to give before reading on: folders the walk couldn't open, then the file after them.
+    private var unopened: [Record] = []
     private var stdin: LineReader?
     private let tool: String
     private let includeHidden: (String) -> Bool
@@ -122,9 +124,20 @@ public struct InputRecords: Sequence, IteratorProtocol {
 
     private mutating func nextRecord() -> Record? {
         while true {
+            if let r = unopened.first { unopened.removeFirst(); return r }
             if var w = walker {
                 let p = w.next()
+                // A folder the system wouldn't open (no descriptor left) fails as a record, before
+                // what came after it: it isn't empty, and a run must not pass over it silently.
+                unopened += w.takeUnopened().map { u in
+                    Record(path: u.path).failing(ResourceFailure(u.path, errno: u.errno)!.toolError(path: u.path), tool: tool)
+                }
                 walker = w
+                if !unopened.isEmpty {
+                    walkYielded += 1
+                    if let p { unopened.append(Record(path: p)) }
+                    continue
+                }
                 if let p { walkYielded += 1; return Record(path: p) }
                 walker = nil
                 report?.directoryWalked(walkRoot, yielded: walkYielded)

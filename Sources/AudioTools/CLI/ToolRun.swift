@@ -6,6 +6,12 @@ extension ToolMain {
     public static func run<T: RecordTool>(_ type: T.Type, family: @autoclosure () -> [String], arguments: [String] = ToolMain.commandLineArguments) -> Never {
         let info = T.info
         let startup = start(type, family: family(), arguments: arguments)
+        // Under a memory limit too low to start work, say so and stop, before any thread waits.
+        do { try MemoryHeadroom.check("") } catch let e as ResourceFailure {
+            let t = e.toolError(path: "")
+            Diagnostics.warn("\(t.code.rawValue): \(t.message) \(t.suggestion)")
+            exit(1)
+        } catch {}
         let tool = startup.tool
         let progress = startup.progress
         let jobs = startup.jobs
@@ -35,6 +41,7 @@ extension ToolMain {
         func processed(_ record: Record) -> Record {
             if record.hasError && !tool.processesFailedRecords { return record }
             do {
+                try MemoryHeadroom.check(record.path ?? "")
                 var out = try tool.process(record)
                 if !out.hasError { out["schema"] = .int(Record.schemaVersion) }
                 return out

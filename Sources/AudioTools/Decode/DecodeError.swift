@@ -54,8 +54,6 @@ public struct DecodeError: Error, Equatable, Sendable {
         // ffmpeg
         /// ffmpeg is needed for this file and isn't installed.
         case ffmpegMissing
-        /// ffmpeg could not be started (the reason as the process error says it).
-        case ffmpegDidNotStart(reason: String)
         case impossibleStream(channels: Int, sampleRate: Int)
         /// ffmpeg found no audio stream to decode.
         case noAudioStream
@@ -70,7 +68,6 @@ public struct DecodeError: Error, Equatable, Sendable {
 
         // ffprobe
         case ffprobeMissing
-        case ffprobeDidNotStart(reason: String)
         /// ffprobe refused the file (its first line of errors).
         case notMedia(ffprobe: String)
         /// ffprobe's JSON couldn't be parsed.

@@ -63,7 +63,7 @@ public final class FFmpegSource: AudioSource {
         do {
             child = try ChildProcess(FFmpegSource.ffmpegPath!, args)
         } catch {
-            throw DecodeError(path, .ffmpegDidNotStart(reason: "\(error)"))
+            throw ResourceFailure(path, program: "ffmpeg", spawning: error)
         }
         pending = Data()
         framesRead = 0
@@ -108,8 +108,10 @@ public final class FFmpegSource: AudioSource {
     }
 
     /// Why ffmpeg produced no header: no audio stream, or a file it can't read.
-    private func startFailure() -> DecodeError {
-        let err = child?.wait().stderr ?? ""
+    private func startFailure() -> Error {
+        let end = child?.wait()
+        let err = end?.stderr ?? ""
+        if let end, let r = ResourceFailure(path, program: "ffmpeg", status: end.status, stderr: err) { return r }
         if err.contains("matches no streams") || err.contains("does not contain any stream") {
             return DecodeError(path, .noAudioStream)
         }
@@ -166,6 +168,7 @@ public final class FFmpegSource: AudioSource {
         child = nil
         let status = end.status, err = end.stderr
         if status != 0 || !err.isEmpty {
+            if let r = ResourceFailure(path, program: "ffmpeg", status: status, stderr: err) { throw r }
             let first = err.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(status)"
             let lower = err.lowercased()
             let cut = lower.contains("end of file") || lower.contains("truncat") || lower.contains("partial file")

@@ -59,7 +59,7 @@ public struct MediaProbe: Equatable, Sendable {
         do {
             child = try ChildProcess(ffprobe, ["-v", "error", "-show_streams", "-show_format", "-show_chapters", "-of", "json", "file:" + path])
         } catch {
-            throw DecodeError(path, .ffprobeDidNotStart(reason: "\(error)"))
+            throw ResourceFailure(path, program: "ffprobe", spawning: error)
         }
         var data = Data()
         while true {

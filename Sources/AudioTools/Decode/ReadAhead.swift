@@ -31,7 +31,7 @@ public enum ReadAhead {
             init(_ s: AudioSource, _ a: ((AudioBlock) -> Void)?) { source = s; afterRead = a }
         }
         let work = Work(source, afterRead)
-        let producer = Thread {
+        let started = CheckedThread.start(stackSize: 1 << 20) {
             while true {
                 // Taken out of the queue, the block is this thread's alone: no copy on refill.
                 guard var slot = q.takeEmpty() else { return }
@@ -45,8 +45,8 @@ public enum ReadAhead {
                 }
             }
         }
-        producer.stackSize = 1 << 20
-        producer.start()
+        // No decoding thread: nothing to wait for, the file fails as no-memory.
+        if let rc = started { throw CheckedThread.failure(rc) }
         defer { q.cancel(); q.waitForDecoder() }
         var total = 0
         while let slot = q.takeFull() {

@@ -50,6 +50,9 @@ public final class SndfileSource: AudioSource {
         var info = SF_INFO()
         Libsndfile.openLock.lock()
         var h: OpaquePointer?
+        // The system's refusal to give a descriptor (EMFILE under a low `ulimit -n`): said as
+        // such, not as a damaged header (libsndfile itself then says "No Error").
+        var systemErrno: Int32 = 0
         // libmpg123 (libsndfile's MP3 decoder) prints warnings on stderr as it opens a file: they
         // are caught and said by the tool, once per file.
         LibraryMessages.catching(for: path) {
@@ -58,6 +61,7 @@ public final class SndfileSource: AudioSource {
                 h = sf_open_virtual(&io, Int32(SFM_READ), &info, range.userData)
             } else if let file {
                 let fd = file.duplicateDescriptor()
+                if fd < 0 { systemErrno = errno }
                 h = fd < 0 ? nil : sf_open_fd(fd, Int32(SFM_READ), &info, Int32(SF_TRUE))
                 // libsndfile knows some headerless formats only by the name's extension, which a
                 // descriptor doesn't carry: those are opened by name, as before.
@@ -67,10 +71,12 @@ public final class SndfileSource: AudioSource {
                 }
             } else {
                 h = PathBytes.withCString(path) { sf_open($0, Int32(SFM_READ), &info) }
+                if h == nil { systemErrno = errno }
             }
         }
         let openError = h == nil ? String(cString: sf_strerror(nil)) : ""
         Libsndfile.openLock.unlock()
+        if h == nil, let r = ResourceFailure(path, errno: systemErrno) { throw r }
         guard let h else { throw DecodeError(path, SndfileSource.openFailure(libsndfile: openError)) }
         handle = h
         if info.samplerate <= 0 || info.samplerate > 768_000 || info.channels <= 0 || info.channels > 64 || info.frames < 0 {

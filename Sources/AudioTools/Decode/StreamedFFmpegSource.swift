@@ -32,7 +32,7 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
                     "-map_metadata", "-1", "-bitexact", "-f", "wav", "-acodec", "pcm_f32le", "-"]
         let c: ChildProcess
         do { c = try ChildProcess(ffmpeg, args, stdin: .pipe) } catch {
-            throw DecodeError(path, .ffmpegDidNotStart(reason: "\(error)"))
+            throw ResourceFailure(path, program: "ffmpeg", spawning: error)
         }
         child = c
         let t = Thread { [self] in pump(c) }
@@ -75,8 +75,9 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
     }
 
     /// Why the child gave no WAV header: its first line of errors.
-    private func failure(_ c: ChildProcess) -> DecodeError {
-        let err = finish(c).stderr
+    private func failure(_ c: ChildProcess) -> Error {
+        let t = finish(c), err = t.stderr
+        if let r = ResourceFailure(path, program: "ffmpeg", status: t.status, stderr: err) { return r }
         let first = err.split(separator: "\n").first.map(Self.withoutPipeName) ?? "ffmpeg could not read the input"
         return DecodeError(path, .undecodable(ffmpeg: first))
     }
@@ -127,6 +128,7 @@ public final class StreamedFFmpegSource: AudioSource, StreamedAudio {
             let t = finish(c)
             if t.status != 0 || !t.stderr.isEmpty, !stoppedBySignal {
                 let first = t.stderr.split(separator: "\n").first.map(Self.withoutPipeName) ?? "ffmpeg stopped with status \(t.status)"
+                if let r = ResourceFailure(path, program: "ffmpeg", status: t.status, stderr: t.stderr) { throw r }
                 guard framesRead > 0 else { throw DecodeError(path, .undecodable(ffmpeg: first)) }
                 extraNotes.append("ffmpeg stopped decoding the input with an error after \(framesRead) frames (“\(first)”); what was decoded is measured.")
             }

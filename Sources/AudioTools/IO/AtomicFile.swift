@@ -12,8 +12,8 @@ private let atEmptyPath: Int32 = 0x1000
 /// On Linux the file is opened unnamed in its destination folder (`O_TMPFILE`) and linked into
 /// place by `commit`, so a writer killed at any moment, even by SIGKILL, leaves nothing in the
 /// folder. Where the file system can't (no `O_TMPFILE`), it is written under a hidden name,
-/// `.NAME.partial-PID-RANDOM`, removed on failure and on SIGINT/SIGTERM/SIGHUP; one left by a
-/// writer that is gone (killed, crashed) is removed by the next writer into that folder.
+/// `.NAME.partial-MACHINE-PID-RANDOM`, removed on failure and on SIGINT/SIGTERM/SIGHUP; one left
+/// by a writer that is gone (killed, crashed) is removed by the next writer into that folder.
 ///
 /// With `overwrite`, a destination that is a device, a FIFO or a socket (links followed) is
 /// written through at `commit`, as a shell's `>` would, and never replaced. A regular file that
@@ -67,7 +67,7 @@ public final class AtomicOutput {
             if [ENOENT, ENOTDIR, EACCES, EPERM, EROFS, ENOSPC, EDQUOT].contains(e) {
                 throw WriteError(path, .failed(.writing, errno: e))
             }
-            let tmp = dir + "/." + PathBytes.baseName(target) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let tmp = dir + "/." + PathBytes.baseName(target) + ".partial" + TemporaryFiles.nameSuffix()
             TemporaryFiles.register(tmp)
             fd = PathBytes.open(tmp, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode)
             guard fd >= 0 else {
@@ -119,7 +119,7 @@ public final class AtomicOutput {
         }
         if overwrite {
             // Link under a hidden name, then rename over the destination (rename replaces atomically).
-            let staged = PathBytes.directoryName(target) + "/." + PathBytes.baseName(target) + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            let staged = PathBytes.directoryName(target) + "/." + PathBytes.baseName(target) + ".partial" + TemporaryFiles.nameSuffix()
             if linkUnnamed(to: staged) != 0 { throw placeFailure(errno) }
             if PathBytes.rename(staged, target) != 0 {
                 let e = errno
@@ -196,12 +196,14 @@ public final class AtomicOutput {
     private static let sweptLock = NSLock()
     nonisolated(unsafe) private static var swept: Set<String> = []
 
-    /// How long a partial file of a writer that isn't running here must have been left unchanged.
+    /// How long a temporary file of a writer that can't be asked (another machine's, or named
+    /// without a machine by an older version) must have been left unchanged to be abandoned.
     static let abandonedAfterSeconds = 600
 
-    /// Removes temporary files of ours in `dir` (named as `partialWriter` reads) whose writing
-    /// process no longer runs and that nothing has written to for ten minutes (once per folder per
-    /// process). Files of running writers and any other names are kept.
+    /// Removes temporary files of ours in `dir` (named as `partialWriter` reads) whose writer is
+    /// gone, once per folder per process: at once when it was this machine's (since its boot)
+    /// and its process no longer runs; after ten minutes unchanged when it was another machine's
+    /// or its name says no machine. Files of running writers and any other names are kept.
     public static func removeAbandonedPartials(in dir: String) {
         sweptLock.lock()
         let first = swept.insert(dir).inserted
@@ -210,38 +212,45 @@ public final class AtomicOutput {
         var stale: [String] = []
         while let e = readdir(d) {
             let name = PathBytes.string(PathBytes.entryName(e))
-            guard let pid = partialWriter(name), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            guard let writer = partialWriter(name) else { continue }
+            let here = writer.machine == TemporaryFiles.machine
+            if writer.machine == nil || here {
+                guard writer.pid != getpid(), kill(writer.pid, 0) != 0, errno == ESRCH else { continue }
+            }
+            var st = stat()
+            guard PathBytes.lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
             // A writer on another machine sharing the folder has an id unknown here, but it keeps
             // its file's modification time fresh: only a file left alone for a while is abandoned.
-            var st = stat()
-            if PathBytes.lstat(dir + "/" + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
-               time(nil) - st.st_mtim.tv_sec >= abandonedAfterSeconds {
-                stale.append(name)
-            }
+            if here || time(nil) - st.st_mtim.tv_sec >= abandonedAfterSeconds { stale.append(name) }
         }
         closedir(d)
         for name in stale { _ = PathBytes.unlink(dir + "/" + name) }
     }
 
-    /// The writing process's id in the name of a temporary file of ours, else nil. Every name
-    /// starts with a dot and ends `-PID-RANDOM`, after a fixed part saying which writer made it:
-    /// `.song.wav.partial-1234-99` (an output), `.song.flac.tags-1234-99` (--write-tags),
-    /// `.film.mp4.audio0-1234-99.m4a` (an audio stream encoded apart), `.audio-tools-stdin-1234-99`
-    /// and `.audio-tools-out-1234-99` (standard input kept, an output on its way to stdout).
-    static func partialWriter(_ name: String) -> pid_t? {
+    /// The writer named by a temporary file of ours, else nil: its process id, and its machine
+    /// (nil in a name written by a version before machines were named). Every name starts with a
+    /// dot and ends `-MACHINE-PID-RANDOM` (`TemporaryFiles.nameSuffix`; before, `-PID-RANDOM`),
+    /// after a fixed part saying which writer made it: `.song.wav.partial-…` (an output),
+    /// `.song.flac.tags-…` (--write-tags), `.film.mp4.audio0-….m4a` (an audio stream encoded
+    /// apart), `.audio-tools-stdin-…` and `.audio-tools-out-…` (standard input kept, an output on
+    /// its way to stdout).
+    static func partialWriter(_ name: String) -> (pid: pid_t, machine: String?)? {
         guard name.hasPrefix(".") else { return nil }
         let m4a = name.hasSuffix(".m4a")
         let parts = name.dropLast(m4a ? 4 : 0).split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count >= 3, let pid = Int32(parts[parts.count - 2]), pid > 0,
               UInt32(parts[parts.count - 1]) != nil else { return nil }
-        let head = parts.dropLast(2).joined(separator: "-")
+        let machinePart = parts.count >= 4 ? parts[parts.count - 3] : ""
+        let hasMachine = machinePart.count == 8 && machinePart.allSatisfy { $0.isHexDigit && !$0.isUppercase }
+        let head = parts.dropLast(hasMachine ? 3 : 2).joined(separator: "-")
+        let writer = (pid: pid, machine: hasMachine ? String(machinePart) : nil)
         if !m4a, head.hasSuffix(".partial") || head.hasSuffix(".tags") || head == ".audio-tools-stdin" || head == ".audio-tools-out" {
-            return pid
+            return writer
         }
         // `.NAME.audioN`, N the stream's ordinal.
         if m4a, let r = head.range(of: ".audio", options: .backwards), r.lowerBound > head.startIndex,
            !head[r.upperBound...].isEmpty, head[r.upperBound...].allSatisfy({ $0.isASCII && $0.isNumber }) {
-            return pid
+            return writer
         }
         return nil
     }

@@ -16,6 +16,8 @@ final class BlockBehind {
         var pool: [AudioBlock]
         var queue: [AudioBlock] = []
         var closing = false, cancelled = false, running = true
+        /// No thread could be started: `put` runs `body` itself.
+        var inline = false
         let body: (AudioBlock) -> Void
 
         init(pool: [AudioBlock], body: @escaping (AudioBlock) -> Void) {
@@ -50,6 +52,11 @@ final class BlockBehind {
         }
 
         func put(_ block: AudioBlock) {
+            if inline {
+                body(block)
+                cond.lock(); pool.append(block); cond.unlock()
+                return
+            }
             cond.lock(); queue.append(block); cond.broadcast(); cond.unlock()
         }
 
@@ -70,9 +77,11 @@ final class BlockBehind {
     init(channels: Int, body: @escaping (AudioBlock) -> Void) {
         state = State(pool: (0..<Self.depth).map { _ in AudioBlock(channelCount: channels, capacity: Self.handOverFrames) }, body: body)
         let s = state
-        let thread = Thread { s.run() }
-        thread.stackSize = 1 << 20
-        thread.start()
+        // No thread: the blocks are metered on the caller's thread instead; nothing waits.
+        if CheckedThread.start(stackSize: 1 << 20, { s.run() }) != nil {
+            s.inline = true
+            s.running = false
+        }
     }
 
     deinit { if !ended { state.end(drop: true) } }

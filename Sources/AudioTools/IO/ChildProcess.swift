@@ -111,8 +111,15 @@ public final class ChildProcess {
         // stderr goes to an unlinked temporary file: nothing to drain, nothing left on disk.
         var template = Array((NSTemporaryDirectory() + "/audio-tools-stderr-XXXXXX").utf8CString)
         errFD = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        if errFD >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        // Kept above the extra inputs' numbers: a file that got fd 3 would be replaced by the
+        // first extra pipe before it became fd 2, and ffmpeg's errors (a full disk) were lost.
+        if errFD >= 0, errFD < Int32(3 + extraInputs) {
+            let high = fcntl(errFD, F_DUPFD_CLOEXEC, Int32(3 + extraInputs + 16))
+            Glibc.close(errFD)
+            errFD = high
+        }
         if errFD >= 0 {
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
             _ = fcntl(errFD, F_SETFD, FD_CLOEXEC)
             posix_spawn_file_actions_adddup2(&actions, errFD, 2)
         } else {

@@ -18,6 +18,9 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
     private let skipFile: (_ name: String, _ path: String) -> Bool
     private let leftOut: (LeftOut) -> Void
     private let excluding: FolderID?
+    /// Folders that couldn't be opened for want of the machine's resources (EMFILE, ENFILE,
+    /// ENOMEM), not yet taken by `takeUnopened`: the walk can't say they hold nothing.
+    private var unopened: [(path: String, errno: Int32)] = []
 
     /// What the walk passed over without yielding it or being asked.
     public enum LeftOut: Sendable { case special, linkNotFollowed, excluded }
@@ -45,9 +48,17 @@ public struct DirectoryWalker: Sequence, IteratorProtocol {
                 names.append((name, bytes, e.pointee.d_type == UInt8(DT_REG), UInt64(e.pointee.d_ino)))
             }
             closedir(d)
+        } else if ResourceFailure.kind(errno: errno) != nil {
+            unopened.append((dir, errno))
         }
         names.sort { $0.bytes.lexicographicallyPrecedes($1.bytes) }
         stack.append((dir, names.map { ($0.name, $0.regular, $0.ino) }, 0))
+    }
+
+    /// The folders the walk couldn't open for want of resources since the last call.
+    public mutating func takeUnopened() -> [(path: String, errno: Int32)] {
+        defer { unopened = [] }
+        return unopened
     }
 
     private mutating func firstVisit(_ st: stat) -> Bool {

@@ -131,7 +131,7 @@ public enum FileReplacement {
         var st = stat()
         guard fstat(src, &st) == 0 else { throw ioError(path, .examining) }
         AtomicOutput.removeAbandonedPartials(in: dir)
-        let tmp = dir + "/." + PathBytes.baseName(target) + ".tags-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let tmp = dir + "/." + PathBytes.baseName(target) + ".tags" + TemporaryFiles.nameSuffix()
         TemporaryFiles.register(tmp)
         defer { TemporaryFiles.unregister(tmp) }
         // Only the owner may read the copy until it has the original's attributes.

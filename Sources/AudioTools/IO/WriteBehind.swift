@@ -35,9 +35,11 @@ final class WriteBehind: @unchecked Sendable {
     init(write: @escaping (Buffer) -> WriteError.Problem?) {
         self.write = write
         pool = Array(repeating: Buffer(), count: Self.depth)
-        let thread = Thread { [self] in run() }
-        thread.stackSize = 1 << 20
-        thread.start()
+        // No thread: every wait ends at once, and the output fails with the system's reason.
+        if let rc = CheckedThread.start(stackSize: 1 << 20, { [self] in run() }) {
+            running = false
+            failure = .incomplete(errno: rc == EAGAIN ? ENOMEM : rc, libsndfile: "")
+        }
     }
 
     /// Adds `frames` frames to the buffer being filled, `body` writing them (interleaved) from

@@ -33,14 +33,14 @@ enum CodecTrial {
             args += ["-f", "matroska", "pipe:1"]
             do {
                 encoder = try ChildProcess(ffmpeg, args, stdin: .null, stdout: .pipe, extraInputs: 1)
-            } catch { throw MediaWriteError.ffmpegWontStart(input: input, reason: "\(error)") }
+            } catch { throw ResourceFailure(input, program: "ffmpeg", spawning: error) }
             do {
                 decoder = try ChildProcess(ffmpeg, ["-nostdin", "-v", "error", "-f", "matroska", "-i", "pipe:3", "-map", "0:a:0",
                                                     "-bitexact", "-f", "f32le", "-acodec", "pcm_f32le", "-ac", String(e.channels), "pipe:1"],
                                            stdin: .null, stdout: .pipe, extraInputs: 1)
             } catch {
                 encoder.end()
-                throw MediaWriteError.ffmpegWontStart(input: input, reason: "\(error)")
+                throw ResourceFailure(input, program: "ffmpeg", spawning: error)
             }
         }
 

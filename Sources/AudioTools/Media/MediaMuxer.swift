@@ -95,7 +95,7 @@ public final class MediaMuxer {
         let dir = url.deletingLastPathComponent().path
         try Self.makeFolder(for: target)
         AtomicOutput.removeAbandonedPartials(in: dir)
-        temporary = dir + "/." + url.lastPathComponent + ".partial-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        temporary = dir + "/." + url.lastPathComponent + ".partial" + TemporaryFiles.nameSuffix()
         // A file that is replaced stays private until it has the original's attributes (ffmpeg
         // truncates the file made here and keeps its mode).
         if overwrite, FileAttributes(of: target) != nil {
@@ -113,7 +113,7 @@ public final class MediaMuxer {
                                      stdin: .null, stdout: .null, extraInputs: encoded.count)
         } catch {
             TemporaryFiles.unregister(temporary)
-            throw MediaWriteError.ffmpegWontStart(input: input, reason: "\(error)")
+            throw ResourceFailure(input, program: "ffmpeg", spawning: error)
         }
     }
 
@@ -127,12 +127,12 @@ public final class MediaMuxer {
 
     /// Waits for ffmpeg to finish (every pipe must be closed), then checks how it ended.
     /// Returns ffmpeg's messages when it failed (the temporary file is then removed).
-    public func finishEncoding() -> String? {
-        guard let c = take() else { return "ffmpeg was stopped" }
+    public func finishEncoding() -> ChildProcess.Termination? {
+        guard let c = take() else { return .init(status: -1, stderr: "ffmpeg was stopped") }
         let t = c.wait()
         if t.status != 0 {
             unlink(temporary); TemporaryFiles.unregister(temporary)
-            return t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)"
+            return t
         }
         return nil
     }
@@ -210,9 +210,15 @@ public struct MediaMuxerStopped: Error {}
 public enum MediaWriteError: Error, Equatable, Sendable {
     case folderUncreatable(destination: String, reason: String)
     case noFFmpeg(input: String)
-    case ffmpegWontStart(input: String, reason: String)
     /// ffmpeg ran but failed.
     case ffmpegFailed(input: String, reason: String)
+
+    /// What ffmpeg's end `t` means for `input`: the machine's failure (a full or read-only disk,
+    /// no memory, ffmpeg unable to run), else ffmpeg's refusal with its first line of errors.
+    static func failure(input: String, _ t: ChildProcess.Termination) -> Error {
+        if let r = ResourceFailure(input, program: "ffmpeg", status: t.status, stderr: t.stderr) { return r }
+        return ffmpegFailed(input: input, reason: t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)")
+    }
     case cantPutInPlace(destination: String, reason: String)
     /// Without overwrite, a file appeared at the destination while it was being written.
     case appeared(destination: String)

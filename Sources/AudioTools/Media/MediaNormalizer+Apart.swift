@@ -46,7 +46,7 @@ extension MediaNormalizer {
             defer { set.abandonAll() }
             guard let mux = set.muxer else { throw MediaWriteError.ffmpegFailed(input: input, reason: "ffmpeg was stopped") }
             if let failure = mux.finishEncoding() {
-                throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
+                throw MediaWriteError.failure(input: input, failure)
             }
             try mux.commit()
             return (reviewed.results, encodes)
@@ -76,7 +76,7 @@ extension MediaNormalizer {
                 report = try NormalizePipeline.run(j.plan, source: source, sink: sink)
                 try sink.commit()
             } catch { sink.abandon(); throw error }
-            if let failure = encoder.finish() { throw MediaWriteError.ffmpegFailed(input: input, reason: failure) }
+            if let failure = encoder.finish() { throw MediaWriteError.failure(input: input, failure) }
             try set.encoded(i)
             let measured = try measureWritten(encoder.temporary, audioStream: 0, j)
             return (prepared, report, measured)
@@ -84,7 +84,7 @@ extension MediaNormalizer {
             var e = error
             // The encoder stopped by itself: its own words say why.
             if e is MediaMuxerStopped, !set.stopping, let failure = encoder.finish() {
-                e = MediaWriteError.ffmpegFailed(input: input, reason: failure)
+                e = MediaWriteError.failure(input: input, failure)
             }
             set.fail(e)
             throw e

@@ -97,7 +97,7 @@ public enum MediaNormalizer {
             early = nil
             let reports = try encode(input: input, jobs: jobs, prepared: prepared, into: mux, opened: encodes == 1 ? opened : nil)
             if let failure = mux.finishEncoding() {
-                throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
+                throw MediaWriteError.failure(input: input, failure)
             }
             let reviewed: (results: [StreamResult], again: Bool)
             do {
@@ -162,7 +162,7 @@ public enum MediaNormalizer {
         if let e = box.error {
             if e is MediaMuxerStopped, let failure = mux.finishEncoding() {
                 mux.abandon()
-                throw MediaWriteError.ffmpegFailed(input: input, reason: failure)
+                throw MediaWriteError.failure(input: input, failure)
             }
             mux.abandon()
             throw e

@@ -37,7 +37,7 @@ final class MediaStreamEncoder: @unchecked Sendable {
         let url = URL(fileURLWithPath: destination)
         AtomicOutput.removeAbandonedPartials(in: url.deletingLastPathComponent().path)
         temporary = url.deletingLastPathComponent().path + "/." + url.lastPathComponent
-            + ".audio\(ordinal)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).m4a"
+            + ".audio\(ordinal)" + TemporaryFiles.nameSuffix() + ".m4a"
         channels = e.channels
         guard let ffmpeg = FFmpegSource.ffmpegPath else { throw MediaWriteError.noFFmpeg(input: input) }
         TemporaryFiles.register(temporary)
@@ -45,7 +45,7 @@ final class MediaStreamEncoder: @unchecked Sendable {
             child = try ChildProcess(ffmpeg, Self.arguments(encoding: e, output: temporary), stdin: .null, stdout: .null, extraInputs: 1)
         } catch {
             TemporaryFiles.unregister(temporary)
-            throw MediaWriteError.ffmpegWontStart(input: input, reason: "\(error)")
+            throw ResourceFailure(input, program: "ffmpeg", spawning: error)
         }
     }
 
@@ -59,12 +59,12 @@ final class MediaStreamEncoder: @unchecked Sendable {
 
     /// Waits for ffmpeg to finish (its pipe must be closed). Returns ffmpeg's first message when it
     /// failed (the file is then removed), nil when the file is complete.
-    func finish() -> String? {
-        guard let c = take() else { return "ffmpeg was stopped" }
+    func finish() -> ChildProcess.Termination? {
+        guard let c = take() else { return .init(status: -1, stderr: "ffmpeg was stopped") }
         let t = c.wait()
         guard t.status == 0 else {
             remove()
-            return t.stderr.split(separator: "\n").first.map(String.init) ?? "ffmpeg stopped with status \(t.status)"
+            return t
         }
         return nil
     }

@@ -9,7 +9,7 @@ enum StreamedFiles {
     static func divertRecords() { RecordDiversion.divert() }
 
     static func temporaryName(in dir: String, purpose: String) throws -> String {
-        "\(dir)/.audio-tools-\(purpose)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        "\(dir)/.audio-tools-\(purpose)" + TemporaryFiles.nameSuffix()
     }
 
     /// Copies standard input to its end into a new temporary file in `dir`; returns its path.

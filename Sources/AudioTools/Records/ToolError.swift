@@ -23,6 +23,10 @@ public enum ErrorCode: String, CaseIterable, Sendable {
     case exists
     case readOnly = "read-only"
     case writeFailed = "write-failed"
+    case diskFull = "disk-full"
+    case noMemory = "no-memory"
+    case tooManyFiles = "too-many-files"
+    case cannotStart = "cannot-start"
     case noBleed = "no-bleed"
     case lowConfidence = "low-confidence"
     case latencyMismatch = "latency-mismatch"

@@ -54,7 +54,7 @@ import Testing
                 == ToolError(.writeFailed, "“x.wav” can't be written: its folder can't be created (Permission denied).",
                              suggestion: "Give yourself write permission on the output folder, or choose another one."))
         #expect(WriteError("x.wav", .failed(.writing, errno: ENOSPC)).toolError(path: "")
-                == ToolError(.writeFailed, "“x.wav” can't be written: No space left on device.",
+                == ToolError(.diskFull, "“x.wav” can't be written: No space left on device.",
                              suggestion: "Free some space on that disk, or choose an output folder on another one."))
         #expect(WriteError("x.wav", .appeared).toolError(path: "").code == .exists)
         #expect(WriteError("x.wav", .unfinished(errno: 0)).toolError(path: "")
@@ -62,6 +62,37 @@ import Testing
                              suggestion: "Free disk space or choose another output folder."))
         #expect(ResampleError.badRates(from: 0, to: 48000).toolError(path: "")
                 == ToolError(.badInput, "Cannot resample from 0 Hz to 48000 Hz.", suggestion: "Use positive sample rates."))
+    }
+
+    /// A machine's failure is named by its cause, from an errno or from a child's end; the file's
+    /// own faults stay nil (the caller then says malformed, unsupported-codec...).
+    @Test func resourceFailuresAreNamedByTheirCause() {
+        #expect(ResourceFailure.kind(errno: ENOMEM) == .noMemory)
+        #expect(ResourceFailure.kind(errno: EMFILE) == .tooManyFiles && ResourceFailure.kind(errno: ENFILE) == .tooManyFiles)
+        #expect(ResourceFailure.kind(errno: ENOSPC) == .diskFull && ResourceFailure.kind(errno: EDQUOT) == .diskFull)
+        #expect(ResourceFailure.kind(errno: EROFS) == .readOnly)
+        #expect(ResourceFailure.kind(errno: EACCES) == nil && ResourceFailure.kind(errno: EIO) == nil)
+        let noLib = ResourceFailure("a.m4a", program: "ffmpeg", status: 127,
+                                    stderr: "/usr/bin/ffmpeg: error while loading shared libraries: libx.so.7: failed to map segment from shared object\n")
+        #expect(noLib == ResourceFailure("a.m4a", .cannotStart, reason: "error while loading shared libraries: libx.so.7: failed to map segment from shared object", program: "ffmpeg"))
+        #expect(ResourceFailure("a.m4a", program: "ffmpeg", status: 128 + SIGKILL, stderr: "")?.kind == .cannotStart)
+        let full = ResourceFailure("a.m4a", program: "ffmpeg", status: 1,
+                                   stderr: "[mp4 @ 0x1] Error writing trailer: No space left on device\nConversion failed!\n")
+        #expect(full?.kind == .diskFull && full?.reason == "[mp4 @ 0x1] Error writing trailer: No space left on device")
+        #expect(ResourceFailure("a.m4a", program: "ffmpeg", status: 1, stderr: "out/a.m4a: Read-only file system\n")?.kind == .readOnly)
+        #expect(ResourceFailure("a.m4a", program: "ffmpeg", status: 1, stderr: "x: Cannot allocate memory\n")?.kind == .noMemory)
+        #expect(ResourceFailure("a.m4a", program: "ffmpeg", status: 1, stderr: "a.m4a: Invalid data found when processing input\n") == nil)
+        #expect(noLib?.toolError(path: "").code == .cannotStart)
+        #expect(noLib?.toolError(path: "").suggestion.contains("ffmpeg -version") == true)
+        #expect(WriteError("x.wav", .failed(.writing, errno: EROFS)).toolError(path: "").code == .readOnly)
+        #expect(WriteError("x.wav", .incomplete(errno: EDQUOT, libsndfile: "")).toolError(path: "").code == .diskFull)
+        #expect(TagFileError("a.mp3", .systemRefused(.makingCopy, errno: ENOSPC)).toolError(path: "").code == .diskFull)
+        #expect(TagFileError("a.mp3", .systemRefused(.opening, errno: EMFILE)).toolError(path: "").code == .tooManyFiles)
+        #expect(TagFileError("a.mp3", .systemRefused(.opening, errno: EACCES)).toolError(path: "").code == .unreadable)
+        #expect(MediaWriteError.failure(input: "a.m4a", .init(status: 1, stderr: "No space left on device\n")) as? ResourceFailure
+                == ResourceFailure("a.m4a", .diskFull, reason: "No space left on device", program: "ffmpeg"))
+        #expect(MediaWriteError.failure(input: "a.m4a", .init(status: 1, stderr: "Unknown encoder\n")) as? MediaWriteError
+                == .ffmpegFailed(input: "a.m4a", reason: "Unknown encoder"))
     }
 
     @Test func tagFileErrors() {

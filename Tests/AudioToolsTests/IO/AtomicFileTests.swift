@@ -60,8 +60,9 @@ import Testing
         let out = try AtomicOutput(path: dir + "/a.txt", overwrite: false, unnamed: false)
         #expect(!out.isUnnamed)
         let names = try FileManager.default.contentsOfDirectory(atPath: dir)
-        #expect(names.count == 1 && names[0].hasPrefix(".a.txt.partial-\(getpid())-"), "\(names)")
-        #expect(AtomicOutput.partialWriter(names[0]) == getpid())
+        #expect(names.count == 1 && names[0].hasPrefix(".a.txt.partial-\(TemporaryFiles.machine)-\(getpid())-"), "\(names)")
+        #expect(AtomicOutput.partialWriter(names[0])?.pid == getpid())
+        #expect(AtomicOutput.partialWriter(names[0])?.machine == TemporaryFiles.machine)
         try out.write(Array("one\n".utf8))
         try out.commit()
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a.txt"])
@@ -73,17 +74,28 @@ import Testing
         dropped.abandon()
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["a.txt"])
         #expect(AtomicOutput.partialWriter(".x.partial-12-notanumber") == nil)
+        #expect(TemporaryFiles.machine.count == 8)
         #expect(AtomicOutput.partialWriter("x.partial-12-34") == nil)
     }
 
-    /// Every temporary file of ours names its writer, so a later run can tell a dead writer's.
+    /// Every temporary file of ours names its writer, so a later run can tell a dead writer's;
+    /// names written before machines were named still say the process.
     @Test func everyTemporaryNameOfOursNamesItsWriter() {
         for (name, pid) in [(".a.flac.tags-42-7", Int32(42)), (".film.mp4.audio0-42-7.m4a", 42), (".film.mp4.audio12-43-1.m4a", 43),
-                            (".audio-tools-stdin-44-9", 44), (".audio-tools-out-45-9", 45), (".a-b.wav.partial-46-0", 46)] {
-            #expect(AtomicOutput.partialWriter(name) == pid, "\(name)")
+                            (".audio-tools-stdin-44-9", 44), (".audio-tools-out-45-9", 45), (".a-b.wav.partial-46-0", 46),
+                            (".x-0badf00d.partial-47-1", 47)] {
+            #expect(AtomicOutput.partialWriter(name)?.pid == pid, "\(name)")
+            #expect(AtomicOutput.partialWriter(name)?.machine == nil, "\(name)")
         }
+        for (name, pid) in [(".a.flac.tags-0badf00d-42-7", Int32(42)), (".film.mp4.audio0-12345678-42-7.m4a", 42),
+                            (".audio-tools-stdin-0badf00d-44-9", 44), (".audio-tools-out-0badf00d-45-9", 45),
+                            (".a-b.wav.partial-0badf00d-46-0", 46)] {
+            #expect(AtomicOutput.partialWriter(name)?.pid == pid, "\(name)")
+            #expect(AtomicOutput.partialWriter(name)?.machine != nil, "\(name)")
+        }
+        #expect(AtomicOutput.partialWriter(".a.flac.tags-0badf00d-42-7")?.machine == "0badf00d")
         for name in [".a.flac.tags-42-7.m4a", ".film.mp4.audioX-42-7.m4a", ".film.mp4.audio0-42-7", "audio-tools-stdin-44-9",
-                     ".other-44-9", ".a.tags-0-1", ".a.tags--1-1"] {
+                     ".other-44-9", ".a.tags-0-1", ".a.tags--1-1", ".other-0badf00d-44-9", ".a.tags-0BADF00D-42-7"] {
             #expect(AtomicOutput.partialWriter(name) == nil, "\(name)")
         }
     }

@@ -71,9 +71,6 @@ extension DecodeError: ToolErrorConvertible, CustomStringConvertible {
         case .ffmpegMissing:
             return ToolError(.unsupportedCodec, "\(name) needs ffmpeg to be decoded, and ffmpeg is not installed.",
                              suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg), or convert the file to WAV or FLAC.")
-        case .ffmpegDidNotStart(let reason):
-            return ToolError(.unsupportedCodec, "\(name) needs ffmpeg to be decoded, and \(reason).",
-                             suggestion: "Check that ffmpeg is installed and runs (ffmpeg -version).")
         case .impossibleStream(let channels, let rate):
             return ToolError(.malformed, "\(name) has an audio stream with an impossible format (\(channels) channels at \(rate) Hz).",
                              suggestion: "The file is damaged; export or download it again.")
@@ -95,8 +92,6 @@ extension DecodeError: ToolErrorConvertible, CustomStringConvertible {
         case .ffprobeMissing:
             return ToolError(.unsupportedCodec, "\(name) needs ffprobe (part of ffmpeg) to list its streams, and it is not installed.",
                              suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg).")
-        case .ffprobeDidNotStart(let reason):
-            return ToolError(.unsupportedCodec, "\(name) can't be probed: \(reason).", suggestion: "Check that ffmpeg is installed and runs (ffprobe -version).")
         case .notMedia(let ffprobe):
             return ToolError(.malformed, "\(name) can't be read as a media file: \(ffprobe).",
                              suggestion: "The file is damaged; export or download it again.")

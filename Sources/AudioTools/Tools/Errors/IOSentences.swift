@@ -10,6 +10,12 @@ extension FileAccessError: ToolErrorConvertible, CustomStringConvertible {
     public func toolError(path _: String) -> ToolError {
         let q = ToolError.quoted(path)
         let pickFile = "Pick an audio file itself rather than a folder or device."
+        // Out of descriptors or memory: the machine's failure, said as such.
+        switch problem {
+        case .cannotExamine(let e), .cannotRead(let e), .openFailed(let e):
+            if let r = ResourceFailure(path, errno: e) { return r.toolError(path: path) }
+        default: break
+        }
         switch problem {
         case .missing:
             return ToolError(.notFound, "\(q) doesn't exist.",
@@ -62,7 +68,7 @@ extension WriteError: ToolErrorConvertible, CustomStringConvertible {
             case .writing: what = "\(q) can't be written: \(reason)."
             case .placing: what = "\(q) can't be written: it can't be put in place (\(reason))."
             }
-            return ToolError(.writeFailed, what, suggestion: Self.suggestion(for: e))
+            return ToolError(Self.code(for: e), what, suggestion: Self.suggestion(for: e))
         case .appeared:
             return ToolError(.exists, "\(q) appeared while it was being written; it was left as it is.",
                              suggestion: "Pass --overwrite to replace it, or choose another output folder.")
@@ -77,17 +83,23 @@ extension WriteError: ToolErrorConvertible, CustomStringConvertible {
                              suggestion: "Check that the output folder is writable and the disk has space.")
         case .incomplete(let e, let libsndfile):
             let why = e != 0 ? String(cString: strerror(e)) : libsndfile
-            return ToolError(.writeFailed, "\(q) could not be written completely (\(why)); nothing was left behind.",
+            return ToolError(Self.code(for: e), "\(q) could not be written completely (\(why)); nothing was left behind.",
                              suggestion: e != 0 ? Self.suggestion(for: e) : freeSpace)
         case .unfinished(let e):
-            return ToolError(.writeFailed, "\(q) could not be finished (\(e != 0 ? String(cString: strerror(e)) : "the disk may be full")); nothing was left behind.",
+            return ToolError(Self.code(for: e), "\(q) could not be finished (\(e != 0 ? String(cString: strerror(e)) : "the disk may be full")); nothing was left behind.",
                              suggestion: e != 0 ? Self.suggestion(for: e) : freeSpace)
         }
+    }
+
+    /// A write that failed with `e`: `write-failed`, or the code of the resource that ran out.
+    static func code(for e: Int32) -> ErrorCode {
+        ResourceFailure.kind(errno: e)?.code ?? .writeFailed
     }
 
     /// What to do about a write that failed with `e`.
     static func suggestion(for e: Int32) -> String {
         switch e {
+        case ENOMEM, EMFILE, ENFILE: return ResourceFailure.suggestion(for: ResourceFailure.kind(errno: e)!, program: nil)
         case ENOSPC, EDQUOT, EFBIG: return "Free some space on that disk, or choose an output folder on another one."
         case EROFS: return "That disk is mounted read-only; choose an output folder on a writable disk."
         case EACCES, EPERM: return "Give yourself write permission on the output folder, or choose another one."
@@ -143,8 +155,64 @@ extension TagFileError: ToolErrorConvertible, CustomStringConvertible {
             case .copying: what = "copied"
             case .replacing: what = "replaced"
             }
-            return ToolError(.unreadable, "\(name) could not be \(what): \(String(cString: strerror(e))); it was left as it was.",
-                             suggestion: "Check the permissions and free space of its folder.")
+            let code: ErrorCode
+            switch step {
+            case .opening, .examining: code = ResourceFailure.kind(errno: e)?.code ?? .unreadable
+            case .makingCopy, .copying, .replacing: code = WriteError.code(for: e)
+            }
+            return ToolError(code, "\(name) could not be \(what): \(String(cString: strerror(e))); it was left as it was.",
+                             suggestion: ResourceFailure.kind(errno: e) != nil ? WriteError.suggestion(for: e)
+                                                                               : "Check the permissions and free space of its folder.")
+        }
+    }
+
+    /// The sentence and suggestion, as a ToolError prints them (where an error is shown as text).
+    public var description: String { toolError(path: path).description }
+}
+
+/// What a person reads when the machine, not the file, failed: memory, open files, disk space,
+/// a read-only disk, or a program that couldn't run.
+extension ResourceFailure.Kind {
+    /// The record's code for this kind (docs/records.md).
+    public var code: ErrorCode {
+        switch self {
+        case .noMemory: return .noMemory
+        case .tooManyFiles: return .tooManyFiles
+        case .diskFull: return .diskFull
+        case .readOnly: return .readOnly
+        case .cannotStart: return .cannotStart
+        }
+    }
+}
+
+extension ResourceFailure: ToolErrorConvertible, CustomStringConvertible {
+    /// Names `self.path`, the file being worked on.
+    public func toolError(path recordPath: String) -> ToolError {
+        // A failure found where no file is known (a thread that couldn't start) names the record's.
+        let path = self.path.isEmpty ? recordPath : self.path
+        let q = ToolError.quoted(path)
+        let message: String
+        switch kind {
+        case .noMemory where path.isEmpty: message = "The run can't start work: the memory the tool may use ran out (\(reason))."
+        case .noMemory: message = "\(q) can't be processed: the memory the tool may use ran out (\(reason))."
+        case .tooManyFiles: message = "\(q) can't be processed: too many files are open (\(reason))."
+        case .diskFull: message = "\(q) can't be written: the disk is full (\(reason)); nothing was left behind."
+        case .readOnly: message = "\(q) can't be written: the disk is read-only (\(reason)); nothing was left behind."
+        case .cannotStart: message = "\(q) can't be processed: \(program ?? "a helper program") could not run (\(reason))."
+        }
+        return ToolError(kind.code, message, suggestion: Self.suggestion(for: kind, program: program))
+    }
+
+    /// What to do about a shortage of `kind` (the file itself is fine).
+    static func suggestion(for kind: Kind, program: String?) -> String {
+        switch kind {
+        case .noMemory: return "The file itself is fine: close other programs or raise the memory limit (ulimit -v), then run the tool again."
+        case .tooManyFiles: return "The file itself is fine: raise the open-file limit (ulimit -n 1024), then run the tool again."
+        case .diskFull: return WriteError.suggestion(for: ENOSPC)
+        case .readOnly: return WriteError.suggestion(for: EROFS)
+        case .cannotStart:
+            let p = program ?? "it"
+            return "The file itself is fine: check that \(p) runs (\(program.map { "\($0) -version" } ?? "its --version")) and that the memory limit (ulimit -v) leaves it room."
         }
     }
 

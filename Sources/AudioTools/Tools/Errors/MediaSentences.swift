@@ -36,9 +36,6 @@ extension MediaWriteError: ToolErrorConvertible {
         case .noFFmpeg(let input):
             return ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) needs ffmpeg to be written back, and ffmpeg is not installed.",
                              suggestion: "Install ffmpeg (Debian: apt-get install ffmpeg).")
-        case .ffmpegWontStart(let input, let reason):
-            return ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) can't be written back: \(reason).",
-                             suggestion: "Check that ffmpeg is installed and runs (ffmpeg -version).")
         case .ffmpegFailed(let input, let reason):
             return ToolError(.unsupportedCodec, "\(ToolError.quoted(input)) could not be written back by ffmpeg (\(reason)); nothing was written.",
                              suggestion: "Choose an audio-only --format (flac or wav keep everything the decoded audio has).")
