@@ -275,6 +275,23 @@ public final class ChildProcess {
         }
     }
 
+    /// Kills every registered child and waits (up to two seconds) until each is gone, without
+    /// reaping it: a child inside open(2) when the signal lands still creates its file, so the
+    /// temporary files are removed only once no child can make one again (async-signal-safe).
+    static func killAllAndWait() {
+        killAll()
+        for i in 0..<slotCount {
+            let p = slots[i]
+            guard p > 0 else { continue }
+            for _ in 0..<200 {
+                var info = siginfo_t()  // si_pid stays 0 while the child runs (WNOHANG)
+                if waitid(P_PID, id_t(p), &info, WEXITED | WNOWAIT | WNOHANG) != 0 || info._sifields._sigchld.si_pid == p { break }
+                var pause = timespec(tv_sec: 0, tv_nsec: 10_000_000)
+                nanosleep(&pause, nil)
+            }
+        }
+    }
+
     /// Whether `pid` is a running child of ours that signals and exit would kill (for tests).
     public static func isRegistered(_ pid: pid_t) -> Bool {
         lock.lock(); defer { lock.unlock() }
@@ -294,7 +311,7 @@ public final class ChildProcess {
         for s in [SIGINT, SIGTERM, SIGHUP] {
             let previous = signal(s) { sig in
                 // Children first, so none is left writing into a temporary file once it is removed.
-                ChildProcess.killAll()
+                ChildProcess.killAllAndWait()
                 TemporaryFiles.removeAll()
                 signal(sig, SIG_DFL)
                 raise(sig)

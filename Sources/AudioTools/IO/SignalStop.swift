@@ -35,7 +35,7 @@ public enum SignalStop {
         for s in [SIGINT, SIGTERM] {
             let previous = signal(s) { sig in
                 if SignalStop.caughtSignal != 0 {
-                    ChildProcess.killAll()
+                    ChildProcess.killAllAndWait()
                     TemporaryFiles.removeAll()
                     signal(sig, SIG_DFL)
                     raise(sig)
