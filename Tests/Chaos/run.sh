@@ -9,6 +9,9 @@
 #   - a cache the killed run was writing still answers the next run with the same figures.
 # Usage: Tests/Chaos/run.sh [rounds] (default 60); BIN names the built tools (default .build/release).
 set -uo pipefail
+# Job control: each job in a process group of its own, and SIGINT not ignored in it (a script's
+# background commands otherwise ignore SIGINT, so those kills would test nothing).
+set -m
 cd "$(dirname "$0")/../.."
 
 ROUNDS="${1:-60}"
@@ -44,19 +47,21 @@ same_length() {  # same_length A B: durations within 0.06 s (an MP3's padding ma
 # Our temporary names: .NAME.partial-…, .NAME.tags-…, .NAME.audioN-….m4a, .audio-tools-….
 leftovers() { find "$1" -maxdepth 2 \( -name '.*.partial-*' -o -name '.*.tags-*' -o -name '.*.audio[0-9]*-*' -o -name '.audio-tools-*' \) 2>/dev/null; }
 
-# The jobs, each run in the background in a fresh folder $1 holding a copy of the material; the
-# tool's process id is left in $pid.
+# The jobs, each run in the background in a fresh folder $1 holding a copy of the material. The
+# tool is started as a simple command, so $pid is the tool's own process, not a subshell's.
 JOBS=(inplace outdir tags m4a stdin cache)
 start_job() {
-  local D=$1
+  local D=$1 input=/dev/null
+  local -a cmd
   case $2 in
-    inplace) lufs-normalize --no-progress --target -16 --in-place "$D/song.flac" ;;
-    outdir)  lufs-normalize --no-progress --target -14 --out-dir "$D/out" "$D/song.wav" ;;
-    tags)    lufs-normalize --no-progress --write-tags "$D/song.mp3" ;;
-    m4a)     lufs-normalize --no-progress --target -16 --format m4a --allow-loss --out-dir "$D/out" "$D/song.wav" ;;
-    stdin)   lufs-normalize --no-progress --target -16 --output "$D/out.wav" - < "$D/song.wav" ;;
-    cache)   lufs-measure --no-progress --cache "$D/c.db" "$D/song.wav" "$D/song.flac" "$D/song.mp3" ;;
-  esac >/dev/null 2>>"$D.stderr" &
+    inplace) cmd=(lufs-normalize --no-progress --target -16 --in-place "$D/song.flac") ;;
+    outdir)  cmd=(lufs-normalize --no-progress --target -14 --out-dir "$D/out" "$D/song.wav") ;;
+    tags)    cmd=(lufs-normalize --no-progress --write-tags "$D/song.mp3") ;;
+    m4a)     cmd=(lufs-normalize --no-progress --target -16 --format m4a --allow-loss --out-dir "$D/out" "$D/song.wav") ;;
+    stdin)   cmd=(lufs-normalize --no-progress --target -16 --output "$D/out.wav" -); input="$D/song.wav" ;;
+    cache)   cmd=(lufs-measure --no-progress --cache "$D/c.db" "$D/song.wav" "$D/song.flac" "$D/song.mp3") ;;
+  esac
+  "${cmd[@]}" <"$input" >/dev/null 2>>"$D.stderr" &
   pid=$!
 }
 
@@ -71,7 +76,7 @@ done
 CACHE_FIGURES=$(lufs-measure --no-progress "$MAT/song.wav" "$MAT/song.flac" "$MAT/song.mp3" 2>/dev/null \
   | grep -o '"integrated_lufs":[-0-9.]*' | tr '\n' ' ')
 
-fail=0; hangs=0; damaged=0; partial=0; left=0; swept=0; cachebad=0
+stopped=0; finished=0; fail=0; hangs=0; damaged=0; partial=0; left=0; swept=0; cachebad=0
 declare -A SIGS=([INT]=0 [TERM]=0 [KILL]=0)
 problem() { echo "!! round $1 ($2, SIG$3 after $4 ms): $5"; fail=$((fail + 1)); }
 
@@ -92,7 +97,8 @@ for round in $(seq 1 "$ROUNDS"); do
       kill -KILL "$pid" 2>/dev/null; break
     fi
   done
-  wait "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null; status=$?
+  case $status in 130|143|137) stopped=$((stopped + 1)) ;; 0) finished=$((finished + 1)) ;; esac
   # The originals: untouched, or (rewritten in place) whole and decodable.
   for f in song.wav song.flac song.mp3; do
     if ! cmp -s "$MAT/$f" "$D/$f"; then
@@ -134,6 +140,7 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 echo "chaos: $ROUNDS rounds (seed $SEED): SIGINT ${SIGS[INT]}, SIGTERM ${SIGS[TERM]}, SIGKILL ${SIGS[KILL]}"
+echo "chaos: $stopped runs stopped by the signal, $finished finished before it"
 echo "chaos: jobs and their uninterrupted times (ms): $(for j in "${JOBS[@]}"; do printf '%s %s  ' "$j" "${TOOK[$j]}"; done)"
 echo "chaos: hangs $hangs, damaged originals $damaged, partial outputs $partial, leftovers $left (swept after SIGKILL: $swept), caches answering wrong $cachebad"
 [ $fail -eq 0 ]
