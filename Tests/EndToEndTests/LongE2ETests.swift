@@ -18,14 +18,7 @@ import Testing
         let f = dir + "/big.wav"
         let rate: UInt32 = 48_000, channels: UInt64 = 8, frames: UInt64 = 48_000 * 60 * 48
         let dataBytes = frames * channels * 4
-        var h: [UInt8] = []
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
-        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
-        h += Array("RF64".utf8); u32(0xFFFF_FFFF); h += Array("WAVE".utf8)
-        h += Array("ds64".utf8); u32(28); u64(dataBytes + 72); u64(dataBytes); u64(frames); u32(0)
-        h += Array("fmt ".utf8); u32(16); u16(3); u16(UInt16(channels)); u32(rate); u32(rate * 32); u16(32); u16(32)
-        h += Array("data".utf8); u32(0xFFFF_FFFF)
+        let h = E2E.rf64FloatHeader(frames: frames, channels: channels, rate: rate)
         var rng = SplitMix64(seed: 47)
         var noise = [Float](repeating: 0, count: Int(rate) * 10 * Int(channels))
         for i in noise.indices { noise[i] = Float(0.05 * rng.bipolar()) }

@@ -31,14 +31,7 @@ import Testing
         let f = dir + "/big.wav"
         let frames: UInt64 = 800_000_000, channels: UInt64 = 2, rate: UInt32 = 48_000
         let dataBytes = frames * channels * 4
-        var h: [UInt8] = []
-        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
-        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
-        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
-        h += Array("RF64".utf8); u32(0xFFFF_FFFF); h += Array("WAVE".utf8)
-        h += Array("ds64".utf8); u32(28); u64(dataBytes + 72); u64(dataBytes); u64(frames); u32(0)
-        h += Array("fmt ".utf8); u32(16); u16(3); u16(UInt16(channels)); u32(rate); u32(rate * 8); u16(8); u16(32)
-        h += Array("data".utf8); u32(0xFFFF_FFFF)
+        let h = E2E.rf64FloatHeader(frames: frames, channels: channels, rate: rate)
         try Data(h).write(to: URL(fileURLWithPath: f))
         #expect(truncate(f, off_t(UInt64(h.count) + dataBytes)) == 0)
         let r = try E2E.run("lufs-normalize", ["--target", "-16", "--format", "aiff", "--bit-depth", "24", "--out-dir", dir + "/out", f])

@@ -25,6 +25,22 @@ enum E2E {
         return root.appendingPathComponent(".build/debug")
     }()
 
+    /// The header of a 32-bit float RF64 file of `frames` frames, for a sparse file that claims
+    /// more audio than a test can write (its data follows, or a truncate makes the size).
+    static func rf64FloatHeader(frames: UInt64, channels: UInt64, rate: UInt32) -> [UInt8] {
+        let dataBytes = frames * channels * 4
+        var h: [UInt8] = []
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
+        func u64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { h += $0 } }
+        h += Array("RF64".utf8); u32(0xFFFF_FFFF); h += Array("WAVE".utf8)
+        h += Array("ds64".utf8); u32(28); u64(dataBytes + 72); u64(dataBytes); u64(frames); u32(0)
+        h += Array("fmt ".utf8); u32(16); u16(3); u16(UInt16(channels)); u32(rate); u32(rate * UInt32(channels) * 4)
+        u16(UInt16(channels) * 4); u16(32)
+        h += Array("data".utf8); u32(0xFFFF_FFFF)
+        return h
+    }
+
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
 
