@@ -21,16 +21,20 @@ public enum LibraryMessages {
     public static func catching<T>(for path: String, _ body: () throws -> T) rethrows -> T {
         stderrLock.lock()
         let saved = fcntl(2, F_DUPFD_CLOEXEC, 0)
-        let file = saved < 0 ? -1 : anonymousFile()
-        let redirected = file >= 0 && dup2(file, 2) >= 0
+        if saved >= 0, spare < 0 { spare = anonymousFile() }
+        let file = saved < 0 ? -1 : spare
+        // Emptied, and its shared offset put back to the start, before fd 2 points at it.
+        let redirected = file >= 0 && ftruncate(file, 0) == 0 && lseek(file, 0, SEEK_SET) == 0 && dup2(file, 2) >= 0
         defer {
             var caught: [UInt8] = []
             if redirected {
                 fflush(stderr)
                 _ = dup2(saved, 2)
+                // Nothing said (the usual case): nothing to read.
+                let said = lseek(file, 0, SEEK_CUR)
                 var chunk = [UInt8](repeating: 0, count: 4096)
                 var offset: off_t = 0
-                while caught.count < 1 << 16 {
+                while said > 0, caught.count < 1 << 16 {
                     let n = chunk.withUnsafeMutableBytes { pread(file, $0.baseAddress, 4096, offset) }
                     if n <= 0 { break }
                     caught += chunk[0..<n]
@@ -38,7 +42,6 @@ public enum LibraryMessages {
                 }
             }
             if saved >= 0 { close(saved) }
-            if file >= 0 { close(file) }
             stderrLock.unlock()
             report(path: path, String(decoding: caught, as: UTF8.self))
         }
@@ -57,6 +60,10 @@ public enum LibraryMessages {
         reportedLock.unlock()
         if !fresh.isEmpty { sink(path, fresh.joined(separator: " ")) }
     }
+
+    /// The file fd 2 goes to while a library opens a file: made once and emptied before each use
+    /// (every libsndfile open passes here, so no file is made and unlinked per open).
+    nonisolated(unsafe) private static var spare: Int32 = -1
 
     /// An unlinked temporary file (as ChildProcess keeps a child's stderr), closed on exec.
     private static func anonymousFile() -> Int32 {
