@@ -143,9 +143,12 @@ bench-deps: test-deps
 # dependent program makes the loader warn about their protected symbols on every start.
 STATIC_LINK := --static-swift-stdlib -Xlinker -no-pie
 BUILD_FLAGS ?= $(if $(filter release,$(CONFIG)),$(STATIC_LINK))
+# A target may import only what Package.swift says it depends on: the layers are the compiler's to
+# keep, not a convention (a wrong import is a build error, not a transitive accident).
+IMPORT_CHECK := --explicit-target-dependency-import-check error
 
 build: deps
-	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS)
+	$(SWIFT) build -c $(CONFIG) $(IMPORT_CHECK) $(BUILD_FLAGS)
 
 # The main job, on the sample clips: find what is usable, measure it, normalise it to the podcast
 # target into build/demo, and check the written files against the same gate. Records flow as JSON
@@ -178,12 +181,12 @@ docs-report: build
 
 # Swift Testing only: the suite has no XCTest cases, whose empty run would print "Executed 0 tests".
 test: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(IMPORT_CHECK)
 	$(SWIFT) test --skip-build --disable-xctest
 
 # Tests that write gigabytes: skipped by `make test`, run here (LongE2ETests).
 long-test: test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(IMPORT_CHECK)
 	AUDIO_TOOLS_LONG_TESTS=1 $(SWIFT) test --skip-build --disable-xctest --filter LongE2ETests
 
 bench: bench-deps build

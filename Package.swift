@@ -1,16 +1,31 @@
 // swift-tools-version:5.10
 import PackageDescription
 
-// One core library (AudioTools) holds everything but argument wiring; each executable is a
-// few lines that hand a tool description to ToolMain. C libraries come from the system.
+// The targets are the architecture: each layer imports only the layers under it, and the
+// build's `--explicit-target-dependency-import-check error` refuses an import a target hasn't
+// declared. From the bottom:
+//
+//   JSONValue      the JSON value, parser and writer (the leaf)
+//   AudioSignal    the signal library: numbers in, numbers and typed reasons out. No files, no
+//                  C but the vector kernels and the FFT; a product other Swift programs import
+//   AudioIO        decoding, writing, ffmpeg, the cache, tags and probes: files and processes
+//   ToolRunner     options, the runner, records, errors and the sentences a person reads
+//   AudioToolsKit  one folder per tool (options, job, record), the reports
+//   lufs-measure … audio-tools   one-line mains
 let tools = ["lufs-measure", "lufs-normalize", "vo-align", "audio-probe", "library-filter"]
 // All five in one program that runs as whichever it is called (a link named lufs-measure, or
 // `audio-tools lufs-measure ...`): what the Debian package installs, one copy of the runtime.
 let multiCall = "audio-tools"
+let executables = tools + [multiCall]
+// Exclusivity checks off in the layers with the hot loops (measured: the meter and limiter pay
+// for them per sample).
+let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
 
 let package = Package(
     name: "audio-tools",
-    products: (tools + [multiCall]).map { .executable(name: $0, targets: [$0]) },
+    products: executables.map { .executable(name: $0, targets: [$0]) } + [
+        .library(name: "AudioSignal", targets: ["AudioSignal"]),
+    ],
     targets: [
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
@@ -28,12 +43,21 @@ let package = Package(
         // Hot loops for one instruction set each (AVX2), chosen at run time; bit-identical to Swift's.
         // Optimised in debug builds too, so the tests' runs of the speech detector take seconds.
         .target(name: "CVectorKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
-        .target(
-            name: "AudioTools",
-            dependencies: ["CSndfile", "CSamplerate", "CKissFFT", "CSQLite", "CTagLib", "CVectorKernels", "COpusFile"],
-            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
-        ),
-        .testTarget(name: "AudioToolsTests", dependencies: ["AudioTools"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["AudioTools"] + (tools + [multiCall]).map { .target(name: $0) }),
-    ] + (tools + [multiCall]).map { .executableTarget(name: $0, dependencies: ["AudioTools"]) }
+
+        .target(name: "JSONValue"),
+        .target(name: "AudioSignal", dependencies: ["CVectorKernels", "CKissFFT"], swiftSettings: fast),
+        .target(name: "AudioIO",
+                dependencies: ["AudioSignal", "JSONValue",
+                               "CSndfile", "CSamplerate", "CSQLite", "CTagLib", "COpusFile"],
+                swiftSettings: fast),
+        .target(name: "ToolRunner", dependencies: ["AudioIO", "AudioSignal", "JSONValue"], swiftSettings: fast),
+        .target(name: "AudioToolsKit", dependencies: ["ToolRunner", "AudioIO", "AudioSignal", "JSONValue"],
+                swiftSettings: fast),
+
+        .testTarget(name: "AudioToolsTests",
+                    dependencies: ["AudioToolsKit", "ToolRunner", "AudioIO", "AudioSignal", "JSONValue"]),
+        .testTarget(name: "EndToEndTests",
+                    dependencies: ["AudioToolsKit", "ToolRunner", "AudioIO", "AudioSignal", "JSONValue"]
+                        + executables.map { .target(name: $0) }),
+    ] + executables.map { .executableTarget(name: $0, dependencies: ["AudioToolsKit"]) }
 )

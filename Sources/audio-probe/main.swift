@@ -1,3 +1,1 @@
-import AudioTools
-
-ToolMain.run(AudioProbe.self, family: ToolCatalog.names)
+import AudioToolsKit; AudioProbe.main()

@@ -1,3 +1,1 @@
-import AudioTools
-
-ToolCatalog.multiCall()
+import AudioToolsKit; ToolCatalog.multiCall()

@@ -1,3 +1,1 @@
-import AudioTools
-
-LibraryFilter.main(family: ToolCatalog.names)
+import AudioToolsKit; LibraryFilter.main()

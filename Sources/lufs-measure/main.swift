@@ -1,3 +1,1 @@
-import AudioTools
-
-ToolMain.run(LufsMeasure.self, family: ToolCatalog.names)
+import AudioToolsKit; LufsMeasure.main()

@@ -1,3 +1,1 @@
-import AudioTools
-
-ToolMain.run(LufsNormalize.self, family: ToolCatalog.names)
+import AudioToolsKit; LufsNormalize.main()

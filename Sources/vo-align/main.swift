@@ -1,3 +1,1 @@
-import AudioTools
-
-ToolMain.run(VoAlign.self, family: ToolCatalog.names)
+import AudioToolsKit; VoAlign.main()

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Albums and ReplayGain as a user runs them: lufs-measure --album, lufs-normalize --album and
 /// --write-tags on real files of every taggable format, read back with ffprobe and checked

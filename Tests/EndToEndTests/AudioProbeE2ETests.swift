@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Small files built in code: tagged WAVs, MP4 box trees with patched sample entries, and hostile
 /// box structures. library-filter's tests use them too.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The --cache of audio-probe, library-filter and lufs-measure, run as a user runs them. To show
 /// that a run really read the cache (and not merely produced the same bytes), tests write a marker

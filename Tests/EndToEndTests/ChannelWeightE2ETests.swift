@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// One channel of noise in a multichannel WAVE_FORMAT_EXTENSIBLE file against the same noise in
 /// mono: the difference is the channel's BS.1770 weight, 10·log10(1.41) = +1.49 dB for a

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The encoders the zoo lacked (issue 43): twolame, speexenc, sndfile-convert, sox's encodings and
 /// ffmpeg's other containers. Each file is measured within 0.05 LU and 0.3 dB true peak of

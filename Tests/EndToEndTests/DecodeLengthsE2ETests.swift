@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A length is a promise only when the container states it. MP3s whose length libsndfile's
 /// mpg123 would guess from the first frame (no Xing/Info/VBRI count), MP3 in WAV, GSM 6.10 padded

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A format zoo made by the encoders people use, from material made here: each file is measured
 /// within 0.05 LU of ffmpeg's ebur128 (the reference), probed as ffprobe describes it, and a

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// `lufs-measure --dialogue --cache`: a hit gives the record a fresh run gives, for any --jobs
 /// and under a dialogue gate; other dialogue settings and runs without --dialogue miss.

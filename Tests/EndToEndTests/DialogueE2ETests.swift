@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-measure --dialogue and lufs-normalize with a dialogue-gated target, run as a user would,
 /// and the detector's accuracy on programmes made from real recordings (Debian packages).

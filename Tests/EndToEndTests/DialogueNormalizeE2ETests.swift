@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize towards a dialogue-gated target (the netflix preset) on programmes whose
 /// programme loudness is well above their dialogue loudness, as a film mix's is: what lands on

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// `lufs-measure --dialogue --report`: the spans the record gives with --timeline are the ones
 /// shaded, dialogue loudness is printed, and the records are what they are without the report.

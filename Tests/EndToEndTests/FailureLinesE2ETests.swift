@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A record that fails gets one line on stderr, `tool: file: code: message`, from the stage where
 /// it failed only; `--quiet` leaves it out. The records themselves are unchanged.

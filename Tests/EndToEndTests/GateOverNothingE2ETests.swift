@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A gate passes only on something measured: an empty folder, or nothing at all, fails it.
 @Suite struct GateOverNothingE2ETests {

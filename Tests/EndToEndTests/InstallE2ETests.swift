@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What a user gets from `make install` and the Debian package: man pages that `man` renders,
 /// completion scripts that their shells load, and every file in its place.

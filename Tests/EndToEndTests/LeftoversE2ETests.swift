@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// No temporary file outlives its run: SIGTERM removes them, and what a kill -9 leaves is removed
 /// by the next run writing into that folder.

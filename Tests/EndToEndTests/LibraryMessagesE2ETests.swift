@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What a decoding library prints by itself reaches the user through the tool: prefixed, with the
 /// file named, once per file, however often the file is opened.

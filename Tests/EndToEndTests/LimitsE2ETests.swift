@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Under `ulimit -v` and `ulimit -n` the tools end, with exit 0 or with a sentence and exit 1/2:
 /// never a hang (threads waiting for one that couldn't start), never a signal (an allocation

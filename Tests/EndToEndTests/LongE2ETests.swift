@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Tests that need more disk and time than the suite's: `make long-test` runs them
 /// (AUDIO_TOOLS_LONG_TESTS=1); `make test` lists them as skipped.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize --lossless-gain on AAC-LC made by ffmpeg (ADTS and M4A; video files with several
 /// audio streams in LosslessGainAACTracksE2ETests): the decoded output is the decoded input times

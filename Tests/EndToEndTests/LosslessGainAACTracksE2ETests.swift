@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize --lossless-gain on MP4 and MOV with H.264 video, two AAC streams at different
 /// loudness and a mov_text subtitle: every audio stream takes its own gain, from its own

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize --lossless-gain on MP3 and Opus made by ffmpeg: the decoded output is the
 /// decoded input times the gain, sample for sample; nothing else in the file changes; mp3gain

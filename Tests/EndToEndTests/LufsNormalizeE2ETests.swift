@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize as a user runs it: the built tool writes files, the built lufs-measure reads them.
 @Suite struct LufsNormalizeE2ETests {

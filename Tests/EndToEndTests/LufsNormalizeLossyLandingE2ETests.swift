@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Lossy outputs written through libsndfile (MP3, Ogg Vorbis, Opus) land on target after the
 /// codec: the written file, measured again by lufs-measure, is within 0.2 LU of the target and

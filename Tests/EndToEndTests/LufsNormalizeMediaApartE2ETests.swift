@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// AAC streams of an MP4 are encoded apart, each by an ffmpeg of its own, then copied into the
 /// output: nothing of a stream is lost or added on the way (its length, to the sample), the bytes

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize on video deliverables: the container, every stream, its metadata and chapters
 /// come back; the picture's packets are identical; each audio stream, decoded from the written

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize on an MP4 with two AAC streams, one the limiter works on and one far under the
 /// ceiling: each stream of the written file, decoded and measured again, lands within 0.2 LU of

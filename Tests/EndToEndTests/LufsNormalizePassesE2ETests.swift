@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The limited path as a user runs it: a lightly limited file is written in one pass, a deeply
 /// limited one predicts its gain from one analysis pass and is written once, and both are the same bytes whatever --jobs

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The predicted compensation as a user meets it: a loud master brought to −9 and −8 LUFS under a
 /// −1 dBTP ceiling lands on target (measured again by lufs-measure on the file written) in one

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The limiter analysis kept in the cache, as a user meets it: `lufs-measure --cache C
 /// --keep-analysis` then `lufs-normalize --cache C` writes a loud master in one pass over the

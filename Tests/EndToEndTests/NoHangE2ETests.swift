@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Every path that starts ffmpeg ends it: refusals after the decoder started, signals and a
 /// closed stdout. Each run has a timeout; after each, no ffmpeg reading the test's files is left.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// File names that aren't UTF-8, as an old Latin-1 library has them ("Caf\xE9.wav"): processed,
 /// and the record leads the next tool in the pipe to the same file.

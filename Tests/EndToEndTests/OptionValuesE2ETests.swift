@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Every option that takes a value, of every tool, read from the tools' own declarations: a wrong
 /// value is a usage error (status 2) that names the option, never a crash. Enumerated values take

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// An Opus file whose first audio page is damaged: libopusfile passed over it, and the file was
 /// measured a page short (3 s of 4) with exit 0. It is `malformed`, as a hole later in the file is.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What an output path names is respected: a device or FIFO given as a report target is written
 /// through, never replaced; a replaced input keeps its owner, mode and extended attributes, and

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A NUL inside a record's path is bad input, never a shorter path; an output too large for its
 /// format's sizes is refused before anything is written.

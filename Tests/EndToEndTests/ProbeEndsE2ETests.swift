@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// audio-probe's check of the first and last second, read the cheapest way each decoder allows
 /// (16-bit words, interleaved floats, a seek past the middle), gives the same ids as decoding

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What the bytes say without --deep (a transport stream's codec, raw DTS's and WavPack's rate
 /// and channels) agrees with ffprobe; vo-align reads every link of a chained Ogg file.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The probe says what it knows: zero bytes is `empty`, cloud-only needs evidence, and the
 /// headers of WMA, Matroska and QuickTime files are read for their facts and tags.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A lossy codec has no bit depth: audio-probe says null (as docs/audio-probe.md does), not the
 /// nominal 16 an MP4 or ASF header states; lossless files keep theirs.

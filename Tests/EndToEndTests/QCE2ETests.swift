@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-measure --qc and --platforms as a user runs them, on files made here with each fault at a
 /// known time: every fault is found at its time to 10 ms, a clean busy file and near misses give

@@ -3,7 +3,11 @@ import Testing
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The loudness report as a user gets it: `--report DIR` on real files, opened in a browser.
 @Suite struct ReportE2ETests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// `lufs-measure -` on audio piped from ffmpeg, and `--follow` on a real-time stream.
 @Suite(.serialized) struct StandardInputE2ETests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Bytes that are not audio, piped in as `-`: every tool's error names `-` (standard input), never
 /// the temporary file a tool keeps the input in, nor ffmpeg's name for its pipe; nothing is left.

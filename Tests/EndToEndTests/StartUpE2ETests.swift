@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// How the programs start. A release build (Makefile: the Swift runtime linked in) links them
 /// position-dependent, so the dynamic loader has no pointers of the runtime to patch as each one

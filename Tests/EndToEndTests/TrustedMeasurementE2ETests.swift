@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// No wrong measurement is applied: an edit whose modification time was put back is stale, a
 /// damaged cached value is measured again, a record whose figure is wrong fails the check of the

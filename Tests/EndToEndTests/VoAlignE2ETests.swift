@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Test material for vo-align: a music-like backing defined analytically (so it can be sampled
 /// at any rate, latency and clock drift exactly) and real speech from espeak-ng.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A backing whose score repeats, searched in the wrong place: the windows of the take find the
 /// backing at several latencies, back and forth along the take, and vo-align refuses instead of

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Real recording sessions: takes from anywhere in a long backing, latency that steps, a
 /// recorder whose claim is wrong, a session log of records, a camera's video as the take.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// vo-align checks every output it will write (the aligned take and the mix) before writing any:
 /// a refusal leaves nothing new behind.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Accuracy of vo-align's arithmetic on synthetic music (reference) and speech-like voice.
 @Suite struct BleedAlignerTests {
@@ -11,7 +15,7 @@ import Testing
 
     func align(reference: [Float], take: [Float], rate: Double = rate,
                settings: BleedAligner.Settings = .init()) throws -> BleedAligner.Outcome {
-        try BleedAligner(sampleRate: rate, settings: settings)
+        try BleedAligner(sampleRate: rate, settings: settings, converter: Resampler.fastest)
             .align(reference: MemoryAlignmentSignal(reference), take: MemoryAlignmentSignal(take))
     }
 
@@ -117,7 +121,7 @@ import Testing
     }
 
     @Test func windowsSpreadAcrossTheTake() {
-        let aligner = BleedAligner(sampleRate: 1000)
+        let aligner = BleedAligner(sampleRate: 1000, converter: Resampler.fastest)
         let long = aligner.windowStarts(takeFrames: 600_000)
         #expect(long.count == 7 && long.first?.start == 0 && long.last.map { $0.start + $0.frames } == 600_000)
         #expect(long.allSatisfy { $0.frames == 10_000 })

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 @Suite struct ResamplerTests {
     static func sine(_ f: Double, rate: Double, count: Int, phase: Double = 0.3, amp: Double = 0.5) -> [Float] {

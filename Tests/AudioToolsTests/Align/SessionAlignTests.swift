@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The arithmetic behind vo-align's real-session features: splitting windows into stretches of
 /// steady latency, placing stretches with crossfades, and the coarse whole-backing search.

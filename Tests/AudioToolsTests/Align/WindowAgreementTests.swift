@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Whether the windows that show the backing back a placement: in take order, by a clear majority.
 /// Windows every 2 s at 48 kHz, lags in frames, tolerance 24 frames (0.5 ms).

@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Several AAC tracks of one MP4: their patches merged into one ascending pass, a refusal naming
 /// the stream it is about, and `normalized` listing each stream's steps and result.

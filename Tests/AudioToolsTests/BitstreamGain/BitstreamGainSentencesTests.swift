@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The words a person reads for each refusal: the file named, the code, a suggestion that acts.
 @Suite struct BitstreamGainSentencesTests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The dry run's walk over a read-only mapping (`MP3GlobalGain.plan`) finds what the change that
 /// writes finds: the same facts, the same refusals; and a mapped file cut short is a read failure.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Numbers given to options are read without the spaces and tabs around them, exactly as
 /// Foundation's `trimmingCharacters(in: .whitespaces)` would leave them.

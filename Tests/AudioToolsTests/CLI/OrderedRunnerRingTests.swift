@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The runner keeps results in a ring of `window` slots: with small windows, as many jobs as
 /// slots, and results finishing out of order, every result still comes out once, in order.

@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The progress line on a terminal: cleared before stdout is written when stdout is the same
 /// terminal, so a record never starts on it; left alone when stdout goes elsewhere.

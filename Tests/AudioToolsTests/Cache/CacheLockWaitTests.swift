@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A stuck lock costs the documented 15 seconds when opening the cache, not 15 of retries and
 /// then a last attempt that waits 15 more.

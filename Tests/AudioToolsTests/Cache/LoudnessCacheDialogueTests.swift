@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// `--dialogue` measurements in the cache: kept under the detector's name, version and the
 /// dialogue settings, with dialogue loudness unrounded for a dialogue gate on a hit.

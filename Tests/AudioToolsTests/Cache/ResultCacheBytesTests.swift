@@ -1,7 +1,11 @@
 import CSQLite
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Entries whose value is bytes (the limiter analyses): kept exactly, NUL bytes and all, under the
 /// same rules as text entries, written and read in place a piece at a time, never half written;

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Every kept value carries a checksum checked on every read: a value damaged on disk (one byte
 /// is enough, and SQLite's own checks don't see it) is a miss, and its row is dropped.

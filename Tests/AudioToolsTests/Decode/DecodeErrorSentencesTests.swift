@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The typed errors of decoding, probing and file I/O say what the ToolErrors they replaced said,
 /// word for word, naming the file that failed whatever record asks.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The Ogg page walk that finds chained links and cut-off files, the channel orders Vorbis,
 /// Opus and FLAC fix, and the raw-stream sniffing that routes files to ffmpeg.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The Opus decode callback: a mono or stereo link is decoded by its stream's own decoder, and
 /// the samples are bit for bit libopusfile's own (straight through, after seeks, across chained

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Audio read forward from a stream: the headers, the sniffing rule, and samples identical to
 /// what libsndfile decodes from the same file.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// BlockBehind: every frame reaches the body once, in order, gathered into runs; `finish` waits
 /// for the last; a handle dropped mid-stream stops its thread without waiting for the rest.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Floats kept past their first chunk in a temporary file: the same values back, in order, and a
 /// loudness model over spilled columns giving the same bits as one over arrays.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The Ogg renumbering: the same pages under any serial come out as the same bytes, every page's
 /// checksum right; what isn't one stream of whole pages is left untouched.

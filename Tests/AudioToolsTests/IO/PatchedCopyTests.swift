@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A patched copy written through the kernel copy and through reads and writes is the same file
 /// as the one made in memory, with patches anywhere (inside a window, across a window's end,

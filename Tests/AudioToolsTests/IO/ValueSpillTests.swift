@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A spill of Doubles with a small chunk, so a few hundred values cross into its file: the same
 /// bits back however they are read (at once, from a position, by a reader, iterated again).

@@ -1,7 +1,11 @@
 import CSndfile
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The encoder on a thread of its own (`SndfileSink.encodeBehind`, `WriteBehind`) and libsndfile's
 /// output through one large buffer (`SndfileWriteBuffer`): the same bytes, failures reported, no hang.

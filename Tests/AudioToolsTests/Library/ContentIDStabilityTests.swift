@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The content id is stored in users' caches and used by `library-filter --get`: its value for the
 /// same samples must never change. These values were made by the first implementation (which

@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 @Suite struct LibraryContentIDTests {
     /// `frames` of noise on the 16-bit grid (as a 16-bit file decodes), seeded.

@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A cached probe (text) read straight into an item gives the item the record's probe gives.
 @Suite struct LibraryItemTests {

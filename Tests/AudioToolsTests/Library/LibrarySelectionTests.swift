@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What library-filter keeps of its entries and writes at the end: the wanted songs in order, a
 /// page, each --get id's songs (or an error record for a gone id), and the summary sentence.

@@ -1,4 +1,8 @@
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Items for query and sort tests, built with only the fields a test cares about.
 func libraryItem(_ path: String, id: String? = nil, title: String? = nil, artist: String? = nil,

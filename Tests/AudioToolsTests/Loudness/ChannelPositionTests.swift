@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// BS.1770-4/-5 Table 4: a channel weighs 1.41 when its loudspeaker is below 30° of elevation
 /// and 60° to 120° off centre, 1.0 anywhere else, and the LFE is left out.

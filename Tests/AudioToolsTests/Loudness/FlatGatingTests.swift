@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The gating over histories read back in order: the percentiles picked without sorting are the
 /// ones sorting gives, the gated loudness and range the bits of the array forms they replaced, and

@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The K-weighting's SSE2 kernel (x86-64) gives the portable Swift loop's bits: every gating
 /// block, window maximum and timeline value, whatever the blocks, rates and channel counts.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 @Suite struct LoudnessGateTests {
     func measurement(integrated: Double?, shortTerm: Double?, momentary: Double?, seconds: Double = 10) -> LoudnessMeasurement {

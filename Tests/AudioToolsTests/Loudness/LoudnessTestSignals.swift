@@ -1,5 +1,9 @@
 import Foundation
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Deterministic signal helpers for the loudness tests.
 enum LoudnessTestSignals {

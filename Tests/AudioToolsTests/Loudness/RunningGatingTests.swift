@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The running gating (lufs-measure --follow's figures so far) gives the same bits as gating all
 /// the blocks at once, block after block; and the exact sums it rests on.

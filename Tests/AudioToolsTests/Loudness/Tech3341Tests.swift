@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// EBU Tech 3341 (v4) minimum-requirement cases 1–6 and 9–23, synthesised, and Tech 3342 cases 1–4.
 @Suite struct LoudnessTech3341Tests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The AVX2 true-peak kernel against the portable SIMD8 one it stands for: the same bits, value
 /// for value, in both modes, at 4× and 2×, for every remainder of the vector width; and through a

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What ffprobe says becomes streams, and streams become the ffmpeg command that copies all but
 /// the re-encoded audio, in the input's order, with their metadata and dispositions.

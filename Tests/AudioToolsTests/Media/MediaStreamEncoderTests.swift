@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// AAC streams of an MP4, MOV or M4A are encoded apart, each by an ffmpeg of its own into an MP4,
 /// and the muxer copies them from those files; other codecs and containers keep the encode in

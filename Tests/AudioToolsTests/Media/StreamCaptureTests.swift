@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A short stream read whole by the analysis pass is kept, sample for sample, for its encode; a
 /// long one, or one not read to its end, is not.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The trial before a lossy file's first encode: where its stretches lie, what it predicts, and
 /// how it moves the first encode: analytic values.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The model replays the limiter a chunk of units at a time, four units to a vector: the loudness
 /// bits of the unit-by-unit loop it replaced, across look-aheads (none, whole units, a share of

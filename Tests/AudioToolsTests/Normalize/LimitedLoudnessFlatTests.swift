@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The limiter's loudness model gates its hop energies read back in order (no per-hop arrays): the
 /// loudness bits it gave when it held them in arrays, and blocks made as the meter makes them.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A model's columns kept as bytes (LimitedLoudnessModel+Stored) and read back: the same model,
 /// bit for bit, for any limiter settings; anything else is refused rather than misread.

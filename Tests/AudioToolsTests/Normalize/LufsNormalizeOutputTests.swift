@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// lufs-normalize's output naming and output-format decisions: strings and format codes only.
 @Suite struct LufsNormalizeOutputTests {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The gain search of the compensated path, on made-up loudness curves (numbers in, numbers out),
 /// and the written-as-it-runs pass against the measure-then-write one on real samples.

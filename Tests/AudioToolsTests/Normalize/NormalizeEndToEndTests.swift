@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Whole-pipeline checks on synthetic programme: loudness on target, true peak under the ceiling,
 /// length kept. Loudness and true peak come from the test-only reference meters.

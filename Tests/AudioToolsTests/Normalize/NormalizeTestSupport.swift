@@ -1,5 +1,9 @@
 import Foundation
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Test-only reference meters: BS.1770 K-weighted gated loudness and a long-filter 4× true peak.
 enum NormTestMeter {

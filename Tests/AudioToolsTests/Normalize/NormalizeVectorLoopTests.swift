@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The limited path's vector loops against plain scalar loops written out here: the same values,
 /// bit for bit (they decide the written file's bytes).

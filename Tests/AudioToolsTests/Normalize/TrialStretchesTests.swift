@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Where a codec trial takes its stretches (TrialStretches, shared by lossy audio files and media
 /// streams): the fixed places without an analysis, and with one the places nearest the ceiling

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The limiter runs its gain path a stage at a time over each sub-block: the gains of the
 /// frame-by-frame path it replaced, bit for bit, through deep limiting, release tails, idle

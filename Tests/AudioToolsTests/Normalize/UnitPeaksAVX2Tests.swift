@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The analysis's unit peaks from the AVX2 kernel against the Swift loop they stand for: the same
 /// bits, unit for unit, on noise from subnormal to overflowing (sums turn ±inf and NaN), NaN and

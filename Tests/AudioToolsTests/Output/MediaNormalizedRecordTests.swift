@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The notes of a media file written back tell the story `encodes` counts: one clause for each
 /// check that sent the file to another encode, so the clauses over all streams are `encodes` − 1.

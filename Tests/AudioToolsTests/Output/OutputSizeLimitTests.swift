@@ -1,7 +1,11 @@
 import CSndfile
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Which container an output of a given size goes into: 32-bit-sized containers hold at most
 /// 4 GiB less a MiB for their header; a WAV past that is RF64, an AIFF is refused.

@@ -1,4 +1,8 @@
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Hand-built byte images of the formats the probe reads, small enough to write out in full.
 enum ProbeFixture {

@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Hostile and broken inputs: every parser must return (with a problem or nothing), never trap,
 /// hang or allocate by an untrusted size.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The headers read without decoding for what only ffmpeg decodes: a DTS core frame header,
 /// WavPack block headers, and a transport stream's PAT, PMT and first audio PES packet.

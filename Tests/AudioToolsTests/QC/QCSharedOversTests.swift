@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// QC's overs counted by the meter's true-peak oversamplers (lufs-measure --qc) are the overs QC
 /// counts itself, and the meter's own figures do not change for it.

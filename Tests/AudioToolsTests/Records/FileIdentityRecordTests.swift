@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A file's identity in records: integers jq 1.6 keeps exactly (below 2^53), the change time and
 /// fingerprint beside the size and modification time, and the older form still read.

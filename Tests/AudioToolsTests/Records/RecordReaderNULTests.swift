@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A NUL inside a path would cut it short at the system call (“real.flac\0/x/song.wav” names
 /// real.flac): such a path is bad input, in a record and on a bare line alike.

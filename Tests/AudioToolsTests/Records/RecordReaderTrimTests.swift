@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The record reader trims a line as Foundation's `trimmingCharacters(in: .whitespacesAndNewlines)`
 /// does, with or without Foundation.

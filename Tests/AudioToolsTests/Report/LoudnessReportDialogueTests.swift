@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The report with `--dialogue`: the spans shaded where they are, dialogue loudness printed.
 @Suite struct LoudnessReportDialogueTests {

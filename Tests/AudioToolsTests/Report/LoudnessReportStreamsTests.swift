@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// A file of several audio streams in the report: a labelled panel per stream, each with its own
 /// curves, verdict and the gate's limits, on one time axis.

@@ -3,7 +3,11 @@ import Testing
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Checks an XML text parses, and collects elements by id and the `over` rectangles.
 final class SVGProbe: NSObject, XMLParserDelegate {

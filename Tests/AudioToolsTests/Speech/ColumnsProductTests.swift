@@ -1,5 +1,9 @@
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The detector's matrix kernel (C) against the Swift SIMD8 loop it replaced, bit for bit: eight
 /// lanes of `acc += w * x`, unfused, then the lanes added in order. The detector's probabilities,

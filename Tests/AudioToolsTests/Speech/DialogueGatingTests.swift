@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 @Suite struct DialogueSpansTests {
     static let chunk = SpeechDetector.chunkSeconds
@@ -106,7 +110,7 @@ import Testing
 
     @Test(.enabled(if: SpeechTestSupport.prepared != nil, "the weights are not in .build/models (make speech-model)"))
     func digitalSilenceGivesZeroWithoutRunningAndCountsEveryChunk() throws {
-        let d = try SpeechDetector(network: SileroNetwork(try #require(SpeechTestSupport.prepared)), sampleRate: 48_000, listening: .downmix([0, 1]))
+        let d = try SpeechDetector(network: SileroNetwork(try #require(SpeechTestSupport.prepared)), sampleRate: 48_000, listening: .downmix([0, 1]), converter: Resampler.fastest)
         var block = AudioBlock(channelCount: 2, capacity: 4800)
         block.frames = 4800
         for _ in 0..<10 { try d.add(block) }  // one second

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 @Suite struct SileroNetworkTests {
     /// Speech, then a tone with noise, then speech over the tone: a signal that moves the

@@ -1,5 +1,9 @@
 import Foundation
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What the speech tests share: the pinned weights (from the build tree, where `make deps` puts
 /// them), running a program, and a Python with onnxruntime made in a scratch venv for the

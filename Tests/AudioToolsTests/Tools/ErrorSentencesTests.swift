@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// The capabilities throw facts; the tool boundary says them. These check the codes and a few
 /// sentences the end-to-end tests don't reach.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// What every run builds as it starts (the option table, the core count), made without key
 /// paths or generic joins, still says the same as the tables it comes from.

@@ -1,0 +1,167 @@
+import AudioSignal
+import Foundation
+
+extension MediaNormalizer {
+    /// One stream made ready for the encode: its plan after the analysis pass and the codec trial.
+    package struct Prepared {
+        package var job: Job
+        package var passes: Int
+        /// The gain after the analysis pass, before the codec's share.
+        package var settledGainDB: Double
+        package var prediction: CodecOvershoot.Prediction?
+        /// Loudness per dB of gain, when the second trial showed it.
+        package var slope: Double?
+        /// The whole stream as the analysis pass decoded it, when it was short enough to keep
+        /// (StreamCapture): its encodes read it from memory instead of decoding it again.
+        package var whole: (sampleRate: Int, channels: [[Float]])? = nil
+
+        /// The source an encode of this stream reads: the kept stream, else a decoder.
+        package func source(input: String, opened: MediaDecoderHandOff?) throws -> AudioSource {
+            if let w = whole { return MemoryAudioSource(sampleRate: w.sampleRate, channels: w.channels) }
+            return try opened.decoder(path: input, ordinal: job.ordinal)
+        }
+    }
+
+    /// The analysis pass (predicting the compensation before the encoder starts, so it never
+    /// waits on a pipe) and, for a lossy stream, a trial encode of a few seconds telling what the
+    /// codec does to loudness and peaks, so the one encode lands on target and under the
+    /// ceiling. The trial's stretches are kept from the analysis pass, so it decodes nothing again.
+    package static func prepare(_ job: Job, input: String, probe: MediaProbe, settings: Settings, opened: MediaDecoderHandOff?) throws -> Prepared {
+        var j = job
+        var passes = 0
+        let trials = j.encoding.isLossy && settings.predictsCodec
+        var captured: [[[Float]]]? = nil
+        // A limited lossy stream always gets a trial: its two ffmpegs start now and wait on their
+        // pipes while the analysis pass runs (ended with it if it fails).
+        var children = j.compensate && trials ? try CodecTrial.Children(input: input, encoding: j.encoding) : nil
+        var whole: (sampleRate: Int, channels: [[Float]])? = nil
+        if j.compensate {
+            let decoded = try opened.decoder(path: input, ordinal: j.ordinal)
+            let source = StreamCapture(decoded, expectedFrames: probe.durationSeconds.map { Int($0 * Double(decoded.format.sampleRate)) })
+            let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds,
+                                                                                     sampleRate: j.encoding.sampleRate)) : nil
+            j.plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
+                                                   maxCompensationDB: settings.maxCompensationDB).plan
+            captured = windows?.captured
+            whole = source.whole.map { (decoded.format.sampleRate, $0) }
+            passes = 1
+        }
+        // The encode's decoder of this stream starts now, while the trial runs (a stream without
+        // an analysis pass takes the one opening the input started, or starts it here); none for
+        // a stream kept whole in memory.
+        let ready = DispatchGroup()
+        if let opened, whole == nil {
+            ready.enter()
+            let path = input, ordinal = j.ordinal
+            let thread = Thread { opened.prestart(path: path, ordinal: ordinal); ready.leave() }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        defer { ready.wait() }
+        let settled = j.plan.gainDB
+        var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil, whole: whole)
+        guard trials else { return result }
+        let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
+        guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
+                                        bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { return result }
+        let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
+                                   durationSeconds: probe.durationSeconds, captured: captured, children: children)
+        children = nil
+        var p = t.prediction
+        if !settings.steersLoudness { p.loudnessChangeLU = 0 }
+        let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
+                                      prediction: p, maxCompensationDB: settings.maxCompensationDB, streamSeconds: probe.durationSeconds)
+        let before = j.plan
+        apply(&j, gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
+        let gainMove = j.plan.gainDB - before.gainDB, ceilingMove = before.ceilingDBTP - j.plan.ceilingDBTP
+        if let captured, let wanted = t.beforeLUFS.map({ $0 - p.loudnessChangeLU }),
+           CodecOvershoot.limiterOnlyMoved(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
+            // Only the limiter's ceiling came down (for the codec's overshoot): what that takes from
+            // the loudness is found on the kept stretches in memory, without the codec, and made up
+            // by gain; the codec's share was measured by the one trial.
+            let found = try limiterMakeUp(j.plan, wanted: wanted, sampleRate: j.encoding.sampleRate, weights: j.weights,
+                                          durationSeconds: probe.durationSeconds, captured: captured)
+            result.slope = found.slope
+            apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, found.gainDB)),
+                  limiterCeilingDBTP: j.plan.ceilingDBTP, settings: settings)
+        } else if CodecOvershoot.needsSecondTrial(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
+            let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
+                                       durationSeconds: probe.durationSeconds, captured: captured)
+            p.trials += 1
+            if let a1 = t.afterLUFS, let a2 = u.afterLUFS {
+                result.slope = CodecOvershoot.slope(from: (before.gainDB, a1), to: (j.plan.gainDB, a2))
+            }
+            if let c = CodecOvershoot.correction(measuredLUFS: u.afterLUFS, measuredTruePeak: u.afterTruePeak, preCodecPeakDBTP: u.beforeTruePeak ?? -200,
+                                                 limiterCeilingDBTP: j.plan.ceilingDBTP, targetLUFS: t.beforeLUFS ?? j.targetLUFS,
+                                                 ceilingDBTP: settings.ceilingDBTP, lossy: true,
+                                                 checkLoudness: settings.steersLoudness && t.beforeLUFS != nil, toleranceLU: 0.05) {
+                let g = j.plan.gainDB + CodecOvershoot.gainStep(c.gainDeltaDB, slope: result.slope)
+                apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, g)),
+                      limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
+            }
+        }
+        result.job = j
+        result.prediction = p
+        return result
+    }
+
+    /// The gain at which `plan` (its ceiling as it is) makes the kept stretches `wanted` LUFS, by
+    /// secant steps from the plan's gain, each a run of the normaliser over the stretches in memory;
+    /// and the loudness per dB of gain seen there (nil when no step was needed).
+    package static func limiterMakeUp(_ plan: NormalizePlan, wanted: Double, sampleRate: Int, weights: [Double], durationSeconds: Double?,
+                              captured: [[[Float]]]) throws -> (gainDB: Double, slope: Double?) {
+        func loudness(_ g: Double) throws -> Double? {
+            var p = plan
+            p.gainDB = g
+            return try CodecTrial.loudness(plan: p, sampleRate: sampleRate, weights: weights, durationSeconds: durationSeconds, captured: captured)
+        }
+        var g = plan.gainDB
+        guard var l = try loudness(g) else { return (g, nil) }
+        var slope: Double? = nil
+        for _ in 0..<3 where abs(wanted - l) > 0.01 {
+            let next = g + CodecOvershoot.gainStep(wanted - l, slope: slope)
+            guard let m = try loudness(next) else { break }
+            if let s = CodecOvershoot.slope(from: (g, l), to: (next, m)) { slope = s }
+            g = next; l = m
+        }
+        return (g, slope)
+    }
+
+    /// A stream of the written file (`audioStream` among its audio streams) decoded again and measured.
+    package static func measureWritten(_ path: String, audioStream: Int, _ j: Job) throws -> LoudnessMeasurement {
+        let decoded = try FFmpegSource(path: path, audioStream: audioStream)
+        let meter = LoudnessMeter(sampleRate: decoded.format.sampleRate,
+                                  weights: decoded.format.channelCount == j.weights.count ? j.weights
+                                      : ChannelLayout.standard(channelCount: decoded.format.channelCount).weights)
+        try Decoder.forEachBlock(decoded) { meter.add($0) }
+        return meter.finish()
+    }
+
+    /// `body` for 0..<n, each on a thread of its own when there are several; the results in order,
+    /// or the first index's error. Every thread ends before this returns.
+    package static func inParallel<T>(_ n: Int, _ body: @escaping (Int) throws -> T) throws -> [T] {
+        if n == 1 { return [try body(0)] }
+        let box = ParallelResults<T>(n)
+        let group = DispatchGroup()
+        nonisolated(unsafe) let work = body
+        for i in 0..<n {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                let r = Result { try work(i) }
+                box.lock.lock(); box.results[i] = r; box.lock.unlock()
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+        return try box.results.map { try $0!.get() }
+    }
+}
+
+/// What the threads of MediaNormalizer.inParallel hand back, under a lock.
+package final class ParallelResults<T>: @unchecked Sendable {
+    package let lock = NSLock()
+    package var results: [Result<T, Error>?]
+    package init(_ n: Int) { results = Array(repeating: nil, count: n) }
+}

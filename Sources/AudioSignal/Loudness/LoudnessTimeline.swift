@@ -1,0 +1,142 @@
+import Foundation
+
+/// Loudness over time, one entry per 100 ms hop: what a meter collects when created with
+/// `collectsTimeline`, and what the report pictures draw.
+///
+/// Entry `i` covers [i·hop, (i+1)·hop) frames. `momentaryLUFS[i]` and `shortTermLUFS[i]` are the
+/// 400 ms and 3 s windows ending at (i+1)·hop (the gating and short-term blocks of BS.1770-4 and
+/// Tech 3342), nil while the window is not yet full, under the −70 LUFS absolute gate, or for a
+/// last hop cut short by the end of the file. `truePeakDBTP[i]` is the largest true peak of any
+/// channel inside the hop, nil for digital silence.
+public struct LoudnessTimeline: Equatable, Sendable {
+    public var sampleRate: Int
+    /// Frames per entry (100 ms, rounded as the meter's hop).
+    public var hopFrames: Int
+    public var frames: Int
+    public var momentaryLUFS: [Double?]
+    public var shortTermLUFS: [Double?]
+    public var truePeakDBTP: [Double?]
+    /// The 10th and 95th percentiles of the gated short-term loudness, whose difference is the
+    /// loudness range (EBU Tech 3342); nil where the range is undefined.
+    public var rangeLowLUFS: Double?
+    public var rangeHighLUFS: Double?
+
+    public init(sampleRate: Int, hopFrames: Int, frames: Int, momentaryLUFS: [Double?], shortTermLUFS: [Double?],
+                truePeakDBTP: [Double?], rangeLowLUFS: Double? = nil, rangeHighLUFS: Double? = nil) {
+        self.sampleRate = sampleRate; self.hopFrames = hopFrames; self.frames = frames
+        self.momentaryLUFS = momentaryLUFS; self.shortTermLUFS = shortTermLUFS; self.truePeakDBTP = truePeakDBTP
+        self.rangeLowLUFS = rangeLowLUFS; self.rangeHighLUFS = rangeHighLUFS
+    }
+
+    /// Entries per second.
+    public var rateHz: Double { Double(sampleRate) / Double(hopFrames) }
+    public var count: Int { truePeakDBTP.count }
+    public var seconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
+    /// Where entry `i`'s loudness windows end, seconds (never past the end of the file).
+    public func endSeconds(_ i: Int) -> Double {
+        Double(min((i + 1) * hopFrames, frames)) / Double(sampleRate)
+    }
+
+    /// The Tech 3342 percentiles over short-term block energies: blocks above −70 LUFS, then above
+    /// their energy mean − 20 LU; nearest rank at round((n − 1)·p) as in LoudnessMeter.loudnessRange.
+    package static func rangeBounds(_ blocks: [Double]) -> (low: Double, high: Double)? {
+        let absolute = LoudnessMeter.energy(ofLUFS: LoudnessMeter.absoluteGateLUFS)
+        var sum = 0.0, count = 0
+        for z in blocks where z > absolute { sum += z; count += 1 }
+        guard count > 0 else { return nil }
+        let relative = sum / Double(count) * pow(10, LoudnessMeter.rangeRelativeGateLU / 10)
+        let kept = blocks.filter { $0 > absolute && $0 > relative }.sorted()
+        guard !kept.isEmpty else { return nil }
+        func percentile(_ p: Double) -> Double {
+            let i = Int((Double(kept.count - 1) * p).rounded(.toNearestOrAwayFromZero))
+            return -0.691 + 10 * log10(kept[i])
+        }
+        return (percentile(0.10), percentile(0.95))
+    }
+}
+
+/// What a meter fills while it runs when asked for a timeline: the window energies at every hop
+/// (handed over by the meter) and per-hop true peaks from its own oversamplers, which evaluate
+/// every interpolated value (the meter's own peak tracking skips what cannot raise the maximum).
+package final class LoudnessTimelineCollector {
+    package let sampleRate: Int
+    package let hop: Int
+    private var momentary: [Double] = []
+    private var shortTerm: [Double] = []
+    private var peaks: [Float] = []
+    private let oversamplers: [TruePeakOversampler]
+    private let latency: Int
+    private var scratch: [Float] = []
+    /// Oversampler outputs produced so far (the same count for every channel).
+    private var produced = 0
+
+    package init(sampleRate: Int, hop: Int, channelCount: Int, truePeak: Bool) {
+        self.sampleRate = sampleRate
+        self.hop = hop
+        oversamplers = (0..<channelCount).map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: truePeak) }
+        latency = oversamplers.first?.latency ?? 0
+    }
+
+    /// A completed hop: mean-square energies of the 400 ms and 3 s windows ending here (−1 when
+    /// the window is not full yet).
+    package func hopCompleted(momentary m: Double, shortTerm s: Double) {
+        momentary.append(m)
+        shortTerm.append(s)
+    }
+
+    package func add(_ block: AudioBlock) {
+        addPeaks(block.channels, frames: block.frames)
+    }
+
+    private func addPeaks(_ channels: [[Float]], frames: Int) {
+        guard frames > 0 else { return }
+        if scratch.count < frames { scratch = [Float](repeating: 0, count: frames) }
+        let start = produced
+        let needed = max(0, start + frames - 1 - latency) / hop + 1
+        if peaks.count < needed { peaks += [Float](repeating: 0, count: needed - peaks.count) }
+        for (c, o) in oversamplers.enumerated() {
+            channels[c].withUnsafeBufferPointer { input in
+                scratch.withUnsafeMutableBufferPointer { out in
+                    o.interSamplePeaks(UnsafeBufferPointer(rebasing: input[0..<frames]), into: out)
+                    // Output n is the instant (start + n − latency); instants before 0 (the
+                    // filter's ringing ahead of the first sample) count in the first hop.
+                    peaks.withUnsafeMutableBufferPointer { pk in
+                        var n = 0
+                        while n < frames {
+                            let t = max(0, start + n - latency)
+                            let h = t / hop
+                            let end = min(frames, n + (h + 1) * hop - t)
+                            var m = pk[h]
+                            for k in n..<end where out[k] > m { m = out[k] }
+                            pk[h] = m
+                            n = end
+                        }
+                    }
+                }
+            }
+        }
+        produced += frames
+    }
+
+    package func finish(frames: Int) -> LoudnessTimeline {
+        // The filter tail: the last `latency` instants come out only after as many zeros.
+        if latency > 0 {
+            let zeros = [[Float]](repeating: [Float](repeating: 0, count: latency), count: oversamplers.count)
+            addPeaks(zeros, frames: latency)
+        }
+        let count = (frames + hop - 1) / hop
+        if peaks.count > count { peaks.removeLast(peaks.count - count) }
+        func lufs(_ e: Double) -> Double? {
+            guard e >= 0, let l = LoudnessMeter.lufs(e), l > LoudnessMeter.absoluteGateLUFS else { return nil }
+            return l
+        }
+        func padded(_ a: [Double]) -> [Double?] {
+            a.prefix(count).map(lufs) + [Double?](repeating: nil, count: max(0, count - a.count))
+        }
+        let bounds = LoudnessTimeline.rangeBounds(shortTerm.filter { $0 >= 0 })
+        return LoudnessTimeline(sampleRate: sampleRate, hopFrames: hop, frames: frames,
+                                momentaryLUFS: padded(momentary), shortTermLUFS: padded(shortTerm),
+                                truePeakDBTP: peaks.map { $0 > 0 ? 20 * log10(Double($0)) : nil },
+                                rangeLowLUFS: bounds?.low, rangeHighLUFS: bounds?.high)
+    }
+}

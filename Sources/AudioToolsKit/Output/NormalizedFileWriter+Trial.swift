@@ -1,0 +1,170 @@
+import AudioIO
+import AudioSignal
+import Foundation
+import ToolRunner
+
+/// The trial before a lossy file's first encode (CodecLanding.trialStretches, CodecLanding.Trial):
+/// each stretch of the source through the plan (its gain and limiter, no fades) into the same
+/// libsndfile encoder, unnamed and never committed, then decoded again; both sides measured past
+/// the stretch's lead.
+extension NormalizedFileWriter {
+    /// The trial of `plan` over `stretches` of `source` (CodecLanding.trialStretches), or nil
+    /// when there are none. The source is left anywhere: the caller seeks it back.
+    package func runTrial(_ plan: NormalizePlan, stretches: [(start: Int, count: Int, lead: Int)], source: AudioSource) throws -> CodecLanding.Trial? {
+        let rate = source.format.sampleRate
+        guard !stretches.isEmpty else { return nil }
+        let weights = layout.weights
+        var handed: [CodecLanding.Levels] = [], decoded: [CodecLanding.Levels] = [], measuredFrames = 0
+        for s in stretches {
+            var trialPlan = plan
+            trialPlan.fadeInFrames = 0; trialPlan.fadeOutFrames = 0; trialPlan.totalFrames = s.count
+            let window = try WindowSource(source, start: s.start, count: s.count)
+            let sink = try SndfileSink(path: outPath, formatCode: format.formatCode, sampleRate: format.sampleRate,
+                                       channelCount: format.channelCount, overwrite: overwrite, tags: AudioTags())
+            defer { sink.abandon() }
+            sink.setSpeakers(layout.roles)
+            let before = LoudnessMeter(sampleRate: format.sampleRate, weights: weights)
+            var position = 0
+            _ = try NormalizePipeline.run(trialPlan, source: window, sink: sink, onOutputBlock: { block in
+                Self.measure(block, at: &position, after: s.lead, into: before)
+            })
+            try sink.finishEncoding()
+            guard let path = sink.readablePath else { return nil }
+            let opened = try Decoder.open(path)
+            guard opened.source.format.channelCount == weights.count else { return nil }
+            let after = LoudnessMeter(sampleRate: opened.source.format.sampleRate, weights: weights)
+            var decodedPosition = 0
+            _ = try Decoder.forEachBlock(opened.source) { Self.measure($0, at: &decodedPosition, after: s.lead, into: after) }
+            let b = before.finish(), a = after.finish()
+            handed.append(.init(integratedLUFS: b.integratedLUFS, truePeakDBTP: b.truePeakDBTP))
+            decoded.append(.init(integratedLUFS: a.integratedLUFS, truePeakDBTP: a.truePeakDBTP))
+            measuredFrames += s.count - s.lead
+        }
+        return CodecLanding.Trial(handed: handed, decoded: decoded, seconds: Double(measuredFrames) / Double(rate))
+    }
+
+    /// Meters the part of `block` (at frame `position` of the stretch) past `lead` frames.
+    package static func measure(_ block: AudioBlock, at position: inout Int, after lead: Int, into meter: LoudnessMeter) {
+        defer { position += block.frames }
+        let skip = max(0, min(block.frames, lead - position))
+        if skip == 0 { meter.add(block); return }
+        guard skip < block.frames else { return }
+        meter.add(AudioBlock(channels: block.channels.map { Array($0[skip ..< block.frames]) }, frames: block.frames - skip))
+    }
+}
+
+/// `count` frames of a source from `start`, as a source of its own (frame 0 is `start`).
+package final class WindowSource: AudioSource {
+    private let inner: AudioSource
+    private let start: Int, count: Int
+    private var position = 0
+    package var format: AudioFormat {
+        var f = inner.format
+        f.frameCount = count
+        return f
+    }
+    package var decodesCheaply: Bool { inner.decodesCheaply }
+
+    package init(_ inner: AudioSource, start: Int, count: Int) throws {
+        self.inner = inner; self.start = start; self.count = count
+        try inner.seek(toFrame: start)
+    }
+
+    package func read(into block: inout AudioBlock, maxFrames: Int) throws -> Int {
+        let want = min(maxFrames, count - position)
+        guard want > 0 else { return 0 }
+        let n = try inner.read(into: &block, maxFrames: want)
+        position += n
+        return n
+    }
+
+    package func seek(toFrame frame: Int) throws {
+        try inner.seek(toFrame: start + frame)
+        position = frame
+    }
+}
+
+extension NormalizedFileWriter {
+    /// How the first write starts: the decision's plan, or for a lossy output the plan moved by
+    /// the trial (the analysis made first when the gain is predicted, so the trial hears the gain
+    /// the file gets).
+    package struct Start {
+        package var plan: NormalizePlan
+        package var compensate: Bool
+        package var firstPassMayLand: Bool
+        package var targetLUFS: Double
+        package var model: LimitedLoudnessModel?
+        package var analysisPasses = 0
+        package var trial: CodecLanding.Trial?
+    }
+
+    package func trialled(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource, cores: CoreBudget) throws -> Start {
+        var start = Start(plan: decision.plan, compensate: decision.compensate, firstPassMayLand: decision.firstPassMayLand,
+                          targetLUFS: targetLUFS)
+        guard format.isLossy, steersLoudness || canLimit, overwrite || !PathBytes.exists(outPath) else { return start }
+        var trialPlan = decision.plan
+        // One analysis pass (the decode without the encoder): where the processed peaks come
+        // nearest the ceiling (the trial's stretches), the whole file's processed true peak, and
+        // the compensated gain, predicted without a written pass that may miss.
+        // A plan that needs no compensation is written without it when the analysis fails (the
+        // written pass then says why, or the trial takes its stretches at fixed places).
+        var model: LimitedLoudnessModel? = nil
+        do {
+            if let stored = storedAnalysis?.model(for: decision.plan) {
+                model = stored
+            } else {
+                model = try NormalizePipeline.analyse(decision.plan, source: source, weights: layout.weights,
+                                                      decodeAhead: cores.hasSpareCore)
+                storedAnalysis?.keep(model, madeFor: decision.plan)
+            }
+            start.analysisPasses = 1
+        } catch where !decision.compensate {}
+        start.model = model
+        if decision.compensate, let model {
+            start.firstPassMayLand = false
+            trialPlan.gainDB = model.gain(forTarget: targetLUFS, planGainDB: decision.plan.gainDB, maxCompensationDB: maxCompensationDB)
+        }
+        let limiting = decision.plan.limit && canLimit
+        let thresholdDB = limiting ? model.map { 20 * log10(Double($0.threshold)) } : nil
+        let total = decision.plan.totalFrames ?? source.format.frameCount ?? 0, rate = source.format.sampleRate
+        let envelope = model?.envelope(gainDB: trialPlan.gainDB)
+        let stretches = CodecLanding.trialStretches(totalFrames: total, sampleRate: rate, envelope: envelope, thresholdDB: thresholdDB)
+        let chosen = Double(total) > TrialStretches.wholeUpToSeconds * Double(rate)
+            && envelope.flatMap { TrialStretches.chosen($0, thresholdDB: thresholdDB) } != nil
+        // A trial that can't run (a source that can't seek, an encoder that refuses a short
+        // stretch) leaves the first encode as it was; the check after it still holds.
+        let measured: CodecLanding.Trial?
+        do { measured = try runTrial(trialPlan, stretches: stretches, source: source) } catch { measured = nil }
+        try source.seek(toFrame: 0)
+        guard let measured else { return start }
+        let plan = decision.plan
+        let t = CodecLanding.firstEncode(measured, targetLUFS: targetLUFS, ceilingDBTP: plan.ceilingDBTP,
+                                         limiterCeilingDBTP: plan.ceilingDBTP, limiterMarginDB: plan.limiterTiming.marginDB,
+                                         limiting: limiting, steersLoudness: steersLoudness,
+                                         fileTruePeakDBTP: model?.processedTruePeakDBTP(gainDB: trialPlan.gainDB),
+                                         streamSeconds: Double(total) / Double(rate))
+        start.trial = t
+        start.trial?.stretchesChosen = chosen
+        if let ceiling = t.limiterCeilingDBTP { lower(&start, to: ceiling) }
+        if let handedTarget = t.handedTargetLUFS {
+            // The gain moved by the codec's change (a first pass written at the plan's gain then
+            // lands), and a predicted gain aims at the moved target.
+            start.plan.gainDB += handedTarget - targetLUFS
+            start.trial?.gainDeltaDB = handedTarget - targetLUFS
+            if start.compensate { start.targetLUFS = handedTarget }
+        }
+        return start
+    }
+
+    /// The limiter's ceiling of the first encode lowered to `ceiling`; a lower ceiling takes
+    /// loudness away, so the gain is predicted again from the analysis.
+    private func lower(_ start: inout Start, to ceiling: Double) {
+        start.plan.ceilingDBTP = ceiling
+        start.plan.limiterTiming.ceilingDBTP = ceiling
+        if steersLoudness {
+            start.compensate = true
+            start.firstPassMayLand = false
+            start.model = start.model?.withLimiter(start.plan.limiterTiming, limit: start.plan.limit)
+        }
+    }
+}
