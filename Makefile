@@ -11,7 +11,7 @@ MULTICALL  := audio-tools
 SUDO       := $(if $(filter 0,$(shell id -u)),,sudo)
 BENCH_DIR  ?= .build/bench
 # The project's version, from the one constant in the core (what --version prints).
-VERSION    := $(shell sed -n 's/.*let string = "\([^"]*\)".*/\1/p' Sources/AudioTools/CLI/Version.swift)
+VERSION    := $(shell sed -n 's/.*let string = "\([^"]*\)".*/\1/p' Sources/ToolRunner/CLI/Version.swift)
 
 # Where `make install` puts things, below DESTDIR (for staging) and PREFIX.
 BINDIR      = $(PREFIX)/bin
@@ -148,7 +148,7 @@ BUILD_FLAGS ?= $(if $(filter release,$(CONFIG)),$(STATIC_LINK))
 IMPORT_CHECK := --explicit-target-dependency-import-check error
 
 build: deps
-	$(SWIFT) build -c $(CONFIG) $(IMPORT_CHECK) $(BUILD_FLAGS)
+	$(SWIFT) build -c $(CONFIG) $(BUILD_FLAGS) $(IMPORT_CHECK)
 
 # The main job, on the sample clips: find what is usable, measure it, normalise it to the podcast
 # target into build/demo, and check the written files against the same gate. Records flow as JSON

@@ -1,29 +1,40 @@
 import Foundation
 import Testing
 
-/// The walls of docs/architecture.md, checked on the sources: which folder of the core may name
-/// which other folder's types, where the C modules are imported, and how big Tools/ may grow.
-/// A type belongs to the folder that declares it at top level; a folder "uses" another when its
-/// code (comments and string literals left out) names one of that folder's types.
+/// What the compiler can't keep: the layers of Package.swift as docs/architecture.md draws them.
+/// The build (`--explicit-target-dependency-import-check error`) refuses an import a target hasn't
+/// declared and a loop between targets; this suite keeps Package.swift itself to the diagram, the
+/// signal library free of files, processes and the command line, and the tool files small.
 @Suite struct ArchitectureTests {
-    static let core: String = {
+    static let sourcesRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
         while url.lastPathComponent != "Tests" { url.deleteLastPathComponent() }
-        return url.deletingLastPathComponent().appendingPathComponent("Sources/AudioTools").path
+        return url.deletingLastPathComponent().appendingPathComponent("Sources").path
     }()
 
-    /// Each folder's files, with comments and string literals blanked out.
-    static let sources: [String: [(file: String, code: String)]] = {
-        var out: [String: [(String, String)]] = [:]
-        let fm = FileManager.default
-        guard let walker = fm.enumerator(atPath: core) else { return [:] }
+    /// Each layer and the targets it may import (the C modules included); nothing else.
+    static let layers: [String: Set<String>] = [
+        "JSONValue": [],
+        "AudioSignal": ["CVectorKernels", "CKissFFT"],
+        "AudioIO": ["AudioSignal", "JSONValue", "CSndfile", "CSamplerate", "CSQLite", "CTagLib", "COpusFile"],
+        "ToolRunner": ["AudioIO", "AudioSignal", "JSONValue"],
+        "AudioToolsKit": ["ToolRunner", "AudioIO", "AudioSignal", "JSONValue"],
+    ]
+    static let executables = ["lufs-measure", "lufs-normalize", "vo-align", "audio-probe", "library-filter", "audio-tools"]
+    /// Modules of the toolchain any layer may import.
+    static let system: Set<String> = ["Foundation", "Glibc", "Darwin", "Dispatch", "Synchronization"]
+
+    /// A target's Swift files, relative to its folder, with comments and string literals blanked.
+    static func files(of target: String) -> [(file: String, code: String)] {
+        let root = sourcesRoot + "/" + target
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var out: [(String, String)] = []
         for case let rel as String in walker where rel.hasSuffix(".swift") {
-            let folder = String(rel.split(separator: "/")[0])
-            guard let text = try? String(contentsOfFile: core + "/" + rel, encoding: .utf8) else { continue }
-            out[folder, default: []].append((rel, stripped(text)))
+            guard let text = try? String(contentsOfFile: root + "/" + rel, encoding: .utf8) else { continue }
+            out.append((rel, stripped(text)))
         }
-        return out
-    }()
+        return out.sorted { $0.0 < $1.0 }
+    }
 
     /// Source text without comments and string literals, so prose can't make a dependency.
     static func stripped(_ text: String) -> String {
@@ -59,127 +70,76 @@ import Testing
         var word = ""
         for ch in code.unicodeScalars {
             if CharacterSet.alphanumerics.contains(ch) || ch == "_" { word.unicodeScalars.append(ch) } else {
-                if let f = word.unicodeScalars.first, CharacterSet.uppercaseLetters.contains(f) { out.insert(word) }
+                if !word.isEmpty { out.insert(word) }
                 word = ""
             }
         }
         return out
     }
 
-    /// Top-level type names and the folder declaring each.
-    static let owners: [String: String] = {
-        var out: [String: String] = [:]
-        let kinds = ["struct", "enum", "class", "protocol", "typealias", "actor"]
-        for (folder, files) in sources {
-            for (_, code) in files {
-                for line in code.split(separator: "\n") where !(line.first?.isWhitespace ?? true) {
-                    let words = line.split(whereSeparator: { !$0.isLetter && !$0.isNumber && $0 != "_" })
-                    for (k, w) in words.enumerated() where kinds.contains(String(w)) && k + 1 < words.count {
-                        if let f = words[k + 1].first, f.isUppercase { out[String(words[k + 1])] = folder }
-                        break
-                    }
-                }
-            }
-        }
-        return out
-    }()
-
-    /// folder → the other folders whose types it names, with the names.
-    static let uses: [String: [String: Set<String>]] = {
-        var out: [String: [String: Set<String>]] = [:]
-        for (folder, files) in sources {
-            for (_, code) in files {
-                for name in identifiers(code) {
-                    guard let owner = owners[name], owner != folder else { continue }
-                    out[folder, default: [:]][owner, default: []].insert(name)
-                }
-            }
-        }
-        return out
-    }()
+    static func imports(_ code: String) -> Set<String> {
+        Set(code.split(separator: "\n").compactMap { line -> String? in
+            let words = line.split(separator: " ")
+            guard let i = words.firstIndex(of: "import"), i + 1 < words.count else { return nil }
+            return String(words[i + 1])
+        })
+    }
 
     @Test func theSourcesAreFound() {
-        #expect(Self.sources.keys.contains("Loudness") && Self.sources.keys.contains("Tools"))
-        #expect(Self.owners["LoudnessMeter"] == "Loudness")
+        #expect(Self.files(of: "AudioSignal").contains { $0.file.hasSuffix("LoudnessMeter.swift") })
+        #expect(!Self.files(of: "ToolRunner").isEmpty && !Self.files(of: "AudioToolsKit").isEmpty)
     }
 
-    /// The capabilities are numbers in, numbers out: no record, JSON, error code, user sentence or
-    /// command line in them.
-    @Test(arguments: ["Loudness", "Normalize", "Align", "BitstreamGain", "QC", "Platforms", "Speech"])
-    func capabilitiesKnowNoRecords(folder: String) {
-        let forbidden: Set<String> = ["Record", "JSON", "ErrorCode", "ToolError", "UsageError", "ParsedOptions",
-                                      "OptionSpec", "Diagnostics", "ToolInfo", "XMLText"]
-        for (file, code) in Self.sources[folder] ?? [] {
+    /// Every Swift folder under Sources/ is a layer or an executable: no code outside the diagram.
+    @Test func everyTargetIsALayer() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.sourcesRoot).filter { !$0.hasPrefix("C") }
+        #expect(Set(folders) == Set(Self.layers.keys).union(Self.executables))
+    }
+
+    /// A layer imports only the layers under it: Package.swift can't grow a dependency the diagram
+    /// doesn't have without this failing (the compiler keeps the imports to Package.swift).
+    @Test(arguments: ["JSONValue", "AudioSignal", "AudioIO", "ToolRunner", "AudioToolsKit"])
+    func layersImportOnlyTheLayersUnder(target: String) {
+        let allowed = Self.layers[target]!.union(Self.system)
+        for (file, code) in Self.files(of: target) {
+            let extra = Self.imports(code).subtracting(allowed)
+            #expect(extra.isEmpty, "\(target)/\(file) imports \(extra.sorted())")
+        }
+    }
+
+    /// The signal library is numbers in, numbers out: no file, process, environment or clock of
+    /// the machine in it, so a program can run it on a buffer and a test without a file.
+    @Test func theSignalLibraryTouchesNoFile() {
+        let forbidden: Set<String> = ["FileManager", "FileHandle", "Process", "ProcessInfo", "URL", "fopen",
+                                      "unlink", "mkstemp", "getenv", "pread", "pwrite", "Date", "exit"]
+        for (file, code) in Self.files(of: "AudioSignal") {
             let named = Self.identifiers(code).intersection(forbidden)
-            #expect(named.isEmpty, "\(file) names \(named.sorted())")
-        }
-        for other in ["Records", "CLI", "Tools", "Cache", "Report"] {
-            #expect(Self.uses[folder]?[other] == nil, "\(folder) uses \(other): \(Self.uses[folder]?[other]?.sorted() ?? [])")
+            #expect(named.isEmpty, "AudioSignal/\(file) names \(named.sorted())")
         }
     }
 
-    /// CLI runs tools it is handed; the cache is handed its version and warning sink.
-    @Test func theCommandLineAndTheCacheKnowNoTool() {
-        for folder in ["CLI", "Cache"] {
-            #expect(Self.uses[folder]?["Tools"] == nil, "\(folder) uses Tools: \(Self.uses[folder]?["Tools"]?.sorted() ?? [])")
-        }
-        #expect(Self.uses["Cache"]?["CLI"] == nil, "Cache uses CLI: \(Self.uses["Cache"]?["CLI"]?.sorted() ?? [])")
-        #expect(Self.uses["IO"]?["CLI"] == nil && Self.uses["IO"]?["Tools"] == nil)
-    }
-
-    /// No two folders use each other, directly or around a longer loop.
-    @Test func noLoopsBetweenFolders() {
-        var index: [String: Int] = [:], low: [String: Int] = [:], stack: [String] = [], on = Set<String>()
-        var loops: [[String]] = []
-        var next = 0
-        func visit(_ v: String) {
-            index[v] = next; low[v] = next; next += 1; stack.append(v); on.insert(v)
-            for w in (Self.uses[v] ?? [:]).keys.sorted() {
-                if index[w] == nil { visit(w); low[v] = min(low[v]!, low[w]!) } else if on.contains(w) { low[v] = min(low[v]!, index[w]!) }
-            }
-            if low[v] == index[v] {
-                var c: [String] = []
-                while let w = stack.popLast() { on.remove(w); c.append(w); if w == v { break } }
-                if c.count > 1 { loops.append(c.sorted()) }
-            }
-        }
-        for v in Self.sources.keys.sorted() where index[v] == nil { visit(v) }
-        let detail = loops.map { c in
-            c.flatMap { a in c.compactMap { b in Self.uses[a]?[b].map { "\(a) → \(b) (\($0.sorted().prefix(3).joined(separator: ", ")))" } } }
-        }
-        #expect(loops.isEmpty, "folders in loops: \(detail)")
-    }
-
-    /// Only the decode layer, IO, the kernels and the FFT wrapper touch C.
-    @Test func cModulesStayAtTheEdge() throws {
-        let allowed = ["IO/", "Decode/", "Kernels/", "Align/RealFFT.swift"]
-        let fm = FileManager.default
-        for case let rel as String in fm.enumerator(atPath: Self.core)! where rel.hasSuffix(".swift") {
-            let text = try String(contentsOfFile: Self.core + "/" + rel, encoding: .utf8)
-            let importsC = text.split(separator: "\n").contains { $0.hasPrefix("import C") }
-            #expect(!importsC || allowed.contains { rel.hasPrefix($0) }, "\(rel) imports a C module")
-        }
-    }
-
-    /// Tools/ declares options and wires them: small files, and the wiring small in all. The
-    /// sentences (Tools/Errors/) grow with each capability's errors, so only their files are capped.
-    @Test func toolsStaySmall() throws {
+    /// A tool's own file declares its options and wires them to the capabilities: small, and the
+    /// five small in all. What grows past that is a capability that wants its own file.
+    @Test func toolFilesStaySmall() throws {
         var wiring = 0
-        for (file, _) in Self.sources["Tools"] ?? [] {
-            let lines = try String(contentsOfFile: Self.core + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).count - 1
-            if !file.hasPrefix("Tools/Errors/") { wiring += lines }
-            #expect(lines <= 300, "\(file) has \(lines) lines")
+        let kit = Self.sourcesRoot + "/AudioToolsKit"
+        for tool in ["LufsMeasure", "LufsNormalize", "VoAlign", "AudioProbe", "LibraryFilter"] {
+            for file in try FileManager.default.contentsOfDirectory(atPath: "\(kit)/\(tool)") where file.hasPrefix(tool + ".") || file.hasPrefix(tool + "+") {
+                let lines = try String(contentsOfFile: "\(kit)/\(tool)/\(file)", encoding: .utf8)
+                    .split(separator: "\n", omittingEmptySubsequences: false).count - 1
+                wiring += lines
+                #expect(lines <= 300, "\(tool)/\(file) has \(lines) lines")
+            }
         }
-        #expect(wiring < 1000, "Tools/ (without Errors/) has \(wiring) lines")
+        #expect(wiring > 0 && wiring < 1000, "the tools' own files have \(wiring) lines")
     }
 
-    /// Each executable is one line that hands over to the core.
+    /// Each executable's main.swift is one line that hands over to the tools' layer.
     @Test func executablesAreOneLine() throws {
-        let sources = URL(fileURLWithPath: Self.core).deletingLastPathComponent().path
-        for tool in ["lufs-measure", "lufs-normalize", "vo-align", "audio-probe", "library-filter", "audio-tools"] {
-            let text = try String(contentsOfFile: "\(sources)/\(tool)/main.swift", encoding: .utf8)
-            let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty && !$0.hasPrefix("//") && !$0.hasPrefix("import ") }
-            #expect(code.count == 1, "\(tool)/main.swift: \(code)")
+        for tool in Self.executables {
+            let text = try String(contentsOfFile: "\(Self.sourcesRoot)/\(tool)/main.swift", encoding: .utf8)
+            let lines = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            #expect(lines.count == 1 && lines[0].hasPrefix("import AudioToolsKit;"), "\(tool)/main.swift: \(lines)")
         }
     }
 }

@@ -10,19 +10,19 @@ shift || true
 TARGETS=("$@")
 if [ ${#TARGETS[@]} -eq 0 ]; then TARGETS=(BoxParserFuzz ID3Fuzz ProbeFuzz); fi
 
-# The parsers compile without the C modules: the package's Probe folder, and the files of IO it
+# The parsers compile without the C modules: AudioIO's Probe folder, and the files of IO and the signal layer it
 # uses, found by asking the compiler what is missing (so no list here goes stale when a file is
 # added or split). Usage: sources_for TARGET, printing one path a line.
 sources_for() {
-  local main="Tests/Fuzz/$1/main.swift" files=(Sources/AudioTools/Probe/*.swift) missing name file round
+  local main="Tests/Fuzz/$1/main.swift" files=("$FLAT"/AudioIO/Probe/*.swift) missing name file round
   for round in $(seq 1 30); do
-    missing=$(swiftc -typecheck -parse-as-library -module-name AudioTools "${files[@]}" "$main" 2>&1 \
+    missing=$(swiftc -typecheck -parse-as-library -module-name AudioTools -package-name audio_tools "${files[@]}" "$main" 2>&1 \
       | sed -n "s/.*error: cannot find \(type \)\{0,1\}'\([A-Za-z0-9_]*\)' in scope.*/\2/p" | sort -u || true)
     if [ -z "$missing" ]; then printf '%s\n' "${files[@]}"; return 0; fi
     for name in $missing; do
       file=$(grep -lE "^(public |internal |package )?(final )?(struct|enum|class|protocol|typealias|actor) $name\b" \
-        Sources/AudioTools/IO/*.swift | head -n 1)
-      if [ -z "$file" ]; then echo "fuzz: $1 needs $name, which no file in Sources/AudioTools/IO declares" >&2; return 1; fi
+        "$FLAT"/AudioIO/IO/*.swift "$FLAT"/AudioSignal/*/*.swift | head -n 1)
+      if [ -z "$file" ]; then echo "fuzz: $1 needs $name, which no file of AudioIO/IO or AudioSignal declares" >&2; return 1; fi
       case " ${files[*]} " in *" $file "*) ;; *) files+=("$file");; esac
     done
   done
@@ -35,11 +35,16 @@ export SWIFT_BACKTRACE=enable=no
 
 BUILD=Tests/Fuzz/.build
 mkdir -p "$BUILD" Tests/Fuzz/crashes
+# The sources as one module: a copy of the two layers without their imports of each other.
+FLAT=$BUILD/sources
+rm -rf "$FLAT"; mkdir -p "$FLAT"
+cp -r Sources/AudioIO Sources/AudioSignal "$FLAT"/
+find "$FLAT" -name '*.swift' -exec sed -i -E '/^import (AudioSignal|JSONValue)$/d' {} +
 status=0
 for t in "${TARGETS[@]}"; do
   echo "== building $t"
   mapfile -t SOURCES < <(sources_for "$t") && [ ${#SOURCES[@]} -gt 0 ] || exit 1
-  swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name AudioTools \
+  swiftc -O -g -sanitize=fuzzer,address -parse-as-library -module-name AudioTools -package-name audio_tools \
     "${SOURCES[@]}" "Tests/Fuzz/$t/main.swift" -o "$BUILD/$t" 2> "$BUILD/$t.log" \
     || { cat "$BUILD/$t.log"; exit 1; }
   corpus="Tests/Fuzz/corpus-$t"

@@ -1,20 +1,18 @@
-import Foundation
-
 /// Floats appended in order and read back in order: `ValueSpill` of Float, a chunk of 256 KiB.
 public typealias FloatSpill = ValueSpill<Float>
 
-/// Values appended in order and read back in order, a chunk at a time, held in an unlinked
-/// temporary file past the first chunk: a per-millisecond column of a two-hour stream (7.2 million
-/// Floats) costs a chunk of memory, not 29 MB. Nothing is left on disk whatever happens to the
-/// process; when no temporary file can be made or written the values stay in memory (the same
-/// values, only more memory). The values come back bit for bit as they went in.
+/// Values appended in order and read back in order, a chunk at a time, held past the first chunk
+/// in the installed `SpillStorage` (the tools': an unlinked temporary file): a per-millisecond
+/// column of a two-hour stream (7.2 million Floats) costs a chunk of memory, not 29 MB. With no
+/// storage, or one that can't be made or written, the values stay in memory (the same values,
+/// only more memory). The values come back bit for bit as they went in.
 public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
     /// Values of a default chunk (256 KiB): kept in memory before they go to the file, and read
     /// back at a time.
     public static var chunkValues: Int { (256 << 10) / MemoryLayout<Value>.stride }
     /// This spill's chunk, values.
     public let chunk: Int
-    private var fd: Int32 = -1
+    private var storage: (any SpillStorage)?
     /// Values from `flushed` on: all of them while they fit a chunk or no file can be used.
     private var held: [Value] = []
     private var flushed = 0
@@ -33,8 +31,6 @@ public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
         held = values
         inMemory = true
     }
-
-    deinit { if fd >= 0 { Glibc.close(fd) } }
 
     public var count: Int { flushed + held.count }
     public var isEmpty: Bool { count == 0 }
@@ -72,8 +68,8 @@ public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
         let stride = MemoryLayout<Value>.stride
         if i < flushed {
             let fromFile = Swift.min(n, flushed - i)
-            let ok = Self.readAll(fd, UnsafeMutableRawPointer(dst), fromFile * stride, offset: i * stride)
-            precondition(ok, "ValueSpill: the temporary file could not be read back (errno \(errno))")
+            let ok = storage!.read(into: UnsafeMutableRawPointer(dst), count: fromFile * stride, at: i * stride)
+            precondition(ok, "ValueSpill: the spilled values could not be read back")
             i += fromFile; done = fromFile
         }
         if done < n {
@@ -87,19 +83,16 @@ public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
         for _ in start..<count { body(reader.read()) }
     }
 
-    /// The held chunk written to the file (made on the first spill); on any failure everything
+    /// The held chunk written to the storage (made on the first spill); on any failure everything
     /// is brought back to memory and stays there.
     private func spill() {
         let stride = MemoryLayout<Value>.stride
-        if fd < 0 {
-            var template = Array((FileManager.default.temporaryDirectory.path + "/audio-tools-units-XXXXXX").utf8CString)
-            let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-            guard made >= 0 else { inMemory = true; return }
-            template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-            _ = fcntl(made, F_SETFD, FD_CLOEXEC)
-            fd = made
+        if storage == nil {
+            guard let made = SpillStorageMaker.make?() else { inMemory = true; return }
+            storage = made
         }
-        let written = held.withUnsafeBytes { Self.writeAll(fd, $0.baseAddress!, $0.count, offset: flushed * stride) }
+        let store = storage!
+        let written = held.withUnsafeBytes { store.write($0.baseAddress!, count: $0.count, at: flushed * stride) }
         if written {
             flushed += held.count
             held.removeAll(keepingCapacity: true)
@@ -107,23 +100,14 @@ public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
         }
         // The disk is full (or failing): what is in the file comes back, and nothing goes there again.
         let back = [Value](unsafeUninitializedCapacity: flushed) { b, made in
-            let ok = Self.readAll(fd, UnsafeMutableRawPointer(b.baseAddress!), flushed * stride, offset: 0)
-            precondition(ok, "ValueSpill: the temporary file could not be read back (errno \(errno))")
+            let ok = store.read(into: UnsafeMutableRawPointer(b.baseAddress!), count: flushed * stride, at: 0)
+            precondition(ok, "ValueSpill: the spilled values could not be read back")
             made = flushed
         }
         held = back + held
         flushed = 0
-        Glibc.close(fd)
-        fd = -1
+        storage = nil
         inMemory = true
-    }
-
-    private static func writeAll(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int, offset: Int) -> Bool {
-        PositionedIO.writeAll(fd, p, count: n, at: Int64(offset)) == 0
-    }
-
-    private static func readAll(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int, offset: Int) -> Bool {
-        PositionedIO.read(fd, into: p, count: n, at: Int64(offset)) == n
     }
 
     /// The values from `start` on (the first by default), handed out one at a time from a chunk

@@ -44,6 +44,8 @@ public enum ToolMain {
     public static func start<T: RecordTool>(_ type: T.Type, family: @autoclosure () -> [String], arguments: [String] = ToolMain.commandLineArguments) -> Startup<T> {
         let info = T.info
         Diagnostics.toolName = info.name
+        // Hours of a measurement's history go to unlinked temporary files, not memory.
+        TemporarySpillFile.install()
         // What a decoding library prints by itself is said once per file, with the tool's prefix.
         LibraryMessages.sink = { path, text in Diagnostics.warn("\(ToolError.quoted(path)): the decoding library said: \(text)") }
         signal(SIGPIPE, SIG_IGN)

@@ -12,6 +12,9 @@ import Testing
     /// A few chunks and a part, so reads cross from the file into the chunk still in memory.
     static let count = 3 * FloatSpill.chunkValues + 1234
 
+    /// The tools' storage: the values past the first chunk go to a temporary file.
+    init() { TemporarySpillFile.install() }
+
     static func values(_ n: Int, seed: UInt64) -> [Float] {
         var r = SplitMix64(seed: seed)
         return (0..<n).map { _ in Float(r.uniform()) }

@@ -11,6 +11,9 @@ import Testing
 @Suite struct ValueSpillTests {
     static let chunk = 100
 
+    /// The tools' storage: the values past the first chunk go to a temporary file.
+    init() { TemporarySpillFile.install() }
+
     static func values(_ n: Int, seed: UInt64) -> [Double] {
         var r = SplitMix64(seed: seed)
         // Values whose bits a Float would lose, a negative zero and an infinity among them.
@@ -66,5 +69,36 @@ import Testing
         #expect(Array(held).map(\.bitPattern) == v.map(\.bitPattern))
         // The Float spill keeps its chunk of 256 KiB.
         #expect(FloatSpill.chunkValues == 1 << 16 && FloatSpill().chunk == 1 << 16)
+    }
+
+    /// A storage that takes `room` bytes and then refuses, as a full disk does.
+    final class FillingStorage: SpillStorage {
+        var bytes: [UInt8] = []
+        let room: Int
+        init(room: Int) { self.room = room }
+        func write(_ p: UnsafeRawPointer, count: Int, at offset: Int) -> Bool {
+            guard offset + count <= room else { return false }
+            if bytes.count < offset + count { bytes += [UInt8](repeating: 0, count: offset + count - bytes.count) }
+            bytes.withUnsafeMutableBytes { $0.baseAddress!.advanced(by: offset).copyMemory(from: p, byteCount: count) }
+            return true
+        }
+        func read(into p: UnsafeMutableRawPointer, count: Int, at offset: Int) -> Bool {
+            guard offset + count <= bytes.count else { return false }
+            bytes.withUnsafeBytes { p.copyMemory(from: $0.baseAddress!.advanced(by: offset), byteCount: count) }
+            return true
+        }
+    }
+
+    /// Whatever storage is installed, or none, or one that fills up part-way (as a full disk
+    /// does): the same bits back. Each spill gets a storage of its own, so another test's spill
+    /// made meanwhile stays right too.
+    @Test(arguments: [0, 1, 2, 100])
+    func theBitsComeBackWhateverTheStorage(chunksOfRoom: Int) {
+        SpillStorageMaker.make = chunksOfRoom == 0 ? nil : { FillingStorage(room: chunksOfRoom * Self.chunk * 8) }
+        defer { TemporarySpillFile.install() }
+        let v = Self.values(4 * Self.chunk + 11, seed: 5)
+        let s = Self.spilled(v)
+        #expect(s.values.map(\.bitPattern) == v.map(\.bitPattern))
+        #expect(Array(s).map(\.bitPattern) == v.map(\.bitPattern))
     }
 }
