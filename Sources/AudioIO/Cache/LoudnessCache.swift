@@ -71,7 +71,8 @@ public struct LoudnessCache {
             "integrated": d(m.integratedLUFS), "range": d(m.loudnessRangeLU),
             "momentary_max": d(m.momentaryMaxLUFS), "short_term_max": d(m.shortTermMaxLUFS),
             "sample_peaks": .array(m.samplePeaks.map { d($0) }), "true_peaks": .array(m.truePeaks.map { d($0) }),
-            "frames": .int(m.frames), "sample_rate": .int(m.sampleRate), "notes": .array(m.notes.map { .string($0) }),
+            "frames": .int(m.frames), "sample_rate": .int(m.sampleRate),
+            "undefined": .array(m.undefined.map { .string($0.rawValue) }), "notes": .array(m.notes.map { .string($0) }),
         ])
     }
 
@@ -87,11 +88,15 @@ public struct LoudnessCache {
             return v.count == a.count ? v : nil
         }
         guard let sp = list("sample_peaks"), let tp = list("true_peaks"), let frames = m["frames"]?.intValue,
-              let rate = m["sample_rate"]?.intValue, let notes = m["notes"]?.arrayValue?.compactMap(\.stringValue) else { return nil }
+              let rate = m["sample_rate"]?.intValue, let notes = m["notes"]?.arrayValue?.compactMap(\.stringValue),
+              // An entry from before the reasons were typed has none: measured again, not guessed.
+              let undefinedCodes = m["undefined"]?.arrayValue else { return nil }
+        let undefined = undefinedCodes.compactMap { $0.stringValue.flatMap(LoudnessMeasurement.Undefined.init(rawValue:)) }
+        guard undefined.count == undefinedCodes.count else { return nil }
         var entry = Entry(loudness: l, measurement: LoudnessMeasurement(
             integratedLUFS: d("integrated"), loudnessRangeLU: d("range"), momentaryMaxLUFS: d("momentary_max"),
             shortTermMaxLUFS: d("short_term_max"), samplePeaks: sp, truePeaks: tp, frames: frames,
-            sampleRate: rate, notes: notes))
+            sampleRate: rate, undefined: undefined, notes: notes))
         if let fallback = m["dialogue_fallback"]?.boolValue { entry.dialogue = (d("dialogue_integrated"), fallback) }
         return entry
     }

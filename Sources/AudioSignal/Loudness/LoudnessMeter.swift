@@ -18,12 +18,15 @@ public struct LoudnessMeasurement: Equatable, Sendable {
     public var truePeaks: [Double]
     public var frames: Int
     public var sampleRate: Int
-    /// One sentence for each undefined value.
+    /// Why each undefined value is undefined, in the order the values are listed above.
+    public var undefined: [Undefined]
+    /// What a caller adds about the measurement in its own words (a guessed channel layout);
+    /// the meter adds none.
     public var notes: [String]
 
     public init(integratedLUFS: Double?, loudnessRangeLU: Double?, momentaryMaxLUFS: Double?,
                 shortTermMaxLUFS: Double?, samplePeaks: [Double], truePeaks: [Double],
-                frames: Int, sampleRate: Int, notes: [String]) {
+                frames: Int, sampleRate: Int, undefined: [Undefined] = [], notes: [String] = []) {
         self.integratedLUFS = integratedLUFS
         self.loudnessRangeLU = loudnessRangeLU
         self.momentaryMaxLUFS = momentaryMaxLUFS
@@ -32,7 +35,34 @@ public struct LoudnessMeasurement: Equatable, Sendable {
         self.truePeaks = truePeaks
         self.frames = frames
         self.sampleRate = sampleRate
+        self.undefined = undefined
         self.notes = notes
+    }
+
+    /// Why a value is undefined (null in a record). The tools word each one.
+    public enum Undefined: String, Equatable, Hashable, Sendable, CaseIterable {
+        /// Shorter than one 400 ms gating block.
+        case integratedTooShort = "integrated-too-short"
+        /// Every 400 ms block is under the −70 LUFS absolute gate.
+        case integratedSilent = "integrated-silent"
+        /// Shorter than one 3 s short-term block.
+        case rangeTooShort = "range-too-short"
+        /// Every 3 s block is under the −70 LUFS absolute gate.
+        case rangeSilent = "range-silent"
+        /// Shorter than 400 ms.
+        case momentaryTooShort = "momentary-too-short"
+        /// Digital silence.
+        case momentarySilent = "momentary-silent"
+        /// Shorter than 3 s.
+        case shortTermTooShort = "short-term-too-short"
+        /// Digital silence.
+        case shortTermSilent = "short-term-silent"
+        /// The meter was told not to measure true peak.
+        case truePeakNotMeasured = "true-peak-not-measured"
+        /// Digital silence: the sample and true peaks have no level in dB.
+        case peaksSilent = "peaks-silent"
+        /// Digital silence: the sample peak has no level in dB (true peak not measured).
+        case samplePeakSilent = "sample-peak-silent"
     }
 
     /// Largest sample peak over all channels in dBFS; nil for digital silence.
@@ -486,61 +516,57 @@ public final class LoudnessMeter {
     /// integrated loudness and range, when a running gating has them).
     private func measurement(samplePeaks: [Double], truePeaks endPeaks: [Double],
                              gated: (integrated: Double?, range: Double?)? = nil) -> LoudnessMeasurement {
-        var notes: [String] = []
-        let seconds = Double(framesSeen) / Double(sampleRate)
-        let durationText = String(format: "%.3f s", seconds)
+        var notes: [LoudnessMeasurement.Undefined] = []
 
         var integrated: Double?
         if momentaryBlocks.isEmpty {
-            notes.append("Integrated loudness is undefined: the audio (\(durationText)) is shorter than one 400 ms gating block.")
+            notes.append(.integratedTooShort)
         } else if let l = gated.map({ $0.integrated }) ?? Self.gatedLoudness(momentaryBlocks, relativeGateLU: Self.integratedRelativeGateLU) {
             integrated = l
         } else {
-            notes.append("Integrated loudness is undefined: every 400 ms block is below the −70 LUFS absolute gate (silence).")
+            notes.append(.integratedSilent)
         }
 
         let range: Double?
         if shortTermBlocks.isEmpty {
             range = nil
-            notes.append("Loudness range is undefined: the audio (\(durationText)) is shorter than one 3 s short-term block.")
+            notes.append(.rangeTooShort)
         } else if let r = gated.map({ $0.range }) ?? Self.loudnessRange(shortTermBlocks) {
             range = r
         } else {
             range = nil
-            notes.append("Loudness range is undefined: every 3 s block is below the −70 LUFS absolute gate (silence).")
+            notes.append(.rangeSilent)
         }
 
         var momentary: Double?
         if subCount < Self.subBlocksPerHop * Self.momentaryHops {
-            notes.append("Maximum momentary loudness is undefined: the audio (\(durationText)) is shorter than 400 ms.")
+            notes.append(.momentaryTooShort)
         } else if let l = Self.lufs(momentaryMax / Double(Self.momentaryHops * hop)) {
             momentary = l
         } else {
-            notes.append("Maximum momentary loudness is undefined: the audio is digital silence.")
+            notes.append(.momentarySilent)
         }
 
         var shortTerm: Double?
         if subCount < subRing.count {
-            notes.append("Maximum short-term loudness is undefined: the audio (\(durationText)) is shorter than 3 s.")
+            notes.append(.shortTermTooShort)
         } else if let l = Self.lufs(shortTermMax / Double(Self.shortTermHops * hop)) {
             shortTerm = l
         } else {
-            notes.append("Maximum short-term loudness is undefined: the audio is digital silence.")
+            notes.append(.shortTermSilent)
         }
 
         let truePeaks = measuresTruePeak ? endPeaks : []
         if !measuresTruePeak {
-            notes.append("True peak was not measured.")
+            notes.append(.truePeakNotMeasured)
         }
         if (samplePeaks.max() ?? 0) == 0 {
-            notes.append(measuresTruePeak
-                ? "Sample and true peak levels are undefined in dB: the audio is digital silence."
-                : "The sample peak level is undefined in dB: the audio is digital silence.")
+            notes.append(measuresTruePeak ? .peaksSilent : .samplePeakSilent)
         }
         let r = LoudnessMeasurement(integratedLUFS: integrated, loudnessRangeLU: range,
                                     momentaryMaxLUFS: momentary, shortTermMaxLUFS: shortTerm,
                                     samplePeaks: samplePeaks, truePeaks: truePeaks,
-                                    frames: framesSeen, sampleRate: sampleRate, notes: notes)
+                                    frames: framesSeen, sampleRate: sampleRate, undefined: notes)
         return r
     }
 

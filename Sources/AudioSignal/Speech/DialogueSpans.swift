@@ -74,7 +74,24 @@ public struct DialogueLoudness: Equatable, Sendable {
     public var spans: [[Double]]
     /// True when `share` is under the minimum share: a gate then judges programme loudness.
     public var fallback: Bool
-    public var notes: [String]
+    /// Why a value is undefined, and whether the share fell under the minimum; the tools word them.
+    public var reasons: [Reason]
+
+    /// What a dialogue measurement can't give, or gave under its minimum share.
+    public enum Reason: Equatable, Sendable {
+        /// The audio is shorter than one second.
+        case tooShort
+        /// No span of dialogue was found.
+        case noDialogue
+        /// No 400 ms block is at least half dialogue.
+        case noDialogueBlock
+        /// Every dialogue block is under the −70 LUFS absolute gate.
+        case dialogueSilent
+        /// No 3 s block is at least half dialogue: no dialogue loudness range.
+        case noRangeBlock
+        /// The share is under `minimum` (0–1): a gate judges programme loudness instead.
+        case underMinimumShare(share: Double, minimum: Double)
+    }
 
     /// A block counts as dialogue when at least this fraction of it is dialogue.
     public static let blockDialogueFraction = 0.5
@@ -85,7 +102,7 @@ public struct DialogueLoudness: Equatable, Sendable {
         spans = s.map { [$0.from, $0.to] }
         let inside = s.reduce(0) { $0 + ($1.to - $1.from) }
         share = durationSeconds > 0 ? min(1, inside / durationSeconds) : 0
-        notes = []
+        reasons = []
         func covered(_ from: Double, _ length: Double) -> Bool {
             var sum = 0.0
             for sp in s where sp.to > from && sp.from < from + length { sum += min(sp.to, from + length) - max(sp.from, from) }
@@ -95,25 +112,24 @@ public struct DialogueLoudness: Equatable, Sendable {
         let shortTerm = blocks.shortTerm.enumerated().filter { covered(Double($0.offset) * 0.1, 3) }.map(\.element)
         if durationSeconds < 1 {
             integratedLUFS = nil
-            notes.append("Dialogue loudness is undefined: the audio is shorter than one second.")
+            reasons.append(.tooShort)
         } else if s.isEmpty {
             integratedLUFS = nil
-            notes.append("Dialogue loudness is undefined: no dialogue was found.")
+            reasons.append(.noDialogue)
         } else if momentary.isEmpty {
             integratedLUFS = nil
-            notes.append("Dialogue loudness is undefined: no 400 ms block is at least half dialogue.")
+            reasons.append(.noDialogueBlock)
         } else {
             integratedLUFS = LoudnessMeter.gatedLoudness(momentary, relativeGateLU: LoudnessMeter.integratedRelativeGateLU)
-            if integratedLUFS == nil { notes.append("Dialogue loudness is undefined: every dialogue block is below the −70 LUFS absolute gate.") }
+            if integratedLUFS == nil { reasons.append(.dialogueSilent) }
         }
         loudnessRangeLU = shortTerm.isEmpty ? nil : LoudnessMeter.loudnessRange(shortTerm)
         if loudnessRangeLU == nil, durationSeconds >= 1 {
-            notes.append("Dialogue loudness range is undefined: no 3 s block is at least half dialogue.")
+            reasons.append(.noRangeBlock)
         }
         fallback = share < minimumShare
         if fallback {
-            notes.append(String(format: "Dialogue is %.1f%% of the programme, under the %.0f%% minimum: a gate judges programme loudness.",
-                                share * 100, minimumShare * 100))
+            reasons.append(.underMinimumShare(share: share, minimum: minimumShare))
         }
     }
 }

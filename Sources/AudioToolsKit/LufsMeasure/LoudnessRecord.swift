@@ -19,7 +19,7 @@ public enum LoudnessRecord {
             "layout": .string(layout.description),
             "dual_mono": .bool(dualMono),
             "file": identity.json,
-            "notes": .array(m.notes.map { .string($0) }),
+            "notes": .array(m.sentences.map { .string($0) }),
         ]) { _, new in new }
         o["channels"] = .array((0..<m.samplePeaks.count).map { c in
             .object([

@@ -105,7 +105,7 @@ public struct LoudnessReportItem: Equatable, Sendable {
         }
         self.init(name: name, verdict: verdict, integratedLUFS: m.integratedLUFS, loudnessRangeLU: m.loudnessRangeLU,
                   truePeakDBTP: m.truePeakDBTP, momentaryMaxLUFS: m.momentaryMaxLUFS, shortTermMaxLUFS: m.shortTermMaxLUFS,
-                  notes: m.notes, timeline: timeline, targetLUFS: gate?.targetLUFS,
+                  notes: m.sentences, timeline: timeline, targetLUFS: gate?.targetLUFS,
                   toleranceLU: gate?.targetLUFS == nil ? nil : (gate?.toleranceLU ?? 0), ceilingDBTP: gate?.maxTruePeakDBTP)
         maxShortTermLUFS = gate?.maxShortTermLUFS
         maxMomentaryLUFS = gate?.maxMomentaryLUFS

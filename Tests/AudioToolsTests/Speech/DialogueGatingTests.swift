@@ -84,13 +84,13 @@ import Testing
     @Test func noDialogueIsNullWithANoteAndFallsBack() {
         let d = DialogueLoudness(blocks: Self.blocks(seconds: 10) { _ in -20 }, spans: [], durationSeconds: 10, minimumShare: 0.15)
         #expect(d.integratedLUFS == nil && d.share == 0 && d.fallback)
-        #expect(d.notes.contains { $0.contains("no dialogue was found") })
+        #expect(d.reasons.contains(.noDialogue) && d.notes.contains { $0.contains("no dialogue was found") })
     }
 
     @Test func underASecondIsNullWithANote() {
         let d = DialogueLoudness(blocks: LoudnessBlocks(momentary: [1]), spans: [(0, 0.8)], durationSeconds: 0.8, minimumShare: 0.15)
         #expect(d.integratedLUFS == nil)
-        #expect(d.notes.contains { $0.contains("shorter than one second") })
+        #expect(d.reasons.contains(.tooShort) && d.notes.contains { $0.contains("shorter than one second") })
     }
 
     @Test func underTheMinimumShareFallsBack() {
