@@ -1,21 +1,37 @@
 #!/usr/bin/env bash
-# Runs every tool with the binaries in $OLD and in $NEW over the same material (Fixtures/clips and
-# a set made here with ffmpeg and sox: every decoder path, multi-stream video, surround, the
-# refusals) and diffs what each printed: records, stderr, exit status, written files, --help, man
-# pages and completions. At --jobs 1 and 2, with and without --cache (cold and warm). For a change
-# that must not change behaviour (a refactor): no output means none did.
+# Runs every tool with the binaries in $OLD and in $NEW over the same material and diffs what each
+# printed and wrote. For a change that must not change behaviour (a refactor): no output and exit
+# status 0 mean nothing did.
 #
 #   OLD=old/release NEW=.build/release bash Tests/Compare/compare.sh
 #
-# Exit status: 0 identical, 1 something differs (the diffs are printed), 2 bad set-up.
+# What it compares, for each case: stdout (records), stderr, the exit status, and every file the
+# runs wrote (text files line by line, others by checksum; SQLite caches left out). Each case runs
+# at --jobs 1 and 2; the cached ones cold then warm. The material: Fixtures/clips and a set made
+# here with ffmpeg and sox (every decoder path, multi-stream video, surround, the refusals). The
+# cases: every tool's main path, --cache, the pipeline, media files, the limiter, --write-tags,
+# vo-align, paths that aren't files, usage errors, --help, man pages and completions.
+#
+# Normalised before comparing (each differs between two runs of the SAME binary, so it can't show a
+# change); nothing else is:
+#   - `"ctime_nsec":N,"ctime_sec":N` in records becomes 0: the inode change time of each side's copy
+#     of the material (cp keeps modification times, not change times);
+#   - `[codec @ 0x55d0c0ffee00]` in an ffmpeg message a record quotes becomes `[codec @ 0x…]`: the
+#     address of ffmpeg's decoder in memory, which changes from run to run.
+#
+# Exit status: 0 identical (nothing printed; VERBOSE=1 prints a count), 1 something differs (the
+# diffs are printed), 2 bad set-up. KEEP=1 keeps the work folder to look at.
 set -u
 OLD=${OLD:?set OLD to the folder of the old binaries}
 NEW=${NEW:?set NEW to the folder of the new binaries}
 OLD=$(cd "$OLD" && pwd); NEW=$(cd "$NEW" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 for p in ffmpeg sox; do command -v $p >/dev/null || { echo "compare.sh: needs $p" >&2; exit 2; }; done
+# No cache from the environment: the cases say when they use one.
+unset AUDIO_TOOLS_CACHE
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/compare.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# KEEP=1 keeps the work folder (material, each side's files, out-old/ and out-new/) and names it.
+if [ "${KEEP:-0}" = 1 ]; then trap 'echo "compare.sh: kept $WORK" >&2' EXIT; else trap 'rm -rf "$WORK"' EXIT; fi
 M=$WORK/material
 mkdir -p "$M/media" "$M/bad" "$M/vo"
 
@@ -54,14 +70,22 @@ q -f lavfi -i "sine=f=330:d=6:r=48000" -c:a pcm_s16le "$M/vo/take-nobleed.wav"
 touch -d '2024-01-02 03:04:05' "$M"/media/* "$M"/bad/* "$M"/vo/*
 
 # --- runs ------------------------------------------------------------------------------------
+# Normalises a case's output in place (see the header); binary output is left as it is.
+normalise() {
+  grep -Iq . "$1" 2>/dev/null || return 0
+  sed -E -e 's/"ctime_nsec":[0-9]+,"ctime_sec":[0-9]+/"ctime_nsec":0,"ctime_sec":0/g' \
+    -e 's/(\[[A-Za-z0-9_]+ @ )0x[0-9a-f]+\]/\10x…]/g' "$1" > "$1.n" && mv "$1.n" "$1"
+}
 # run SIDE NAME CMD...: in SIDE's copy of the material, records the output, stderr and status.
 run() {
   local side=$1 name=$2; shift 2
-  local dir=$WORK/$side bin
+  local dir=$WORK/$side bin o
   [ "$side" = old ] && bin=$OLD || bin=$NEW
-  mkdir -p "$WORK/out-$side"
-  ( cd "$dir" && PATH="$bin:$PATH" "$@" ) > "$WORK/out-$side/$name.out" 2> "$WORK/out-$side/$name.err" < /dev/null
-  echo "exit $?" >> "$WORK/out-$side/$name.out"
+  o=$WORK/out-$side
+  mkdir -p "$o"
+  ( cd "$dir" && PATH="$bin:$PATH" "$@" ) > "$o/$name.out" 2> "$o/$name.err" < /dev/null
+  echo "exit $?" >> "$o/$name.out"
+  normalise "$o/$name.out"; normalise "$o/$name.err"
 }
 # pipe SIDE NAME 'shell pipeline' (the tools by name, resolved in SIDE's binaries)
 pipe() { run "$1" "$2" bash -o pipefail -c "$3"; }
@@ -126,19 +150,32 @@ for side in old new; do
     pipe $side "edge-${t%% *}" "printf '%s\\n' edge/missing.wav edge/dir edge/fifo edge/dangling | timeout 20 $t"
   done
   pipe $side "edge-write-tags" "lufs-normalize --write-tags --overwrite media/mono.wav"
-  # what the runs wrote: every file but the caches (SQLite pages carry times of writing)
-  ( cd "$WORK/$side" && find . -type f ! -name '*.sqlite*' -newer "$M/vo/backing.wav" -print0 | sort -z | xargs -0 md5sum ) \
-    > "$WORK/out-$side/written-files.out"
+  # What the runs wrote (every file but the caches: SQLite pages carry times of writing): a text
+  # file's normalised content as a case of its own, so a difference shows as a diff; the others'
+  # checksums, and the list of every written path.
+  mkdir -p "$WORK/out-$side/written"
+  ( cd "$WORK/$side" && find . -type f ! -name '*.sqlite*' -newer "$M/vo/backing.wav" -print | sort ) \
+    > "$WORK/out-$side/written-paths.out"
+  while IFS= read -r f; do
+    w="$WORK/out-$side/written/$(printf '%s' "${f#./}" | tr / :)"
+    if grep -Iq . "$WORK/$side/$f" 2>/dev/null; then
+      cp "$WORK/$side/$f" "$w"; normalise "$w"
+    else
+      md5sum < "$WORK/$side/$f" > "$w.md5"
+    fi
+  done < "$WORK/out-$side/written-paths.out"
 done
 
 status=0
 cd "$WORK"
-for f in out-old/*; do
-  n=${f#out-old/}
-  if ! cmp -s "out-old/$n" "out-new/$n"; then
+for n in $( (cd out-old && find . -type f; cd ../out-new && find . -type f) | sed 's|^\./||' | sort -u); do
+  if [ ! -f "out-old/$n" ] || [ ! -f "out-new/$n" ]; then
+    echo "== only in $([ -f "out-old/$n" ] && echo OLD || echo NEW): $n"; status=1
+  elif ! cmp -s "out-old/$n" "out-new/$n"; then
     echo "== differs: $n"; diff "out-old/$n" "out-new/$n" | head -40; status=1
   fi
 done
-count=$(ls out-old | wc -l)
-if [ $status = 0 ]; then echo "compare.sh: all $count outputs identical (records, stderr, exit status, written files, help, man pages, completions)"; fi
+if [ $status = 0 ] && [ "${VERBOSE:-0}" = 1 ]; then
+  echo "compare.sh: all $(find out-old -type f | wc -l) outputs identical (records, stderr, exit status, written files, help, man pages, completions)" >&2
+fi
 exit $status
