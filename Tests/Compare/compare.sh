@@ -8,16 +8,24 @@
 # What it compares, for each case: stdout (records), stderr, the exit status, and every file the
 # runs wrote (text files line by line, others by checksum; SQLite caches left out). Each case runs
 # at --jobs 1 and 2; the cached ones cold then warm. The cases:
-#   - every tool's main path, --cache, the pipeline, media files, the limiter, vo-align;
-#   - lufs-measure: QC (--qc, each --qc-preset, every QC gate); platforms (--platforms,
+#   - audio-probe: plain, --deep, --cache, paths and audio on standard input;
+#   - library-filter: --all, --query, --sort, --offset/--limit/--page-info, --get, the
+#     constraints, --no-summary, records from audio-probe, --cache;
+#   - lufs-measure: plain, --timeline, every --preset gate, --junit, --album, --stream, --layout,
+#     --dual-mono, --summary; QC (--qc, each --qc-preset, every QC gate); platforms (--platforms,
 #     --platform, with --album); dialogue (--dialogue, --gate-on, --min-dialogue-share, the netflix
-#     preset, a missing and a damaged weights file); --report; --junit; --keep-analysis;
+#     preset, a missing and a damaged weights file); --report; --keep-analysis; --cache;
 #   - standard input (`-`): WAV, unknown-length WAV, FLAC, MP3, Ogg, raw PCM, a pipe cut short,
-#     bytes that aren't audio, nothing; lufs-normalize --output FILE and --output -; audio-probe and
-#     vo-align reading `-`;
+#     bytes that aren't audio, nothing; lufs-normalize --output FILE and --output -;
 #   - --follow: on standard input and on a file, with --interval and a gate, and SIGINT ending it;
-#   - lufs-normalize: dialogue-gated targets, --lossless-gain (MP3, AAC, ADTS, Opus, MP4;
-#     --dry-run, --in-place, refusals), --write-tags (dry run, then real), --report;
+#   - lufs-normalize: records from lufs-measure on a pipe and from a file, bare paths, every preset,
+#     the limiter, --peak reduce, --format/--bit-depth/--sample-rate, fades, --album, media files,
+#     dialogue-gated targets, --lossless-gain (MP3, AAC, ADTS, Opus, MP4; --dry-run, --in-place,
+#     refusals), --write-tags (album and track, dry run and real, twice), --report, a stale record,
+#     --cache with lufs-measure --keep-analysis;
+#   - vo-align: a found latency, --start-at auto, a known latency (alone, and checked against the
+#     reference: agreeing and not), records on standard input, --out-dir, --mix, --duck-db,
+#     --correct-drift, a video take, --max-latency-ms and --min-confidence refusals;
 #   - refusals: damaged and empty files, paths that aren't files, usage errors;
 #   - --help, man pages and completions of every tool, and the multicall program.
 #
@@ -28,7 +36,7 @@
 #   - `[codec @ 0x55d0c0ffee00]` in an ffmpeg message a record quotes becomes `[codec @ 0x…]`: the
 #     address of ffmpeg's decoder in memory, which changes from run to run.
 #
-# Needs ffmpeg and sox, and the speech detector's weights (dialogue cases): $AUDIO_TOOLS_SPEECH_MODEL,
+# Needs ffmpeg, sox and jq, and the speech detector's weights (dialogue cases): $AUDIO_TOOLS_SPEECH_MODEL,
 # else the repository's .build/models/silero_vad_16k_op15.onnx (`make deps` fetches it). Both sides
 # are given the same file. espeak-ng, when installed, speaks the dialogue material.
 #
@@ -39,7 +47,7 @@ OLD=${OLD:?set OLD to the folder of the old binaries}
 NEW=${NEW:?set NEW to the folder of the new binaries}
 OLD=$(cd "$OLD" && pwd); NEW=$(cd "$NEW" && pwd)
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-for p in ffmpeg sox; do command -v $p >/dev/null || { echo "compare.sh: needs $p" >&2; exit 2; }; done
+for p in ffmpeg sox jq; do command -v $p >/dev/null || { echo "compare.sh: needs $p" >&2; exit 2; }; done
 export AUDIO_TOOLS_SPEECH_MODEL=${AUDIO_TOOLS_SPEECH_MODEL:-$ROOT/.build/models/silero_vad_16k_op15.onnx}
 [ -f "$AUDIO_TOOLS_SPEECH_MODEL" ] || {
   echo "compare.sh: the speech detector's weights are not at $AUDIO_TOOLS_SPEECH_MODEL: run make deps, or set AUDIO_TOOLS_SPEECH_MODEL to the file" >&2; exit 2; }
@@ -174,16 +182,35 @@ for side in old new; do
     # audio-probe, library-filter
     run $side "probe-j$j" audio-probe -j $j media bad
     run $side "probe-deep-j$j" audio-probe --deep -j $j media bad
+    pipe $side "probe-paths-stdin-j$j" "printf '%s\\n' media/mono.wav lossless/song.opus bad/cut.wav | audio-probe -j $j"
     pipe $side "probe-audio-stdin-j$j" "cat media/tone-noise.flac | audio-probe -j $j -"
     pipe $side "probe-audio-stdin-deep-j$j" "cat media/tone-noise.mp3 | audio-probe --deep -j $j -"
     run $side "filter-j$j" library-filter -j $j --all media bad
     run $side "filter-query-j$j" library-filter -j $j --query 'tone -format:mp3' --sort duration-,path --limit 5 media
+    run $side "filter-query2-j$j" library-filter -j $j --query 'sample_rate:48000.. duration:..5.5 -codec:pcm' --sort channels-,duration media qc speech
+    run $side "filter-query3-j$j" library-filter -j $j --query '"tone noise" format:' --sort size media
+    run $side "filter-page-j$j" library-filter -j $j --sort duration-,path --offset 2 --limit 3 --page-info page-j$j.json media qc
+    run $side "filter-lastpage-j$j" library-filter -j $j --sort path --offset 12 --limit 10 --page-info lastpage-j$j.json media
+    run $side "filter-constraints-j$j" library-filter -j $j --all --no-summary --min-duration 4 --max-duration 5.5 --min-sample-rate 48000 --channels 2 media qc
+    run $side "filter-deep-j$j" library-filter -j $j --deep --all media bad
+    pipe $side "filter-get-j$j" "id=\$(library-filter --no-summary --sort path media | jq -r .library.id | sed -n 3p) && library-filter -j $j --get \$id --get 000000000000000000000000 media"
+    pipe $side "filter-records-j$j" "audio-probe media lossless | library-filter -j $j --query tone --sort path"
     # lufs-measure
     run $side "measure-j$j" lufs-measure -j $j --timeline media bad
     run $side "measure-gate-j$j" lufs-measure -j $j --preset ebu-r128 --junit junit-j$j.xml media
+    for p in ebu-r128-s1 atsc-a85 arib-tr-b32 op-59 social podcast; do
+      run $side "measure-preset-$p-j$j" lufs-measure -j $j --preset $p --summary media/tone-noise.wav media/mono.wav media/short-float.wav media/silence.wav
+    done
+    run $side "measure-limits-j$j" lufs-measure -j $j --target -20 --tolerance 2 --max-true-peak -3 --max-short-term -24 --max-momentary -20 --junit limits-j$j.xml media
+    run $side "measure-junit-stdout-j$j" lufs-measure -j $j --preset podcast --junit /dev/stdout media/mono.wav media/tone-noise.wav
+    run $side "measure-empty-gate-j$j" lufs-measure -j $j --preset ebu-r128 --junit empty-j$j.xml empty-folder
+    run $side "measure-empty-j$j" lufs-measure -j $j empty-folder
     run $side "measure-album-j$j" lufs-measure -j $j --album media
+    run $side "measure-album-folder-j$j" lufs-measure -j $j --album --album-by folder --summary media lossless
     run $side "measure-stream1-j$j" lufs-measure -j $j --stream 1 media/two-streams.mp4
     run $side "measure-layout-j$j" lufs-measure -j $j --layout 5.1 --dual-mono media/surround51.wav media/mono.wav
+    run $side "measure-decode-only-j$j" lufs-measure -j $j --decode-only media
+    pipe $side "measure-paths-stdin-j$j" "printf '%s\\n' media/mono.wav '{\"path\":\"media/tone-noise.flac\",\"keep\":1}' 'not json {' | lufs-measure -j $j"
     # QC
     run $side "qc-j$j" lufs-measure -j $j --qc qc media/tone-noise.wav media/surround51.wav media/mono.wav media/silence.wav media/short-float.wav
     for p in acx streaming broadcast; do
@@ -245,6 +272,17 @@ for side in old new; do
     pipe $side "normalize-media-j$j" "lufs-measure media/two-streams.mp4 media/tone-noise.m4a | lufs-normalize -j $j --preset social --allow-loss --out-dir outm-j$j"
     run $side "normalize-refuse-j$j" lufs-normalize -j $j --target -16 --out-dir out-j$j media/tone-noise.mp3 media/mono.wav bad
     run $side "normalize-limit-j$j" lufs-normalize -j $j --target -9 --true-peak -1 --output-template 'lim-j'$j'/{stem}.{ext}' media/tone-noise.wav media/surround51.wav
+    pipe $side "normalize-records-file-j$j" "lufs-measure media > m-j$j.jsonl && lufs-normalize -j $j --preset social --out-dir rs-j$j --relative-to media < m-j$j.jsonl"
+    for p in ebu-r128 ebu-r128-s1 atsc-a85 arib-tr-b32 op-59 social podcast; do
+      run $side "normalize-preset-$p-j$j" lufs-normalize -j $j --preset $p --out-dir np-$p-j$j media/tone-noise.wav media/mono.wav
+    done
+    run $side "normalize-reduce-j$j" lufs-normalize -j $j --preset atsc-a85 --peak reduce --out-dir red-j$j qc/clipped.wav media/tone-noise.wav
+    run $side "normalize-ignore-j$j" lufs-normalize -j $j --target -9 --peak ignore --bit-depth float --out-dir ign-j$j media/tone-noise.wav
+    run $side "normalize-formats-j$j" lufs-normalize -j $j --preset podcast --format flac --bit-depth 16 --sample-rate 44100 --allow-loss --out-dir fmt-j$j media/tone-noise.wav media/surround51.wav
+    run $side "normalize-lossy-j$j" lufs-normalize -j $j --target -9 --true-peak -1 --format ogg --allow-loss --out-dir lossy-j$j loud/master.wav
+    run $side "normalize-fades-j$j" lufs-normalize -j $j --preset podcast --fade-in 0.5 --fade-out 2 --fade-curve exponential --fade-velocity 3 --out-dir fade-j$j media/tone-noise.wav
+    pipe $side "normalize-album-j$j" "lufs-measure --album media/tone-noise.wav media/tone-noise.flac media/mono.wav | lufs-normalize -j $j --album --target -16 --out-dir alb-j$j"
+    pipe $side "normalize-stale-j$j" "mkdir -p stale-j$j && cp -p media/mono.wav stale-j$j/ && lufs-measure stale-j$j/mono.wav > stale-j$j.jsonl && touch -d '2025-05-05 05:05:05' stale-j$j/mono.wav && lufs-normalize -j $j --target -16 --out-dir stale-out-j$j < stale-j$j.jsonl"
     # lossless gain (the dry run first, then the real one; in place on copies)
     pipe $side "lossless-dry-j$j" "lufs-measure lossless media/two-streams.mp4 | lufs-normalize -j $j --lossless-gain --target -16 --dry-run --out-dir lg-dry-j$j"
     pipe $side "lossless-j$j" "lufs-measure lossless media/two-streams.mp4 | lufs-normalize -j $j --lossless-gain --target -16 --out-dir lg-j$j"
@@ -256,25 +294,44 @@ for side in old new; do
     # measurement records); album mode, then track mode, dry, real, and real again (nothing to change)
     pipe $side "tags-dry-j$j" "mkdir -p tags-j$j && cp -p media/tone-noise.flac media/tone-noise.opus media/tone-noise.mp3 tags-j$j/ && lufs-measure --album tags-j$j | lufs-normalize -j $j --album --write-tags --dry-run --target -16"
     pipe $side "tags-j$j" "lufs-measure --album tags-j$j | lufs-normalize -j $j --album --write-tags"
+    pipe $side "tags-track-dry-j$j" "mkdir -p tagt-j$j && cp -p media/tone-noise.flac media/tone-noise.opus media/tone-noise.mp3 media/tone-noise.m4a media/tone-noise.ogg media/mono.wav tagt-j$j/ && lufs-measure tagt-j$j | lufs-normalize -j $j --write-tags --dry-run --target -18"
+    pipe $side "tags-track-j$j" "lufs-normalize -j $j --write-tags --target -18 tagt-j$j"
+    pipe $side "tags-track-again-j$j" "lufs-normalize -j $j --write-tags --target -18 tagt-j$j"
     # vo-align
     run $side "align-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 vo/take-late.wav vo/take-nobleed.wav
     run $side "align-out-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --out-dir aligned-j$j --mix "aligned-j$j/mix-{stem}.wav" vo/take-late.wav
     run $side "align-latency-j$j" vo-align -j $j --latency-ms 120 --start-at 2 --out-dir shifted-j$j vo/take-late.wav
+    run $side "align-latency-neg-j$j" vo-align -j $j --latency-ms -30 --out-dir shifted-neg-j$j vo/take-nobleed.wav
+    run $side "align-auto-j$j" vo-align -j $j --reference vo/backing.wav --start-at auto vo/take-late.wav
+    run $side "align-claim-ok-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --latency-ms 121 vo/take-late.wav
+    run $side "align-claim-bad-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --latency-ms 50 vo/take-late.wav vo/take-nobleed.wav
+    run $side "align-claim-tolerance-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --latency-ms 50 --tolerance-ms 100 vo/take-late.wav
+    run $side "align-video-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --out-dir aligned-video-j$j vo/take-late.mp4
+    run $side "align-drift-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --correct-drift --out-dir drift-j$j --mix drift-j$j/mix.wav --duck-db -20 vo/take-late.wav
+    run $side "align-narrow-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --max-latency-ms 50 vo/take-late.wav
+    run $side "align-confidence-j$j" vo-align -j $j --reference vo/backing.wav --start-at 2 --min-confidence 0.99 vo/take-late.wav
+    pipe $side "align-records-j$j" "printf '%s\\n' '{\"path\":\"vo/take-late.wav\",\"scene\":1,\"start_seconds\":2,\"latency_ms\":120}' '{\"path\":\"vo/take-nobleed.wav\",\"start_seconds\":0,\"latency_ms\":10}' '{\"path\":\"vo/missing.wav\"}' | vo-align -j $j --reference vo/backing.wav --out-dir aligned-rec-j$j"
+    pipe $side "align-records-latency-j$j" "printf '%s\\n' '{\"path\":\"vo/take-late.wav\",\"latency_ms\":120}' | vo-align -j $j --out-dir aligned-rec-lat-j$j"
     # caches, cold then warm
     for c in cold warm; do
       run $side "probe-cache-$c-j$j" audio-probe -j $j --cache cache-j$j.sqlite media bad
+      run $side "probe-deep-cache-$c-j$j" audio-probe -j $j --deep --cache cache-deep-j$j.sqlite media bad
       run $side "filter-cache-$c-j$j" library-filter -j $j --cache cache-j$j.sqlite media
+      pipe $side "filter-get-cache-$c-j$j" "id=\$(library-filter --no-summary --sort path media | jq -r .library.id | sed -n 2p) && library-filter -j $j --cache cache-j$j.sqlite --get \$id media"
       run $side "measure-cache-$c-j$j" lufs-measure -j $j --cache cache-j$j.sqlite --preset podcast media
       run $side "measure-platforms-cache-$c-j$j" lufs-measure -j $j --cache cache-j$j.sqlite --platforms --album media
       run $side "dialogue-cache-$c-j$j" lufs-measure -j $j --cache cache-dlg-j$j.sqlite --preset netflix speech media/mono.wav
       pipe $side "keep-analysis-$c-j$j" "lufs-measure --cache ka-j$j.sqlite --keep-analysis loud/master.wav | lufs-normalize -j $j --cache ka-j$j.sqlite --target -8 --true-peak -1 --overwrite --out-dir ka-out-j$j"
+      run $side "normalize-cache-$c-j$j" lufs-normalize -j $j --cache ka2-j$j.sqlite --target -10 --overwrite --out-dir ka2-out-j$j loud/master.wav
     done
+    run $side "cache-prune-j$j" lufs-measure -j $j --cache cache-j$j.sqlite --cache-prune media/mono.wav
   done
   # --follow on a file of unknown length: read until it has not grown for 5 s (once: the wait is the cost)
   run $side "follow-idle" timeout 60 lufs-measure --follow stdin/unknown-length.wav
   follow_sigint $side "follow-sigint"
   for t in lufs-measure lufs-normalize vo-align audio-probe library-filter; do
     run $side "$t-help" $t --help
+    run $side "$t-version" $t --version
     run $side "$t-man" audio-tools $t --generate-man
     for sh in bash zsh fish; do run $side "$t-completion-$sh" audio-tools $t --generate-completion $sh; done
   done
@@ -313,6 +370,14 @@ for side in old new; do
   run $side "usage-26" lufs-measure --decode-only --qc media
   run $side "usage-27" lufs-measure --gate-on speech media
   run $side "usage-28" lufs-measure --min-dialogue-share 1.5 media
+  run $side "usage-29" lufs-normalize --target -16 --output a.wav media/mono.wav media/tone-noise.wav
+  run $side "usage-30" lufs-normalize --target -16 --output a.wav --out-dir o media/mono.wav
+  run $side "usage-31" library-filter --query 'colour:red' media
+  run $side "usage-32" library-filter --get 123 --limit 2 media
+  run $side "usage-33" vo-align --reference vo/missing.wav vo/take-late.wav
+  run $side "usage-34" vo-align --reference vo/backing.wav --mix mix.wav vo/take-late.wav vo/take-nobleed.wav
+  run $side "usage-35" lufs-normalize --lossless-gain --target -16 --peak ignore --out-dir o lossless
+  run $side "usage-36" lufs-measure --cache-prune media
   # paths that aren't usable files, read from standard input: missing, a folder, a FIFO, a dangling link
   mkdir -p "$WORK/$side/edge/dir"; mkfifo "$WORK/$side/edge/fifo"; ln -s nowhere "$WORK/$side/edge/dangling"
   for t in audio-probe library-filter lufs-measure "lufs-normalize --target -16 --out-dir edge-out" "vo-align --latency-ms 5 --out-dir edge-vo"; do
