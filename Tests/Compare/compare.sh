@@ -11,13 +11,14 @@
 #   - audio-probe: plain, --deep, --cache, paths and audio on standard input;
 #   - library-filter: --all, --query, --sort, --offset/--limit/--page-info, --get, the
 #     constraints, --no-summary, records from audio-probe, --cache;
-#   - lufs-measure: plain, --timeline, every --preset gate, --junit, --album, --stream, --layout,
-#     --dual-mono, --summary; QC (--qc, each --qc-preset, every QC gate); platforms (--platforms,
+#   - lufs-measure: plain, --timeline, every --preset gate and limit, --junit (a file, /dev/stdout,
+#     an empty folder), --album, --stream, --layout, --dual-mono, --summary, --decode-only; QC (--qc, each --qc-preset, every QC gate); platforms (--platforms,
 #     --platform, with --album); dialogue (--dialogue, --gate-on, --min-dialogue-share, the netflix
-#     preset, a missing and a damaged weights file); --report; --keep-analysis; --cache;
+#     preset, a missing and a damaged weights file); --report; --keep-analysis; --cache, --cache-prune;
 #   - standard input (`-`): WAV, unknown-length WAV, FLAC, MP3, Ogg, raw PCM, a pipe cut short,
 #     bytes that aren't audio, nothing; lufs-normalize --output FILE and --output -;
-#   - --follow: on standard input and on a file, with --interval and a gate, and SIGINT ending it;
+#   - --follow: on standard input and on a file (ending at its stated length, or after 5 s idle),
+#     with --interval and a gate, and SIGINT ending it;
 #   - lufs-normalize: records from lufs-measure on a pipe and from a file, bare paths, every preset,
 #     the limiter, --peak reduce, --format/--bit-depth/--sample-rate, fades, --album, media files,
 #     dialogue-gated targets, --lossless-gain (MP3, AAC, ADTS, Opus, MP4; --dry-run, --in-place,
@@ -27,7 +28,7 @@
 #     reference: agreeing and not), records on standard input, --out-dir, --mix, --duck-db,
 #     --correct-drift, a video take, --max-latency-ms and --min-confidence refusals;
 #   - refusals: damaged and empty files, paths that aren't files, usage errors;
-#   - --help, man pages and completions of every tool, and the multicall program.
+#   - --help, --version, man pages and completions of every tool, and the multicall program.
 #
 # Normalised before comparing (each differs between two runs of the SAME binary, so it can't show a
 # change); nothing else is:
