@@ -12,9 +12,10 @@
 #   - library-filter: --all, --query, --sort, --offset/--limit/--page-info, --get, the
 #     constraints, --no-summary, records from audio-probe, --cache;
 #   - lufs-measure: plain, --timeline, every --preset gate and limit, --junit (a file, /dev/stdout,
-#     an empty folder), --album, --stream, --layout, --dual-mono, --summary, --decode-only; QC (--qc, each --qc-preset, every QC gate); platforms (--platforms,
-#     --platform, with --album); dialogue (--dialogue, --gate-on, --min-dialogue-share, the netflix
-#     preset, a missing and a damaged weights file); --report; --keep-analysis; --cache, --cache-prune;
+#     an empty folder), --album, --stream, --layout, --dual-mono, --summary, --decode-only;
+#     QC (--qc, each --qc-preset, every QC gate); platforms (--platforms, --platform, with
+#     --album); dialogue (--dialogue, --gate-on, --min-dialogue-share, the netflix preset, a
+#     missing and a damaged weights file); --report; --keep-analysis; --cache, --cache-prune;
 #   - standard input (`-`): WAV, unknown-length WAV, FLAC, MP3, Ogg, raw PCM, a pipe cut short,
 #     bytes that aren't audio, nothing; lufs-normalize --output FILE and --output -;
 #   - --follow: on standard input and on a file (ending at its stated length, or after 5 s idle),
