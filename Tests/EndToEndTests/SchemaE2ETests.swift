@@ -1,0 +1,466 @@
+import Foundation
+import Testing
+@testable import AudioTools
+
+/// Every record form the tools write, made from real material, validated against its JSON Schema
+/// in docs/schema/ by a real validator (python3-jsonschema, draft 2020-12), one validator process
+/// per batch of lines; and the schemas themselves checked against the draft's meta-schema and
+/// linked from docs/records.md.
+@Suite struct SchemaE2ETests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let schemaDir = root.appendingPathComponent("docs/schema").path
+
+    /// A python3 whose jsonschema knows draft 2020-12: Debian's (what `make test-deps` installs)
+    /// first, then the first python3 in PATH.
+    static let python: String? = {
+        var candidates = ["/usr/bin/python3"]
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":") {
+            candidates.append("\(dir)/python3")
+        }
+        return candidates.first { p in
+            guard FileManager.default.isExecutableFile(atPath: p),
+                  let r = try? E2E.program(p, ["-c", "from jsonschema import Draft202012Validator"]) else { return false }
+            return r.status == 0
+        }
+    }()
+    static let noValidator: Comment = "no python3 with jsonschema for draft 2020-12 (Debian: python3-jsonschema; make test-deps)"
+
+    /// The validator. `meta DIR`: each schema in DIR against the draft's meta-schema, and each
+    /// `$ref` resolved. `NAME DIR FILE`: each line of FILE against DIR/NAME. Prints one line per
+    /// problem and exits 1 when there is any.
+    static let script = #"""
+    import json, os, sys
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import best_match
+    mode, folder = sys.argv[1], os.path.abspath(sys.argv[2])
+    schemas = {}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                schemas[name] = json.load(f)
+    def uri(name):
+        return "file://" + os.path.join(folder, name)
+    def with_id(name):
+        return dict(schemas[name], **{"$id": uri(name)})
+    def validator(name):
+        try:
+            from referencing import Registry, Resource
+            reg = Registry().with_resources([(uri(n), Resource.from_contents(with_id(n))) for n in schemas])
+            return Draft202012Validator(with_id(name), registry=reg)
+        except ImportError:
+            from jsonschema import RefResolver
+            store = {uri(n): with_id(n) for n in schemas}
+            return Draft202012Validator(with_id(name), resolver=RefResolver(uri(name), with_id(name), store=store))
+    def where(e):
+        return "/".join(map(str, e.absolute_path)) or "(top)"
+    problems = []
+    if mode == "meta":
+        meta = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+        def refs(x):
+            if isinstance(x, dict):
+                for k, v in x.items():
+                    if k == "$ref" and isinstance(v, str): yield v
+                    else: yield from refs(v)
+            elif isinstance(x, list):
+                for v in x: yield from refs(v)
+        for name, s in schemas.items():
+            if s.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+                problems.append("%s: $schema is not draft 2020-12" % name)
+            for e in meta.iter_errors(s):
+                problems.append("%s: %s: %s" % (name, where(e), e.message))
+            for r in refs(s):
+                target, _, pointer = r.partition("#")
+                doc = schemas.get(target) if target else s
+                if doc is None:
+                    problems.append("%s: $ref %s: no such schema file" % (name, r)); continue
+                for part in [p for p in pointer.split("/") if p]:
+                    doc = doc.get(part) if isinstance(doc, dict) else None
+                if doc is None:
+                    problems.append("%s: $ref %s points to nothing" % (name, r))
+        print("%d schemas checked" % len(schemas))
+    else:
+        v = validator(mode)
+        count = 0
+        with open(sys.argv[3], encoding="utf-8") as f:
+            for n, line in enumerate(f.read().splitlines(), 1):
+                count += 1
+                try:
+                    record = json.loads(line)
+                except ValueError as e:
+                    problems.append("line %d: not JSON (%s): %s" % (n, e, line[:300])); continue
+                for e in v.iter_errors(record):
+                    e = best_match(e.context) if e.context else e
+                    problems.append("line %d: %s: %s\n  in %s" % (n, where(e), e.message[:300], line[:300]))
+        print("%d lines checked against %s" % (count, mode))
+    for p in problems: print(p)
+    sys.exit(1 if problems else 0)
+    """#
+
+    /// Runs the validator once over `lines` against `schema`: whether all are valid, and what it said.
+    static func validate(_ lines: [String], against schema: String) throws -> (valid: Bool, said: String) {
+        let dir = E2E.tempDir("schema-lines")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let file = dir + "/lines.jsonl"
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let r = try E2E.program(python!, ["-c", script, schema, schemaDir, file])
+        return (r.status == 0, String(decoding: r.stdout, as: UTF8.self) + r.stderr)
+    }
+
+    /// The record lines of runs, each with the run that wrote it, and the error codes among them.
+    struct Batch {
+        var lines: [String] = []
+        var codes: Set<String> = []
+
+        mutating func add(_ r: E2E.Run, _ what: String, status: ClosedRange<Int32> = 0...1) {
+            #expect(status.contains(r.status), "\(what): exit status \(r.status): \(r.stderr)")
+            let new = r.stdout.split(separator: "\n").map(String.init)
+            #expect(!new.isEmpty, "\(what) wrote no record: \(r.stderr)")
+            lines += new
+            for rec in r.records { if let c = rec["error"]?["code"]?.stringValue { codes.insert(c) } }
+        }
+
+        /// Validates the batch against `schema`, failing with the validator's words.
+        func check(_ schema: String, codes expected: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            #expect(expected.isSubset(of: codes), "refusals not reached: \(expected.subtracting(codes).sorted())",
+                    sourceLocation: sourceLocation)
+            let v = try SchemaE2ETests.validate(lines, against: schema)
+            #expect(v.valid, "\(schema):\n\(v.said)", sourceLocation: sourceLocation)
+        }
+    }
+
+    /// ffmpeg with its output quiet; true when it wrote `args`' output.
+    static func ffmpeg(_ args: [String]) throws -> Bool {
+        try E2E.program("/usr/bin/env", ["ffmpeg", "-v", "error", "-y"] + args).status == 0
+    }
+
+    /// Input lines that aren't records: not JSON, not an object, no path, a newer schema, a
+    /// schema that isn't an integer, a path that isn't a string, and a record with extra fields.
+    static func badInput(_ good: String) -> String {
+        ["{not json", "[1,2]", #"{"no":"path"}"#, #"{"path":"\#(good)","schema":2}"#,
+         #"{"path":"\#(good)","schema":"x"}"#, #"{"path":5}"#,
+         #"{"path":"\#(good)","extra":{"k":[1,"a",null]},"n":1.50}"#].joined(separator: "\n") + "\n"
+    }
+
+    /// Plain audio for every tool: noise, a mono tone, silence, a second, a 5.1 file, a loud
+    /// master, a clipped one, a text file named .wav, an empty file and a cut-off WAV.
+    static func material(_ dir: String) throws {
+        var rng = SplitMix64(seed: 48)
+        func noise(_ seconds: Double, _ dB: Double) -> [Float] {
+            let a = Float(pow(10, dB / 20))
+            return (0..<Int(seconds * 48000)).map { _ in a * Float(rng.uniform(-1, 1)) }
+        }
+        let n = noise(4, -20)
+        try E2E.write(dir + "/noise.wav", rate: 48000, channels: [n, n.reversed()])
+        try E2E.write(dir + "/mono.wav", rate: 44100, channels: [E2E.sine(997, dBFS: -12, seconds: 3, rate: 44100)], codec: "pcm_s16")
+        try E2E.write(dir + "/silence.wav", rate: 48000, channels: [[Float](repeating: 0, count: 96000), [Float](repeating: 0, count: 96000)])
+        try E2E.write(dir + "/short.wav", rate: 48000, channels: [noise(1, -20), noise(1, -20)])
+        try E2E.write(dir + "/surround.wav", rate: 48000, channels: (0..<6).map { _ in noise(4, -24) })
+        let loud = noise(4, -2)
+        try E2E.write(dir + "/loud.wav", rate: 48000, channels: [loud, loud.reversed()])
+        let clipped = E2E.sine(997, dBFS: 6, seconds: 3, rate: 48000).map { min(max($0, -1), 1) }
+        try E2E.write(dir + "/clipped.wav", rate: 48000, channels: [clipped, clipped], codec: "pcm_s16")
+        try Data("not audio\n".utf8).write(to: URL(fileURLWithPath: dir + "/text.wav"))
+        _ = FileManager.default.createFile(atPath: dir + "/empty.wav", contents: Data())
+        let whole = try Data(contentsOf: URL(fileURLWithPath: dir + "/noise.wav"))
+        try whole.prefix(60000).write(to: URL(fileURLWithPath: dir + "/cut.wav"))
+    }
+
+    /// Lossy and media files made by ffmpeg: MP3 with tags, M4A (AAC), Opus, Ogg Vorbis, FLAC, an
+    /// MKV with a video and two FLAC audio streams, an MP4 with two AAC streams, and a silent MP4.
+    static func mediaMaterial(_ dir: String) throws {
+        let noise = ["-f", "lavfi", "-i", "anoisesrc=d=4:a=0.05:seed=7"]
+        let video = ["-f", "lavfi", "-i", "testsrc=d=4:s=64x48"]
+        #expect(try ffmpeg(["-f", "lavfi", "-i", "sine=f=440:d=4", "-ac", "2", "-c:a", "libmp3lame", "-b:a", "128k",
+                            "-metadata", "title=Tone", "-metadata", "artist=Someone", "-metadata", "album=Tests", dir + "/tone.mp3"]))
+        #expect(try ffmpeg(noise + ["-ac", "2", "-c:a", "aac", "-b:a", "128k", dir + "/noise.m4a"]))
+        #expect(try ffmpeg(noise + ["-ac", "2", "-c:a", "libopus", "-b:a", "96k", dir + "/noise.opus"]))
+        #expect(try ffmpeg(["-f", "lavfi", "-i", "sine=f=330:d=3", "-c:a", "libvorbis", dir + "/tone.ogg"]))
+        #expect(try ffmpeg(["-i", dir + "/noise.wav", "-c:a", "flac", dir + "/noise.flac"]))
+        #expect(try ffmpeg(video + ["-f", "lavfi", "-i", "sine=f=220:d=4", "-i", dir + "/noise.wav", "-map", "0", "-map", "1",
+                                    "-map", "2", "-c:v", "mpeg4", "-c:a", "flac", "-metadata:s:a:1", "language=eng",
+                                    "-metadata:s:a:1", "title=Dialogue", "-shortest", dir + "/film.mkv"]))
+        #expect(try ffmpeg(video + noise + ["-f", "lavfi", "-i", "sine=f=300:d=4", "-map", "0", "-map", "1", "-map", "2",
+                                            "-c:v", "mpeg4", "-c:a", "aac", "-ac", "2", "-shortest", dir + "/two.mp4"]))
+        #expect(try ffmpeg(["-f", "lavfi", "-i", "testsrc=d=2:s=64x48", "-c:v", "mpeg4", "-an", dir + "/silent.mp4"]))
+    }
+
+    static let tools = E2E.has("ffmpeg") && E2E.has("ffprobe")
+
+    // MARK: - The schemas themselves
+
+    @Test(.enabled(if: python != nil, noValidator))
+    func everySchemaIsValidDraft202012() throws {
+        let r = try E2E.program(Self.python!, ["-c", Self.script, "meta", Self.schemaDir])
+        #expect(r.status == 0, "\(String(decoding: r.stdout, as: UTF8.self))\(r.stderr)")
+        // The check itself finds a broken schema and a $ref to nothing.
+        let dir = E2E.tempDir("schema-broken")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let broken = #"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"nonsense","properties":{"a":{"$ref":"other.schema.json#/$defs/x"}}}"#
+        try broken.write(toFile: dir + "/broken.schema.json", atomically: true, encoding: .utf8)
+        let b = try E2E.program(Self.python!, ["-c", Self.script, "meta", dir])
+        let said = String(decoding: b.stdout, as: UTF8.self)
+        #expect(b.status == 1 && said.contains("broken.schema.json: type:") && said.contains("no such schema file"), "\(said)\(b.stderr)")
+    }
+
+    @Test func recordsPageLinksEverySchemaAndEachLinkResolves() throws {
+        let docs = Self.root.appendingPathComponent("docs").path
+        let page = try String(contentsOfFile: docs + "/records.md", encoding: .utf8)
+        let links = page.components(separatedBy: "](").dropFirst().compactMap { $0.split(separator: ")").first.map(String.init) }
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.schemaDir).filter { $0.hasSuffix(".json") }
+        #expect(!files.isEmpty)
+        let linked = Set(links.filter { $0.hasPrefix("schema/") }.map { String($0.dropFirst("schema/".count)) })
+        #expect(linked == Set(files), "schemas not linked from records.md: \(Set(files).subtracting(linked).sorted()); links to no schema: \(linked.subtracting(files).sorted())")
+        for link in links where !link.contains("://") {
+            let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let file = parts[0].isEmpty ? docs + "/records.md" : docs + "/" + parts[0]
+            #expect(FileManager.default.fileExists(atPath: file), "records.md links to \(link), which doesn't exist")
+            if parts.count == 2, file.hasSuffix(".md"), let text = try? String(contentsOfFile: file, encoding: .utf8) {
+                #expect(Self.anchors(text).contains(parts[1]), "records.md links to \(link): no such heading")
+            }
+        }
+    }
+
+    /// The anchors of a Markdown page's headings, as GitHub makes them: lower case, letters,
+    /// digits, `-` and `_` kept, spaces as `-`, everything else dropped.
+    static func anchors(_ markdown: String) -> Set<String> {
+        var out: Set<String> = []
+        var fenced = false
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```") { fenced.toggle(); continue }
+            guard !fenced, line.hasPrefix("#") else { continue }
+            let title = line.drop { $0 == "#" }.drop { $0 == " " }
+            var slug = ""
+            for ch in title.lowercased() {
+                if ch.isLetter || ch.isNumber || ch == "-" || ch == "_" { slug.append(ch) } else if ch == " " { slug.append("-") }
+            }
+            out.insert(slug)
+        }
+        return out
+    }
+
+    @Test(.enabled(if: python != nil, noValidator))
+    func aRecordOffItsSchemaFailsWithTheValidatorsWords() throws {
+        let dir = E2E.tempDir("schema-off")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try E2E.write(dir + "/a.wav", rate: 48000, channels: [E2E.sine(997, dBFS: -20, seconds: 1, rate: 48000)])
+        let line = try E2E.run("lufs-measure", [dir + "/a.wav"]).stdout.split(separator: "\n").map(String.init)
+        #expect(try Self.validate(line, against: "lufs-measure.schema.json").valid)
+        let extra = line.map { $0.replacingOccurrences(of: #""dual_mono":false"#, with: #""dual_mono":false,"dualmono":1"#) }
+        let v = try Self.validate(extra, against: "lufs-measure.schema.json")
+        #expect(!v.valid && v.said.contains("'dualmono' was unexpected"), "\(v.said)")
+        let typed = line.map { $0.replacingOccurrences(of: #""sample_rate":48000"#, with: #""sample_rate":"48000""#) }
+        let t = try Self.validate(typed, against: "lufs-measure.schema.json")
+        #expect(!t.valid && t.said.contains("loudness/sample_rate"), "\(t.said)")
+    }
+
+    // MARK: - The tools' records
+
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, "ffmpeg and ffprobe make and read the media files"))
+    func lufsMeasureRecordsMatchTheirSchema() throws {
+        let dir = E2E.tempDir("schema-measure")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.material(dir)
+        try Self.mediaMaterial(dir)
+        try FileManager.default.createDirectory(atPath: dir + "/album/a", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/album/b", withIntermediateDirectories: true)
+        for (name, dB) in [("a/1.wav", -10.0), ("a/2.wav", -20), ("b/1.wav", -14)] {
+            let s = E2E.sine(440, dBFS: dB, seconds: 2, rate: 44100)
+            try E2E.write(dir + "/album/" + name, rate: 44100, channels: [s, s], codec: "pcm_s16")
+        }
+        let d = { (name: String) in dir + "/" + name }
+        let files = ["noise.wav", "mono.wav", "silence.wav", "short.wav", "surround.wav", "clipped.wav", "tone.mp3",
+                     "noise.m4a", "noise.opus", "tone.ogg", "noise.flac", "film.mkv", "two.mp4"].map(d)
+        var b = Batch()
+        b.add(try E2E.run("lufs-measure", files), "plain")
+        b.add(try E2E.run("lufs-measure", ["--preset", "ebu-r128"] + files), "a preset gate")
+        b.add(try E2E.run("lufs-measure", ["--target", "-20", "--tolerance", "2", "--max-true-peak", "-3", "--max-short-term", "-18",
+                                           "--max-momentary", "-10", d("noise.wav"), d("short.wav"), d("silence.wav")]), "a gate of its own")
+        b.add(try E2E.run("lufs-measure", ["--timeline", "--platforms", d("noise.wav"), d("silence.wav"), d("short.wav"), d("loud.wav"), d("film.mkv")]),
+              "--timeline --platforms")
+        b.add(try E2E.run("lufs-measure", ["--album", "--platforms", "--timeline", d("album")]), "--album --platforms")
+        b.add(try E2E.run("lufs-measure", ["--album", "--album-by", "folder", d("album"), d("noise.wav")]), "--album-by folder")
+        b.add(try E2E.run("lufs-measure", ["--qc", d("noise.wav"), d("mono.wav"), d("silence.wav"), d("clipped.wav"), d("surround.wav")]), "--qc")
+        b.add(try E2E.run("lufs-measure", ["--qc-preset", "acx", "--max-clipped-runs", "0", "--max-overs", "0", "--min-correlation", "0.5",
+                                           "--no-dropouts", "--no-dead-channels", "--no-inverted-channels", "--preset", "podcast",
+                                           d("noise.wav"), d("clipped.wav"), d("silence.wav"), d("mono.wav")]), "QC gates")
+        b.add(try E2E.run("lufs-measure", ["--stream", "1", "--preset", "ebu-r128", d("film.mkv")]), "--stream")
+        b.add(try E2E.run("lufs-measure", ["--layout", "5.1", "--dual-mono", d("surround.wav"), d("mono.wav")]), "--layout --dual-mono")
+        b.add(try E2E.run("lufs-measure", ["--decode-only", d("noise.wav"), d("tone.mp3")]), "--decode-only")
+        b.add(try Self.measurePipe(d("noise.wav"), []), "standard input")
+        b.add(try E2E.run("lufs-measure", [d("text.wav"), d("empty.wav"), d("cut.wav"), d("missing.wav"), d("silent.mp4")]), "refusals")
+        b.add(try E2E.run("lufs-measure", ["--stream", "5", d("film.mkv")]), "a stream the file doesn't have")
+        b.add(try E2E.run("lufs-measure", [], stdin: Self.badInput(d("noise.wav"))), "input that isn't records")
+        try b.check("lufs-measure.schema.json", codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio"])
+
+        // --follow: its lines against their own schema, its final record against the record's.
+        let follow = try Self.measurePipe(d("noise.wav"), ["--follow", "--interval", "0.5", "--preset", "ebu-r128"])
+        let lines = follow.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count > 2 && lines.last?.hasPrefix(#"{"loudness""#) == true, "\(follow.stderr)")
+        let f = try Self.validate(Array(lines.dropLast()), against: "lufs-measure-follow.schema.json")
+        #expect(f.valid, "\(f.said)")
+        let last = try Self.validate(Array(lines.suffix(1)), against: "lufs-measure.schema.json")
+        #expect(last.valid, "\(last.said)")
+    }
+
+    @Test(.enabled(if: python != nil, noValidator),
+          .enabled(if: DialogueE2ETests.weightsBuilt, "the detector's weights are not in .build/models (make speech-model)"),
+          .enabled(if: E2E.has("espeak-ng") && E2E.has("sox"), "espeak-ng and sox make the speech"))
+    func dialogueRecordsMatchTheirSchema() throws {
+        let dir = E2E.tempDir("schema-dialogue")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let s = try #require(try DialogueE2ETests.speech(dir))
+        let tone = E2E.sine(440, dBFS: -20, seconds: 2, rate: 48000)
+        let mono = tone + s.map { $0 * 0.5 } + tone
+        try E2E.write(dir + "/speech.wav", rate: 48000, channels: [mono, mono])
+        try E2E.write(dir + "/tone.wav", rate: 48000, channels: [tone + tone, tone + tone])
+        var m = Batch()
+        m.add(try E2E.run("lufs-measure", ["--dialogue", "--timeline", dir + "/speech.wav", dir + "/tone.wav"]), "--dialogue")
+        let netflix = try E2E.run("lufs-measure", ["--preset", "netflix", "--platforms", dir + "/speech.wav", dir + "/tone.wav"])
+        m.add(netflix, "a dialogue-gated preset")
+        try m.check("lufs-measure.schema.json")
+        var n = Batch()
+        n.add(try E2E.run("lufs-normalize", ["--preset", "netflix", "--out-dir", dir + "/out"], stdin: netflix.stdout), "a dialogue-gated target")
+        try n.check("lufs-normalize.schema.json")
+    }
+
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, "ffmpeg and ffprobe make and read the media files"),
+          .enabled(if: E2E.has("lame"), "lame encodes the MP3 output"))
+    func lufsNormalizeRecordsMatchTheirSchema() throws {
+        let dir = E2E.tempDir("schema-normalize")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.material(dir)
+        try Self.mediaMaterial(dir)
+        let d = { (name: String) in dir + "/" + name }
+        let out = { (name: String) in dir + "/out/" + name }
+        var b = Batch()
+        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("plain"), d("noise.wav"), d("mono.wav"),
+                                             d("silence.wav"), d("loud.wav"), d("short.wav"), d("surround.wav")]), "audio files")
+        let measured = try E2E.run("lufs-measure", [d("noise.wav"), d("loud.wav"), d("clipped.wav")]).stdout
+        b.add(try E2E.run("lufs-normalize", ["--preset", "ebu-r128", "--out-dir", out("piped")], stdin: measured), "measured records")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "ebu-r128", "--out-dir", out("piped")], stdin: measured), "outputs that exist")
+        b.add(try E2E.run("lufs-normalize", ["--target", "-10", "--peak", "reduce", "--out-dir", out("reduce"), d("loud.wav")]), "--peak reduce")
+        b.add(try E2E.run("lufs-normalize", ["--target", "-10", "--peak", "ignore", "--bit-depth", "float", "--out-dir", out("ignore"),
+                                             d("loud.wav")]), "--peak ignore")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--fade-in", "0.5", "--fade-out", "1", "--fade-curve", "exponential",
+                                             "--out-dir", out("fades"), d("noise.wav")]), "fades")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--format", "flac", "--bit-depth", "16", "--out-dir", out("f16"),
+                                             d("noise.wav")]), "fewer bits refused")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--format", "flac", "--bit-depth", "16", "--allow-loss",
+                                             "--out-dir", out("f16a"), d("noise.wav")]), "fewer bits allowed")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--format", "mp3", "--allow-loss", "--out-dir", out("mp3"),
+                                             d("noise.wav"), d("loud.wav")]), "MP3 output")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--format", "ogg", "--allow-loss", "--out-dir", out("ogg"),
+                                             d("clipped.wav"), d("tone.ogg")]), "Ogg output")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--format", "m4a", "--allow-loss", "--out-dir", out("m4a"),
+                                             d("noise.wav")]), "M4A output")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "ebu-r128", "--format", "aiff", "--out-dir", out("aiff"), d("surround.wav")]), "AIFF")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--allow-loss", "--out-dir", out("media"), d("two.mp4"), d("film.mkv")]),
+              "media files")
+        b.add(try E2E.run("lufs-normalize", ["--target", "-8", "--peak", "reduce", "--allow-loss", "--out-dir", out("media-reduce"),
+                                             d("two.mp4")]), "a media file, --peak reduce")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--stream", "1", "--out-dir", out("stream"), d("film.mkv")]), "--stream")
+        b.add(try E2E.run("lufs-normalize", ["--lossless-gain", "--target", "-16", "--out-dir", out("lg"), d("tone.mp3"), d("noise.m4a"),
+                                             d("noise.opus"), d("two.mp4"), d("noise.wav")]), "--lossless-gain")
+        b.add(try E2E.run("lufs-normalize", ["--lossless-gain", "--dry-run", "--target", "-16", "--out-dir", out("lgd"), d("tone.mp3")]),
+              "--lossless-gain --dry-run")
+        b.add(try E2E.run("lufs-normalize", ["--decode-encode-only", "--target", "-16", "--out-dir", out("deo"), d("noise.wav")]),
+              "--decode-encode-only")
+        // Tags: a copy of each format, tagged for its track and then for its album.
+        try FileManager.default.createDirectory(atPath: out("tags"), withIntermediateDirectories: true)
+        for f in ["tone.mp3", "noise.flac", "noise.opus", "tone.ogg", "noise.m4a", "mono.wav"] {
+            try FileManager.default.copyItem(atPath: d(f), toPath: out("tags/") + f)
+        }
+        let tagged = ["tone.mp3", "noise.flac", "noise.opus", "tone.ogg", "noise.m4a", "mono.wav"].map { out("tags/") + $0 }
+        b.add(try E2E.run("lufs-normalize", ["--write-tags", "--dry-run", "--target", "-16"] + tagged), "--write-tags --dry-run")
+        b.add(try E2E.run("lufs-normalize", ["--write-tags"] + tagged), "--write-tags")
+        b.add(try E2E.run("lufs-normalize", ["--write-tags"] + tagged), "--write-tags again")
+        let album = try E2E.run("lufs-measure", ["--album", out("tags")]).stdout
+        b.add(try E2E.run("lufs-normalize", ["--album", "--write-tags"], stdin: album), "--album --write-tags")
+        b.add(try E2E.run("lufs-normalize", ["--album", "--target", "-16", "--out-dir", out("album")],
+                          stdin: try E2E.run("lufs-measure", ["--album", d("noise.wav"), d("mono.wav")]).stdout), "--album")
+        // Refusals, and a measurement of a file that has changed since.
+        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--sample-rate", "44100", "--out-dir", out("rate"), d("noise.wav")]),
+              "a lossy rate change refused")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("err"), d("text.wav"), d("empty.wav"), d("missing.wav"),
+                                             d("silent.mp4"), d("cut.wav")]), "refusals")
+        try FileManager.default.copyItem(atPath: d("short.wav"), toPath: out("stale.wav"))
+        let stale = try E2E.run("lufs-measure", [out("stale.wav")]).stdout
+        try FileManager.default.removeItem(atPath: out("stale.wav"))
+        try FileManager.default.copyItem(atPath: d("noise.wav"), toPath: out("stale.wav"))
+        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("stale")], stdin: stale), "a stale measurement")
+        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("bad")], stdin: Self.badInput(d("noise.wav"))),
+              "input that isn't records")
+        try b.check("lufs-normalize.schema.json",
+                    codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio", "exists",
+                            "lossy", "stale-measurement", "unsupported-codec"])
+        // --output -: the record on standard error, the audio on standard output.
+        let toStdout = try E2E.program("/bin/sh", ["-c", "exec \"$0\" --preset social --output - \"$1\" > /dev/null",
+                                                   E2E.binDir.path + "/lufs-normalize", d("noise.wav")])
+        let v = try Self.validate(toStdout.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.map(String.init),
+                                  against: "lufs-normalize.schema.json")
+        #expect(toStdout.status == 0 && v.valid, "\(toStdout.stderr)\n\(v.said)")
+    }
+
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: E2E.has("espeak-ng"), "espeak-ng makes the voice"))
+    func voAlignRecordsMatchTheirSchema() throws {
+        let dir = E2E.tempDir("schema-voalign")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let speech = try #require(try VoAlignMaterial.speech(rate: 48000))
+        try VoAlignMaterial.writeReference(dir + "/ref.wav", seconds: 20, rate: 48000)
+        try VoAlignMaterial.writeTake(dir + "/take.wav", seconds: 8, rate: 48000, latencyMS: 120, bleedDB: -20, speech: speech)
+        try VoAlignMaterial.writeTake(dir + "/late.wav", seconds: 8, rate: 48000, latencyMS: 120, bleedDB: -20, startSeconds: 6,
+                                      speech: speech)
+        try VoAlignMaterial.writeTake(dir + "/dry.wav", seconds: 6, rate: 48000, latencyMS: 0, bleedDB: nil, speech: speech)
+        let ref = ["--reference", dir + "/ref.wav"]
+        var b = Batch()
+        b.add(try E2E.run("vo-align", ref + [dir + "/take.wav", dir + "/dry.wav", dir + "/missing.wav"]), "bleed, no bleed, no file")
+        b.add(try E2E.run("vo-align", ref + ["--latency-ms", "120", dir + "/take.wav", dir + "/dry.wav"]), "a claimed latency")
+        b.add(try E2E.run("vo-align", ref + ["--latency-ms", "300", "--tolerance-ms", "5", dir + "/take.wav"]), "a claim the bleed denies")
+        b.add(try E2E.run("vo-align", ref + ["--start-at", "auto", dir + "/late.wav"]), "--start-at auto")
+        b.add(try E2E.run("vo-align", ref + ["--start-at", "auto", "--latency-ms", "120", dir + "/late.wav"]), "--start-at auto with a claim")
+        b.add(try E2E.run("vo-align", ref + ["--start-at", "0", "--correct-drift", "--out-dir", dir + "/out", "--mix", dir + "/out/mix.wav",
+                                             dir + "/take.wav"]), "written take and mix")
+        let log = [#"{"path":"\#(dir)/take.wav","start_seconds":0,"latency_ms":120}"#, #"{"path":"\#(dir)/take.wav","latency_ms":"x"}"#]
+        b.add(try E2E.run("vo-align", ref, stdin: log.joined(separator: "\n") + "\n"), "a session log")
+        b.add(try E2E.run("vo-align", ref, stdin: Self.badInput(dir + "/take.wav")), "input that isn't records")
+        try b.check("vo-align.schema.json", codes: ["bad-input", "newer-schema", "not-found", "no-bleed", "latency-mismatch"])
+    }
+
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, "ffmpeg and ffprobe make and read the media files"))
+    func audioProbeAndLibraryFilterRecordsMatchTheirSchemas() throws {
+        let lib = try LibraryFilterE2ETests.makeLibrary()
+        defer { try? FileManager.default.removeItem(atPath: lib) }
+        try FileManager.default.createDirectory(atPath: lib + "/more", withIntermediateDirectories: true)
+        try Self.material(lib + "/more")
+        try Self.mediaMaterial(lib + "/more")
+        var p = Batch()
+        p.add(try E2E.run("audio-probe", [lib]), "a library")
+        p.add(try E2E.run("audio-probe", ["--deep", lib + "/more/noise.wav", lib + "/more/tone.mp3", lib + "/more/cut.wav"]), "--deep")
+        p.add(try E2E.run("audio-probe", [lib + "/more/missing.wav"]), "no file")
+        p.add(try E2E.run("audio-probe", [], stdin: Self.badInput(lib + "/more/noise.wav")), "input that isn't records")
+        let piped = try E2E.program("/bin/sh", ["-c", "exec \"$0\" - < \"$1\"", E2E.binDir.path + "/audio-probe", lib + "/more/noise.wav"])
+        p.add(E2E.Run(status: piped.status, stdout: String(decoding: piped.stdout, as: UTF8.self), stderr: piped.stderr), "standard input")
+        try p.check("audio-probe.schema.json",
+                    codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio", "protected", "cloud-only"])
+        var l = Batch()
+        l.add(try E2E.run("library-filter", ["--no-summary", lib]), "the usable songs")
+        let all = try E2E.run("library-filter", ["--no-summary", "--all", lib])
+        l.add(all, "--all")
+        l.add(try E2E.run("library-filter", ["--no-summary", "--all", "--min-duration", "3.5", "--max-duration", "10",
+                                             "--min-sample-rate", "44100", "--channels", "2", lib]), "constraints")
+        let ids = all.records.compactMap { $0["library"]?["id"]?.stringValue }
+        let id = try #require(ids.first)
+        l.add(try E2E.run("library-filter", ["--no-summary", "--get", id, "--get", "3f2a9c0d1e8b7a6c5d4e3f21", lib]), "--get")
+        l.add(try E2E.run("library-filter", ["--no-summary", "--query", "Miles", "--sort", "title", "--limit", "1", lib]), "--query")
+        l.add(try E2E.run("library-filter", ["--no-summary", "--all"], stdin: try E2E.run("audio-probe", [lib]).stdout), "probed records")
+        l.add(try E2E.run("library-filter", ["--no-summary", "--all"], stdin: Self.badInput(lib + "/more/noise.wav")), "input that isn't records")
+        try l.check("library-filter.schema.json", codes: ["bad-input", "not-found", "protected", "cloud-only", "empty", "truncated"])
+    }
+
+    /// lufs-measure reading the file's bytes from standard input (`-`).
+    static func measurePipe(_ path: String, _ args: [String]) throws -> E2E.Run {
+        let p = try E2E.program("/bin/sh", ["-c", "f=\"$1\"; shift; exec \"$0\" \"$@\" - < \"$f\"",
+                                            E2E.binDir.path + "/lufs-measure", path] + args)
+        return E2E.Run(status: p.status, stdout: String(decoding: p.stdout, as: UTF8.self), stderr: p.stderr)
+    }
+}
