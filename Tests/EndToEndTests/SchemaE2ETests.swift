@@ -220,6 +220,28 @@ import Testing
         }
     }
 
+    /// The lists a schema repeats from the code (error codes, presets, platforms, peak modes) are
+    /// the code's, in its order, and records.md's table of codes is the same list.
+    @Test func schemaListsAreTheCodesLists() throws {
+        func schema(_ name: String) throws -> JSON {
+            try JSON.parse(String(contentsOfFile: Self.schemaDir + "/" + name, encoding: .utf8))
+        }
+        func strings(_ v: JSON?) -> [String] { v?.arrayValue?.compactMap(\.stringValue) ?? [] }
+        let codes = ErrorCode.allCases.map(\.rawValue)
+        #expect(strings(try schema("common.schema.json")["$defs"]?["errorCode"]?["enum"]) == codes)
+        let page = try String(contentsOfFile: Self.root.appendingPathComponent("docs/records.md").path, encoding: .utf8)
+        let table = page.components(separatedBy: "\n## Errors\n").last?.components(separatedBy: "\n## ").first ?? ""
+        let documented = table.split(separator: "\n").filter { $0.hasPrefix("| `") }
+            .compactMap { $0.split(separator: "`").dropFirst().first.map(String.init) }
+        #expect(documented == codes, "records.md's table of error codes")
+        let measure = try schema("lufs-measure.schema.json"), normalize = try schema("lufs-normalize.schema.json")
+        let presets = LoudnessPreset.all.map(\.name)
+        #expect(strings(measure["$defs"]?["gate"]?["properties"]?["preset"]?["anyOf"]?.arrayValue?.first?["enum"]) == presets)
+        #expect(strings(normalize["$defs"]?["audioFile"]?["properties"]?["preset"]?["anyOf"]?.arrayValue?.first?["enum"]) == presets)
+        #expect(strings(measure["$defs"]?["platform"]?["properties"]?["name"]?["enum"]) == PlatformProfile.all.map(\.name))
+        #expect(strings(normalize["$defs"]?["audioFile"]?["properties"]?["peak_mode"]?["enum"]) == PeakMode.allCases.map(\.rawValue))
+    }
+
     /// The anchors of a Markdown page's headings, as GitHub makes them: lower case, letters,
     /// digits, `-` and `_` kept, spaces as `-`, everything else dropped.
     static func anchors(_ markdown: String) -> Set<String> {
