@@ -106,25 +106,43 @@ import Testing
         return (r.status == 0, String(decoding: r.stdout, as: UTF8.self) + r.stderr)
     }
 
-    /// The record lines of runs, each with the run that wrote it, and the error codes among them.
+    /// The record lines of one tool's runs, and the error codes among them.
     struct Batch {
+        var tool: String
         var lines: [String] = []
         var codes: Set<String> = []
 
-        mutating func add(_ r: E2E.Run, _ what: String, status: ClosedRange<Int32> = 0...1) {
-            #expect(status.contains(r.status), "\(what): exit status \(r.status): \(r.stderr)")
+        init(_ tool: String) { self.tool = tool }
+
+        /// Runs the tool (`what` names the run in a failure) and keeps its lines.
+        mutating func run(_ what: String, _ args: [String], stdin: String? = nil) throws {
+            add(try E2E.run(tool, args, stdin: stdin), what)
+        }
+
+        /// Runs the tool with `path`'s bytes on standard input.
+        mutating func pipe(_ what: String, _ path: String, _ args: [String]) throws {
+            let p = try E2E.program("/bin/sh", ["-c", "f=\"$1\"; shift; exec \"$0\" \"$@\" < \"$f\"",
+                                                E2E.binDir.path + "/" + tool, path] + args)
+            add(E2E.Run(status: p.status, stdout: String(decoding: p.stdout, as: UTF8.self), stderr: p.stderr), what)
+        }
+
+        mutating func add(_ r: E2E.Run, _ what: String) {
+            #expect(r.status == 0 || r.status == 1, "\(what): exit status \(r.status): \(r.stderr)")
             let new = r.stdout.split(separator: "\n").map(String.init)
             #expect(!new.isEmpty, "\(what) wrote no record: \(r.stderr)")
             lines += new
             for rec in r.records { if let c = rec["error"]?["code"]?.stringValue { codes.insert(c) } }
         }
 
-        /// Validates the batch against `schema`, failing with the validator's words.
-        func check(_ schema: String, codes expected: Set<String> = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        /// Validates the lines against the tool's schema, failing with the validator's words, and
+        /// checks that the runs reached the refusals `expected`.
+        func check(codes expected: Set<String> = [], schema: String? = nil,
+                   sourceLocation: SourceLocation = #_sourceLocation) throws {
             #expect(expected.isSubset(of: codes), "refusals not reached: \(expected.subtracting(codes).sorted())",
                     sourceLocation: sourceLocation)
-            let v = try SchemaE2ETests.validate(lines, against: schema)
-            #expect(v.valid, "\(schema):\n\(v.said)", sourceLocation: sourceLocation)
+            let name = schema ?? tool + ".schema.json"
+            let v = try SchemaE2ETests.validate(lines, against: name)
+            #expect(v.valid, "\(name):\n\(v.said)", sourceLocation: sourceLocation)
         }
     }
 
@@ -152,7 +170,8 @@ import Testing
         let n = noise(4, -20)
         try E2E.write(dir + "/noise.wav", rate: 48000, channels: [n, n.reversed()])
         try E2E.write(dir + "/mono.wav", rate: 44100, channels: [E2E.sine(997, dBFS: -12, seconds: 3, rate: 44100)], codec: "pcm_s16")
-        try E2E.write(dir + "/silence.wav", rate: 48000, channels: [[Float](repeating: 0, count: 96000), [Float](repeating: 0, count: 96000)])
+        let zero = [Float](repeating: 0, count: 96000)
+        try E2E.write(dir + "/silence.wav", rate: 48000, channels: [zero, zero])
         try E2E.write(dir + "/short.wav", rate: 48000, channels: [noise(1, -20), noise(1, -20)])
         try E2E.write(dir + "/surround.wav", rate: 48000, channels: (0..<6).map { _ in noise(4, -24) })
         let loud = noise(4, -2)
@@ -195,21 +214,27 @@ import Testing
         // The check itself finds a broken schema and a $ref to nothing.
         let dir = E2E.tempDir("schema-broken")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let broken = #"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"nonsense","properties":{"a":{"$ref":"other.schema.json#/$defs/x"}}}"#
+        let broken = #"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"nonsense","#
+            + #""properties":{"a":{"$ref":"other.schema.json#/$defs/x"}}}"#
         try broken.write(toFile: dir + "/broken.schema.json", atomically: true, encoding: .utf8)
         let b = try E2E.program(Self.python!, ["-c", Self.script, "meta", dir])
         let said = String(decoding: b.stdout, as: UTF8.self)
-        #expect(b.status == 1 && said.contains("broken.schema.json: type:") && said.contains("no such schema file"), "\(said)\(b.stderr)")
+        #expect(b.status == 1 && said.contains("broken.schema.json: type:") && said.contains("no such schema file"),
+                "\(said)\(b.stderr)")
     }
 
     @Test func recordsPageLinksEverySchemaAndEachLinkResolves() throws {
         let docs = Self.root.appendingPathComponent("docs").path
         let page = try String(contentsOfFile: docs + "/records.md", encoding: .utf8)
-        let links = page.components(separatedBy: "](").dropFirst().compactMap { $0.split(separator: ")").first.map(String.init) }
+        let links = page.components(separatedBy: "](").dropFirst()
+            .compactMap { $0.split(separator: ")").first.map(String.init) }
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.schemaDir).filter { $0.hasSuffix(".json") }
         #expect(!files.isEmpty)
         let linked = Set(links.filter { $0.hasPrefix("schema/") }.map { String($0.dropFirst("schema/".count)) })
-        #expect(linked == Set(files), "schemas not linked from records.md: \(Set(files).subtracting(linked).sorted()); links to no schema: \(linked.subtracting(files).sorted())")
+        #expect(linked == Set(files), """
+            schemas not linked from records.md: \(Set(files).subtracting(linked).sorted()); \
+            links to no schema: \(linked.subtracting(files).sorted())
+            """)
         for link in links where !link.contains("://") {
             let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let file = parts[0].isEmpty ? docs + "/records.md" : docs + "/" + parts[0]
@@ -236,10 +261,11 @@ import Testing
         #expect(documented == codes, "records.md's table of error codes")
         let measure = try schema("lufs-measure.schema.json"), normalize = try schema("lufs-normalize.schema.json")
         let presets = LoudnessPreset.all.map(\.name)
-        #expect(strings(measure["$defs"]?["gate"]?["properties"]?["preset"]?["anyOf"]?.arrayValue?.first?["enum"]) == presets)
-        #expect(strings(normalize["$defs"]?["audioFile"]?["properties"]?["preset"]?["anyOf"]?.arrayValue?.first?["enum"]) == presets)
-        #expect(strings(measure["$defs"]?["platform"]?["properties"]?["name"]?["enum"]) == PlatformProfile.all.map(\.name))
-        #expect(strings(normalize["$defs"]?["audioFile"]?["properties"]?["peak_mode"]?["enum"]) == PeakMode.allCases.map(\.rawValue))
+        func property(_ s: JSON, _ def: String, _ key: String) -> JSON? { s["$defs"]?[def]?["properties"]?[key] }
+        #expect(strings(property(measure, "gate", "preset")?["anyOf"]?.arrayValue?.first?["enum"]) == presets)
+        #expect(strings(property(normalize, "audioFile", "preset")?["anyOf"]?.arrayValue?.first?["enum"]) == presets)
+        #expect(strings(property(measure, "platform", "name")?["enum"]) == PlatformProfile.all.map(\.name))
+        #expect(strings(property(normalize, "audioFile", "peak_mode")?["enum"]) == PeakMode.allCases.map(\.rawValue))
     }
 
     /// The anchors of a Markdown page's headings, as GitHub makes them: lower case, letters,
@@ -277,51 +303,51 @@ import Testing
 
     // MARK: - The tools' records
 
-    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, "ffmpeg and ffprobe make and read the media files"))
+    static let mediaTools: Comment = "ffmpeg and ffprobe make and read the media files"
+
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, mediaTools))
     func lufsMeasureRecordsMatchTheirSchema() throws {
         let dir = E2E.tempDir("schema-measure")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.material(dir)
         try Self.mediaMaterial(dir)
-        try FileManager.default.createDirectory(atPath: dir + "/album/a", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: dir + "/album/b", withIntermediateDirectories: true)
         for (name, dB) in [("a/1.wav", -10.0), ("a/2.wav", -20), ("b/1.wav", -14)] {
+            try FileManager.default.createDirectory(atPath: dir + "/album/" + name.prefix(1), withIntermediateDirectories: true)
             let s = E2E.sine(440, dBFS: dB, seconds: 2, rate: 44100)
             try E2E.write(dir + "/album/" + name, rate: 44100, channels: [s, s], codec: "pcm_s16")
         }
-        let d = { (name: String) in dir + "/" + name }
-        let files = ["noise.wav", "mono.wav", "silence.wav", "short.wav", "surround.wav", "clipped.wav", "tone.mp3",
-                     "noise.m4a", "noise.opus", "tone.ogg", "noise.flac", "film.mkv", "two.mp4"].map(d)
-        var b = Batch()
-        b.add(try E2E.run("lufs-measure", files), "plain")
-        b.add(try E2E.run("lufs-measure", ["--preset", "ebu-r128"] + files), "a preset gate")
-        b.add(try E2E.run("lufs-measure", ["--target", "-20", "--tolerance", "2", "--max-true-peak", "-3", "--max-short-term", "-18",
-                                           "--max-momentary", "-10", d("noise.wav"), d("short.wav"), d("silence.wav")]), "a gate of its own")
-        b.add(try E2E.run("lufs-measure", ["--timeline", "--platforms", d("noise.wav"), d("silence.wav"), d("short.wav"), d("loud.wav"), d("film.mkv")]),
-              "--timeline --platforms")
-        b.add(try E2E.run("lufs-measure", ["--album", "--platforms", "--timeline", d("album")]), "--album --platforms")
-        b.add(try E2E.run("lufs-measure", ["--album", "--album-by", "folder", d("album"), d("noise.wav")]), "--album-by folder")
-        b.add(try E2E.run("lufs-measure", ["--qc", d("noise.wav"), d("mono.wav"), d("silence.wav"), d("clipped.wav"), d("surround.wav")]), "--qc")
-        b.add(try E2E.run("lufs-measure", ["--qc-preset", "acx", "--max-clipped-runs", "0", "--max-overs", "0", "--min-correlation", "0.5",
-                                           "--no-dropouts", "--no-dead-channels", "--no-inverted-channels", "--preset", "podcast",
-                                           d("noise.wav"), d("clipped.wav"), d("silence.wav"), d("mono.wav")]), "QC gates")
-        b.add(try E2E.run("lufs-measure", ["--stream", "1", "--preset", "ebu-r128", d("film.mkv")]), "--stream")
-        b.add(try E2E.run("lufs-measure", ["--layout", "5.1", "--dual-mono", d("surround.wav"), d("mono.wav")]), "--layout --dual-mono")
-        b.add(try E2E.run("lufs-measure", ["--decode-only", d("noise.wav"), d("tone.mp3")]), "--decode-only")
-        b.add(try Self.measurePipe(d("noise.wav"), []), "standard input")
-        b.add(try E2E.run("lufs-measure", [d("text.wav"), d("empty.wav"), d("cut.wav"), d("missing.wav"), d("silent.mp4")]), "refusals")
-        b.add(try E2E.run("lufs-measure", ["--stream", "5", d("film.mkv")]), "a stream the file doesn't have")
-        b.add(try E2E.run("lufs-measure", [], stdin: Self.badInput(d("noise.wav"))), "input that isn't records")
-        try b.check("lufs-measure.schema.json", codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio"])
+        let d = { (names: String) in names.split(separator: " ").map { dir + "/" + $0 } }
+        let files = d("noise.wav mono.wav silence.wav short.wav surround.wav clipped.wav tone.mp3 noise.m4a noise.opus "
+                      + "tone.ogg noise.flac film.mkv two.mp4")
+        var b = Batch("lufs-measure")
+        try b.run("plain", files)
+        try b.run("a preset gate", ["--preset", "ebu-r128"] + files)
+        try b.run("a gate of its own", ["--target", "-20", "--tolerance", "2", "--max-true-peak", "-3", "--max-short-term", "-18",
+                                        "--max-momentary", "-10"] + d("noise.wav short.wav silence.wav"))
+        try b.run("--timeline --platforms", ["--timeline", "--platforms"] + d("noise.wav silence.wav short.wav loud.wav film.mkv"))
+        try b.run("--album --platforms", ["--album", "--platforms", "--timeline"] + d("album"))
+        try b.run("--album-by folder", ["--album", "--album-by", "folder"] + d("album noise.wav"))
+        try b.run("--qc", ["--qc"] + d("noise.wav mono.wav silence.wav clipped.wav surround.wav"))
+        try b.run("QC gates", ["--qc-preset", "acx", "--max-clipped-runs", "0", "--max-overs", "0", "--min-correlation", "0.5",
+                               "--no-dropouts", "--no-dead-channels", "--no-inverted-channels", "--preset", "podcast"]
+                  + d("noise.wav clipped.wav silence.wav mono.wav"))
+        try b.run("--stream", ["--stream", "1", "--preset", "ebu-r128"] + d("film.mkv"))
+        try b.run("--layout --dual-mono", ["--layout", "5.1", "--dual-mono"] + d("surround.wav mono.wav"))
+        try b.run("--decode-only", ["--decode-only"] + d("noise.wav tone.mp3"))
+        try b.pipe("standard input", dir + "/noise.wav", ["-"])
+        try b.run("refusals", d("text.wav empty.wav cut.wav missing.wav silent.mp4"))
+        try b.run("a stream the file doesn't have", ["--stream", "5"] + d("film.mkv"))
+        try b.run("input that isn't records", [], stdin: Self.badInput(dir + "/noise.wav"))
+        try b.check(codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio"])
 
         // --follow: its lines against their own schema, its final record against the record's.
-        let follow = try Self.measurePipe(d("noise.wav"), ["--follow", "--interval", "0.5", "--preset", "ebu-r128"])
-        let lines = follow.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count > 2 && lines.last?.hasPrefix(#"{"loudness""#) == true, "\(follow.stderr)")
-        let f = try Self.validate(Array(lines.dropLast()), against: "lufs-measure-follow.schema.json")
-        #expect(f.valid, "\(f.said)")
-        let last = try Self.validate(Array(lines.suffix(1)), against: "lufs-measure.schema.json")
-        #expect(last.valid, "\(last.said)")
+        var follow = Batch("lufs-measure")
+        try follow.pipe("--follow", dir + "/noise.wav", ["--follow", "--interval", "0.5", "--preset", "ebu-r128", "-"])
+        let last = follow.lines.removeLast()
+        #expect(follow.lines.count > 2 && last.hasPrefix(#"{"loudness""#), "\(follow.lines)")
+        try follow.check(schema: "lufs-measure-follow.schema.json")
+        let record = try Self.validate([last], against: "lufs-measure.schema.json")
+        #expect(record.valid, "\(record.said)")
     }
 
     @Test(.enabled(if: python != nil, noValidator),
@@ -335,90 +361,79 @@ import Testing
         let mono = tone + s.map { $0 * 0.5 } + tone
         try E2E.write(dir + "/speech.wav", rate: 48000, channels: [mono, mono])
         try E2E.write(dir + "/tone.wav", rate: 48000, channels: [tone + tone, tone + tone])
-        var m = Batch()
-        m.add(try E2E.run("lufs-measure", ["--dialogue", "--timeline", dir + "/speech.wav", dir + "/tone.wav"]), "--dialogue")
-        let netflix = try E2E.run("lufs-measure", ["--preset", "netflix", "--platforms", dir + "/speech.wav", dir + "/tone.wav"])
+        let files = [dir + "/speech.wav", dir + "/tone.wav"]
+        var m = Batch("lufs-measure")
+        try m.run("--dialogue", ["--dialogue", "--timeline"] + files)
+        let netflix = try E2E.run("lufs-measure", ["--preset", "netflix", "--platforms"] + files)
         m.add(netflix, "a dialogue-gated preset")
-        try m.check("lufs-measure.schema.json")
-        var n = Batch()
-        n.add(try E2E.run("lufs-normalize", ["--preset", "netflix", "--out-dir", dir + "/out"], stdin: netflix.stdout), "a dialogue-gated target")
-        try n.check("lufs-normalize.schema.json")
+        try m.check()
+        var n = Batch("lufs-normalize")
+        try n.run("a dialogue-gated target", ["--preset", "netflix", "--out-dir", dir + "/out"], stdin: netflix.stdout)
+        try n.check()
     }
 
-    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, "ffmpeg and ffprobe make and read the media files"),
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, mediaTools),
           .enabled(if: E2E.has("lame"), "lame encodes the MP3 output"))
     func lufsNormalizeRecordsMatchTheirSchema() throws {
         let dir = E2E.tempDir("schema-normalize")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try Self.material(dir)
         try Self.mediaMaterial(dir)
-        let d = { (name: String) in dir + "/" + name }
-        let out = { (name: String) in dir + "/out/" + name }
-        var b = Batch()
-        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("plain"), d("noise.wav"), d("mono.wav"),
-                                             d("silence.wav"), d("loud.wav"), d("short.wav"), d("surround.wav")]), "audio files")
-        let measured = try E2E.run("lufs-measure", [d("noise.wav"), d("loud.wav"), d("clipped.wav")]).stdout
-        b.add(try E2E.run("lufs-normalize", ["--preset", "ebu-r128", "--out-dir", out("piped")], stdin: measured), "measured records")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "ebu-r128", "--out-dir", out("piped")], stdin: measured), "outputs that exist")
-        b.add(try E2E.run("lufs-normalize", ["--target", "-10", "--peak", "reduce", "--out-dir", out("reduce"), d("loud.wav")]), "--peak reduce")
-        b.add(try E2E.run("lufs-normalize", ["--target", "-10", "--peak", "ignore", "--bit-depth", "float", "--out-dir", out("ignore"),
-                                             d("loud.wav")]), "--peak ignore")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--fade-in", "0.5", "--fade-out", "1", "--fade-curve", "exponential",
-                                             "--out-dir", out("fades"), d("noise.wav")]), "fades")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--format", "flac", "--bit-depth", "16", "--out-dir", out("f16"),
-                                             d("noise.wav")]), "fewer bits refused")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--format", "flac", "--bit-depth", "16", "--allow-loss",
-                                             "--out-dir", out("f16a"), d("noise.wav")]), "fewer bits allowed")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--format", "mp3", "--allow-loss", "--out-dir", out("mp3"),
-                                             d("noise.wav"), d("loud.wav")]), "MP3 output")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--format", "ogg", "--allow-loss", "--out-dir", out("ogg"),
-                                             d("clipped.wav"), d("tone.ogg")]), "Ogg output")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--format", "m4a", "--allow-loss", "--out-dir", out("m4a"),
-                                             d("noise.wav")]), "M4A output")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "ebu-r128", "--format", "aiff", "--out-dir", out("aiff"), d("surround.wav")]), "AIFF")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--allow-loss", "--out-dir", out("media"), d("two.mp4")]),
-              "a media file with two AAC streams")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "podcast", "--stream", "1", "--out-dir", out("stream"), d("film.mkv")]), "--stream")
-        b.add(try E2E.run("lufs-normalize", ["--lossless-gain", "--target", "-16", "--out-dir", out("lg"), d("tone.mp3"), d("noise.m4a"),
-                                             d("noise.opus"), d("two.mp4"), d("noise.wav")]), "--lossless-gain")
-        b.add(try E2E.run("lufs-normalize", ["--lossless-gain", "--dry-run", "--target", "-16", "--out-dir", out("lgd"), d("tone.mp3")]),
-              "--lossless-gain --dry-run")
-        b.add(try E2E.run("lufs-normalize", ["--decode-encode-only", "--target", "-16", "--out-dir", out("deo"), d("noise.wav")]),
-              "--decode-encode-only")
+        let d = { (names: String) in names.split(separator: " ").map { dir + "/" + $0 } }
+        let out = { (name: String) in ["--out-dir", dir + "/out/" + name] }
+        var b = Batch("lufs-normalize")
+        try b.run("audio files", ["--preset", "social"] + out("plain") + d("noise.wav mono.wav silence.wav loud.wav short.wav surround.wav"))
+        let measured = try E2E.run("lufs-measure", d("noise.wav loud.wav clipped.wav")).stdout
+        try b.run("measured records", ["--preset", "ebu-r128"] + out("piped"), stdin: measured)
+        try b.run("outputs that exist", ["--preset", "ebu-r128"] + out("piped"), stdin: measured)
+        try b.run("--peak reduce", ["--target", "-10", "--peak", "reduce"] + out("reduce") + d("loud.wav"))
+        try b.run("--peak ignore", ["--target", "-10", "--peak", "ignore", "--bit-depth", "float"] + out("ignore") + d("loud.wav"))
+        try b.run("fades", ["--preset", "podcast", "--fade-in", "0.5", "--fade-out", "1", "--fade-curve", "exponential"]
+                  + out("fades") + d("noise.wav"))
+        let flac16 = ["--preset", "podcast", "--format", "flac", "--bit-depth", "16"]
+        try b.run("fewer bits refused", flac16 + out("f16") + d("noise.wav"))
+        try b.run("fewer bits allowed", flac16 + ["--allow-loss"] + out("f16a") + d("noise.wav"))
+        let lossy = ["--preset", "podcast", "--allow-loss", "--format"]
+        try b.run("MP3 output", lossy + ["mp3"] + out("mp3") + d("noise.wav loud.wav"))
+        try b.run("Ogg output", lossy + ["ogg"] + out("ogg") + d("clipped.wav tone.ogg"))
+        try b.run("M4A output", lossy + ["m4a"] + out("m4a") + d("noise.wav"))
+        try b.run("AIFF output", ["--preset", "ebu-r128", "--format", "aiff"] + out("aiff") + d("surround.wav"))
+        try b.run("a media file with two AAC streams", ["--preset", "podcast", "--allow-loss"] + out("media") + d("two.mp4"))
+        try b.run("--stream", ["--preset", "podcast", "--stream", "1"] + out("stream") + d("film.mkv"))
+        try b.run("--lossless-gain", ["--lossless-gain", "--target", "-16"] + out("lg")
+                  + d("tone.mp3 noise.m4a noise.opus two.mp4 noise.wav"))
+        try b.run("--lossless-gain --dry-run", ["--lossless-gain", "--dry-run", "--target", "-16"] + out("lgd") + d("tone.mp3"))
+        try b.run("--decode-encode-only", ["--decode-encode-only", "--target", "-16"] + out("deo") + d("noise.wav"))
         // Tags: a copy of each format, tagged for its track and then for its album.
-        try FileManager.default.createDirectory(atPath: out("tags"), withIntermediateDirectories: true)
-        for f in ["tone.mp3", "noise.flac", "noise.opus", "tone.ogg", "noise.m4a", "mono.wav"] {
-            try FileManager.default.copyItem(atPath: d(f), toPath: out("tags/") + f)
-        }
-        let tagged = ["tone.mp3", "noise.flac", "noise.opus", "tone.ogg", "noise.m4a", "mono.wav"].map { out("tags/") + $0 }
-        b.add(try E2E.run("lufs-normalize", ["--write-tags", "--dry-run", "--target", "-16"] + tagged), "--write-tags --dry-run")
-        b.add(try E2E.run("lufs-normalize", ["--write-tags"] + tagged), "--write-tags")
-        b.add(try E2E.run("lufs-normalize", ["--write-tags"] + tagged), "--write-tags again")
-        let album = try E2E.run("lufs-measure", ["--album", out("tags")]).stdout
-        b.add(try E2E.run("lufs-normalize", ["--album", "--write-tags"], stdin: album), "--album --write-tags")
-        b.add(try E2E.run("lufs-normalize", ["--album", "--target", "-16", "--out-dir", out("album")],
-                          stdin: try E2E.run("lufs-measure", ["--album", d("noise.wav"), d("mono.wav")]).stdout), "--album")
+        let tagged = "tone.mp3 noise.flac noise.opus tone.ogg noise.m4a mono.wav".split(separator: " ")
+            .map { dir + "/tags/" + $0 }
+        try FileManager.default.createDirectory(atPath: dir + "/tags", withIntermediateDirectories: true)
+        for f in tagged { try FileManager.default.copyItem(atPath: dir + "/" + f.split(separator: "/").last!, toPath: f) }
+        try b.run("--write-tags --dry-run", ["--write-tags", "--dry-run", "--target", "-16"] + tagged)
+        try b.run("--write-tags", ["--write-tags"] + tagged)
+        try b.run("--write-tags again", ["--write-tags"] + tagged)
+        let album = try E2E.run("lufs-measure", ["--album", dir + "/tags"]).stdout
+        try b.run("--album --write-tags", ["--album", "--write-tags"], stdin: album)
+        try b.run("--album", ["--album", "--target", "-16"] + out("album"),
+                  stdin: try E2E.run("lufs-measure", ["--album"] + d("noise.wav mono.wav")).stdout)
         // Refusals, and a measurement of a file that has changed since.
-        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--sample-rate", "44100", "--out-dir", out("rate"), d("noise.wav")]),
-              "a lossy rate change refused")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("err"), d("text.wav"), d("empty.wav"), d("missing.wav"),
-                                             d("silent.mp4"), d("cut.wav")]), "refusals")
-        try FileManager.default.copyItem(atPath: d("short.wav"), toPath: out("stale.wav"))
-        let stale = try E2E.run("lufs-measure", [out("stale.wav")]).stdout
-        try FileManager.default.removeItem(atPath: out("stale.wav"))
-        try FileManager.default.copyItem(atPath: d("noise.wav"), toPath: out("stale.wav"))
-        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("stale")], stdin: stale), "a stale measurement")
-        b.add(try E2E.run("lufs-normalize", ["--preset", "social", "--out-dir", out("bad")], stdin: Self.badInput(d("noise.wav"))),
-              "input that isn't records")
-        try b.check("lufs-normalize.schema.json",
-                    codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio", "exists",
+        try b.run("a lossy rate change refused", ["--preset", "social", "--sample-rate", "44100"] + out("rate") + d("noise.wav"))
+        try b.run("refusals", ["--preset", "social"] + out("err") + d("text.wav empty.wav missing.wav silent.mp4 cut.wav"))
+        let changing = dir + "/changing.wav"
+        try FileManager.default.copyItem(atPath: dir + "/short.wav", toPath: changing)
+        let stale = try E2E.run("lufs-measure", [changing]).stdout
+        try FileManager.default.removeItem(atPath: changing)
+        try FileManager.default.copyItem(atPath: dir + "/noise.wav", toPath: changing)
+        try b.run("a stale measurement", ["--preset", "social"] + out("stale"), stdin: stale)
+        try b.run("input that isn't records", ["--preset", "social"] + out("bad"), stdin: Self.badInput(dir + "/noise.wav"))
+        try b.check(codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio", "exists",
                             "lossy", "stale-measurement", "unsupported-codec"])
-        // --output -: the record on standard error, the audio on standard output.
+        // --output -: the audio on standard output, the record on standard error.
         let toStdout = try E2E.program("/bin/sh", ["-c", "exec \"$0\" --preset social --output - \"$1\" > /dev/null",
-                                                   E2E.binDir.path + "/lufs-normalize", d("noise.wav")])
-        let v = try Self.validate(toStdout.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.map(String.init),
-                                  against: "lufs-normalize.schema.json")
-        #expect(toStdout.status == 0 && v.valid, "\(toStdout.stderr)\n\(v.said)")
+                                                   E2E.binDir.path + "/lufs-normalize", dir + "/noise.wav"])
+        let record = toStdout.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.map(String.init)
+        let v = try Self.validate(record, against: "lufs-normalize.schema.json")
+        #expect(toStdout.status == 0 && record.count == 1 && v.valid, "\(toStdout.stderr)\n\(v.said)")
     }
 
     @Test(.enabled(if: python != nil, noValidator), .enabled(if: E2E.has("espeak-ng"), "espeak-ng makes the voice"))
@@ -428,59 +443,53 @@ import Testing
         let speech = try #require(try VoAlignMaterial.speech(rate: 48000))
         try VoAlignMaterial.writeReference(dir + "/ref.wav", seconds: 20, rate: 48000)
         try VoAlignMaterial.writeTake(dir + "/take.wav", seconds: 8, rate: 48000, latencyMS: 120, bleedDB: -20, speech: speech)
-        try VoAlignMaterial.writeTake(dir + "/late.wav", seconds: 8, rate: 48000, latencyMS: 120, bleedDB: -20, startSeconds: 6,
-                                      speech: speech)
+        try VoAlignMaterial.writeTake(dir + "/late.wav", seconds: 8, rate: 48000, latencyMS: 120, bleedDB: -20,
+                                      startSeconds: 6, speech: speech)
         try VoAlignMaterial.writeTake(dir + "/dry.wav", seconds: 6, rate: 48000, latencyMS: 0, bleedDB: nil, speech: speech)
         let ref = ["--reference", dir + "/ref.wav"]
-        var b = Batch()
-        b.add(try E2E.run("vo-align", ref + [dir + "/take.wav", dir + "/dry.wav", dir + "/missing.wav"]), "bleed, no bleed, no file")
-        b.add(try E2E.run("vo-align", ref + ["--latency-ms", "120", dir + "/take.wav", dir + "/dry.wav"]), "a claimed latency")
-        b.add(try E2E.run("vo-align", ref + ["--latency-ms", "300", "--tolerance-ms", "5", dir + "/take.wav"]), "a claim the bleed denies")
-        b.add(try E2E.run("vo-align", ref + ["--start-at", "auto", dir + "/late.wav"]), "--start-at auto")
-        b.add(try E2E.run("vo-align", ref + ["--start-at", "auto", "--latency-ms", "120", dir + "/late.wav"]), "--start-at auto with a claim")
-        b.add(try E2E.run("vo-align", ref + ["--start-at", "0", "--correct-drift", "--out-dir", dir + "/out", "--mix", dir + "/out/mix.wav",
-                                             dir + "/take.wav"]), "written take and mix")
-        let log = [#"{"path":"\#(dir)/take.wav","start_seconds":0,"latency_ms":120}"#, #"{"path":"\#(dir)/take.wav","latency_ms":"x"}"#]
-        b.add(try E2E.run("vo-align", ref, stdin: log.joined(separator: "\n") + "\n"), "a session log")
-        b.add(try E2E.run("vo-align", ref, stdin: Self.badInput(dir + "/take.wav")), "input that isn't records")
-        try b.check("vo-align.schema.json", codes: ["bad-input", "newer-schema", "not-found", "no-bleed", "latency-mismatch"])
+        let take = dir + "/take.wav", late = dir + "/late.wav"
+        var b = Batch("vo-align")
+        try b.run("bleed, no bleed, no file", ref + [take, dir + "/dry.wav", dir + "/missing.wav"])
+        try b.run("a claimed latency", ref + ["--latency-ms", "120", take, dir + "/dry.wav"])
+        try b.run("a claim the bleed denies", ref + ["--latency-ms", "300", "--tolerance-ms", "5", take])
+        try b.run("--start-at auto", ref + ["--start-at", "auto", late])
+        try b.run("--start-at auto with a claim", ref + ["--start-at", "auto", "--latency-ms", "120", late])
+        try b.run("written take and mix", ref + ["--start-at", "0", "--correct-drift", "--out-dir", dir + "/out",
+                                                 "--mix", dir + "/out/mix.wav", take])
+        let log = [#"{"path":"\#(take)","start_seconds":0,"latency_ms":120}"#, #"{"path":"\#(take)","latency_ms":"x"}"#]
+        try b.run("a session log", ref, stdin: log.joined(separator: "\n") + "\n")
+        try b.run("input that isn't records", ref, stdin: Self.badInput(take))
+        try b.check(codes: ["bad-input", "newer-schema", "not-found", "no-bleed", "latency-mismatch"])
     }
 
-    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, "ffmpeg and ffprobe make and read the media files"))
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, mediaTools))
     func audioProbeAndLibraryFilterRecordsMatchTheirSchemas() throws {
         let lib = try LibraryFilterE2ETests.makeLibrary()
         defer { try? FileManager.default.removeItem(atPath: lib) }
-        try FileManager.default.createDirectory(atPath: lib + "/more", withIntermediateDirectories: true)
-        try Self.material(lib + "/more")
-        try Self.mediaMaterial(lib + "/more")
-        var p = Batch()
-        p.add(try E2E.run("audio-probe", [lib]), "a library")
-        p.add(try E2E.run("audio-probe", ["--deep", lib + "/more/noise.wav", lib + "/more/tone.mp3", lib + "/more/cut.wav"]), "--deep")
-        p.add(try E2E.run("audio-probe", [lib + "/more/missing.wav"]), "no file")
-        p.add(try E2E.run("audio-probe", [], stdin: Self.badInput(lib + "/more/noise.wav")), "input that isn't records")
-        let piped = try E2E.program("/bin/sh", ["-c", "exec \"$0\" - < \"$1\"", E2E.binDir.path + "/audio-probe", lib + "/more/noise.wav"])
-        p.add(E2E.Run(status: piped.status, stdout: String(decoding: piped.stdout, as: UTF8.self), stderr: piped.stderr), "standard input")
-        try p.check("audio-probe.schema.json",
-                    codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio", "protected", "cloud-only"])
-        var l = Batch()
-        l.add(try E2E.run("library-filter", ["--no-summary", lib]), "the usable songs")
+        let more = lib + "/more"
+        try FileManager.default.createDirectory(atPath: more, withIntermediateDirectories: true)
+        try Self.material(more)
+        try Self.mediaMaterial(more)
+        var p = Batch("audio-probe")
+        try p.run("a library", [lib])
+        try p.run("--deep", ["--deep", more + "/noise.wav", more + "/tone.mp3", more + "/cut.wav"])
+        try p.run("no file", [more + "/missing.wav"])
+        try p.run("input that isn't records", [], stdin: Self.badInput(more + "/noise.wav"))
+        try p.pipe("standard input", more + "/noise.wav", ["-"])
+        try p.check(codes: ["bad-input", "newer-schema", "not-found", "empty", "unrecognised", "truncated", "no-audio",
+                            "protected", "cloud-only"])
+        var l = Batch("library-filter")
+        try l.run("the usable songs", ["--no-summary", lib])
         let all = try E2E.run("library-filter", ["--no-summary", "--all", lib])
         l.add(all, "--all")
-        l.add(try E2E.run("library-filter", ["--no-summary", "--all", "--min-duration", "3.5", "--max-duration", "10",
-                                             "--min-sample-rate", "44100", "--channels", "2", lib]), "constraints")
+        try l.run("constraints", ["--no-summary", "--all", "--min-duration", "3.5", "--max-duration", "10",
+                                  "--min-sample-rate", "44100", "--channels", "2", lib])
         let ids = all.records.compactMap { $0["library"]?["id"]?.stringValue }
         let id = try #require(ids.first)
-        l.add(try E2E.run("library-filter", ["--no-summary", "--get", id, "--get", "3f2a9c0d1e8b7a6c5d4e3f21", lib]), "--get")
-        l.add(try E2E.run("library-filter", ["--no-summary", "--query", "Miles", "--sort", "title", "--limit", "1", lib]), "--query")
-        l.add(try E2E.run("library-filter", ["--no-summary", "--all"], stdin: try E2E.run("audio-probe", [lib]).stdout), "probed records")
-        l.add(try E2E.run("library-filter", ["--no-summary", "--all"], stdin: Self.badInput(lib + "/more/noise.wav")), "input that isn't records")
-        try l.check("library-filter.schema.json", codes: ["bad-input", "not-found", "protected", "cloud-only", "empty", "truncated"])
-    }
-
-    /// lufs-measure reading the file's bytes from standard input (`-`).
-    static func measurePipe(_ path: String, _ args: [String]) throws -> E2E.Run {
-        let p = try E2E.program("/bin/sh", ["-c", "f=\"$1\"; shift; exec \"$0\" \"$@\" - < \"$f\"",
-                                            E2E.binDir.path + "/lufs-measure", path] + args)
-        return E2E.Run(status: p.status, stdout: String(decoding: p.stdout, as: UTF8.self), stderr: p.stderr)
+        try l.run("--get", ["--no-summary", "--get", id, "--get", "3f2a9c0d1e8b7a6c5d4e3f21", lib])
+        try l.run("--query", ["--no-summary", "--query", "Miles", "--sort", "title", "--limit", "1", lib])
+        try l.run("probed records", ["--no-summary", "--all"], stdin: try E2E.run("audio-probe", [lib]).stdout)
+        try l.run("input that isn't records", ["--no-summary", "--all"], stdin: Self.badInput(more + "/noise.wav"))
+        try l.check(codes: ["bad-input", "not-found", "protected", "cloud-only", "empty", "truncated"])
     }
 }
