@@ -492,4 +492,25 @@ import Testing
         try l.run("input that isn't records", ["--no-summary", "--all"], stdin: Self.badInput(more + "/noise.wav"))
         try l.check(codes: ["bad-input", "not-found", "protected", "cloud-only", "empty", "truncated"])
     }
+
+    /// Keys pass through the stages untouched, so the last stage's records still match every
+    /// earlier stage's schema.
+    @Test(.enabled(if: python != nil, noValidator), .enabled(if: tools, mediaTools))
+    func aPipelinesRecordsMatchEveryStagesSchema() throws {
+        let dir = E2E.tempDir("schema-pipeline")
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try Self.material(dir)
+        try FileManager.default.removeItem(atPath: dir + "/text.wav")
+        let probed = try E2E.run("audio-probe", [dir])
+        let usable = try E2E.run("library-filter", ["--no-summary", "--all"], stdin: probed.stdout)
+        let measured = try E2E.run("lufs-measure", ["--qc", "--platforms"], stdin: usable.stdout)
+        let normalized = try E2E.run("lufs-normalize", ["--preset", "podcast", "--out-dir", dir + "/out"], stdin: measured.stdout)
+        let lines = normalized.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == probed.stdout.split(separator: "\n").count, "\(normalized.stderr)")
+        #expect(lines.contains { $0.contains(#""normalized":"#) } && lines.contains { $0.contains(#""error":"#) })
+        for schema in ["audio-probe", "library-filter", "lufs-measure", "lufs-normalize"] {
+            let v = try Self.validate(lines, against: schema + ".schema.json")
+            #expect(v.valid, "\(schema):\n\(v.said)")
+        }
+    }
 }
