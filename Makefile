@@ -55,6 +55,9 @@ TEST_DEPS  += python3-venv:python3-venv
 TEST_DEPS  += zsh:zsh fish:fish
 # openttd-opensfx: recorded game sound effects (CC-BY-SA 3.0, 10 MB), the effects in the dialogue detector's accuracy material.
 TEST_DEPS  += /usr/share/games/openttd/baseset/opensfx/opensfx.cat:openttd-opensfx
+# python3-jsonschema (4.10 in Debian 12: draft 2020-12): SchemaE2ETests validates every tool's records
+# against docs/schema/ with it (checked by the file the package installs, whichever python3 is first in PATH).
+TEST_DEPS  += /usr/lib/python3/dist-packages/jsonschema/__init__.py:python3-jsonschema
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
 # GNU time: the bench reads peak memory from its %M (not every Debian install has the package).
 BENCH_DEPS += /usr/bin/time:time
