@@ -22,6 +22,8 @@ FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 # The doc pages the man pages cite (cache.md, albums-and-replaygain.md, ...), with README.md.
 DOCDIR      = $(PREFIX)/share/doc/audio-tools
 DOCS       := README.md $(wildcard docs/*.md) docs/lufs-measure-report.svg
+# Each record's JSON Schema, which docs/records.md links (docs/schema/ beside it when installed).
+SCHEMAS    := $(wildcard docs/schema/*.json)
 
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
@@ -209,6 +211,7 @@ define install_tree
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 \
 	  $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) $(DESTDIR)$(DOCDIR)
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -d $(DESTDIR)$(DOCDIR)/schema && install -m 644 $(SCHEMAS) $(DESTDIR)$(DOCDIR)/schema/
 	install -m 755 $(BIN)/$(MULTICALL) $(DESTDIR)$(BINDIR)/$(MULTICALL)
 	install -d $(DESTDIR)$(PREFIX)/share/audio-tools && install -m 644 $(SPEECH_MODEL) $(DESTDIR)$(PREFIX)/share/audio-tools/
 	set -e; for t in $(TOOLS); do \
@@ -230,6 +233,8 @@ uninstall:
 	done
 	rm -f $(DESTDIR)$(MANDIR)/man7/audio-tools-records.7 $(DESTDIR)$(BINDIR)/$(MULTICALL) $(DESTDIR)$(MANDIR)/man1/$(MULTICALL).1
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOCS)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/schema/,$(notdir $(SCHEMAS)))
+	rmdir $(DESTDIR)$(DOCDIR)/schema 2>/dev/null || true
 	rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null || true
 	rm -rf $(DESTDIR)$(PREFIX)/share/audio-tools
 
