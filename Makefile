@@ -23,6 +23,9 @@ FISHCOMPDIR = $(PREFIX)/share/fish/vendor_completions.d
 DOCDIR      = $(PREFIX)/share/doc/audio-tools
 DOCS       := README.md $(wildcard docs/*.md) docs/lufs-measure-report.svg
 
+# command => Debian package, for the build itself: lld links the release build (see STATIC_LINK).
+# Swift's toolchains for Linux ship it beside swift; Debian's lld package is the fallback.
+BUILD_DEPS := ld.lld:lld
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
 # SQLite keeps the --cache of audio-probe, library-filter and lufs-measure.
@@ -113,6 +116,7 @@ define install_missing
 endef
 
 deps:
+	$(call install_missing,$(BUILD_DEPS),cmd)
 	$(call install_missing,$(LIB_DEPS),lib)
 	$(call install_missing,$(MODEL_DEPS),cmd)
 	@$(MAKE) --no-print-directory speech-model
@@ -141,7 +145,11 @@ bench-deps: test-deps
 # copied page each), a few milliseconds, which is most of a short run such as an MP3's lossless
 # gain. Only with the runtime linked in: against the runtime's shared libraries a position-
 # dependent program makes the loader warn about their protected symbols on every start.
-STATIC_LINK := --static-swift-stdlib -Xlinker -no-pie
+# It links with LLVM's lld (in the Swift toolchain, next to swift; Debian's lld elsewhere), not
+# the default gold: gold and GNU ld print a warning for every program that links the static
+# Foundation, whose temporary-file writer calls mktemp(3) (glibc marks it so); lld links the same
+# code without that warning, and as fast a program.
+STATIC_LINK := --static-swift-stdlib -Xlinker -no-pie -Xswiftc -use-ld=lld
 BUILD_FLAGS ?= $(if $(filter release,$(CONFIG)),$(STATIC_LINK))
 
 build: deps
