@@ -75,7 +75,7 @@ MODEL_DEPS := python3:python3 pip3:python3-pip
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz chaos clean help
+.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report lint format install install-files uninstall deb deb-tree fuzz chaos clean help
 
 all: build
 
@@ -85,6 +85,8 @@ help:
 	@echo "make long-test the tests too big for make test (a WAV over 4 GiB written as RF64: 9 GB of disk, minutes)"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
 	@echo "make docs-report  redraw the report picture in docs/ from the sample clips"
+	@echo "make lint      check the Swift sources against .swift-format (fails on any finding)"
+	@echo "make format    rewrite the Swift sources in place to .swift-format's layout"
 	@echo "make install   PREFIX=/usr/local: the five tools, their man pages, bash/zsh/fish completions and docs"
 	@echo "make uninstall PREFIX=/usr/local: remove all of it again"
 	@echo "make deb       a Debian package in build/ (static Swift runtime): sudo apt install ./build/audio-tools_*.deb"
@@ -183,6 +185,16 @@ docs-report: build
 	@$(BIN)/lufs-measure --preset ebu-r128 --no-progress --report $(DOCS_REPORT) Fixtures/clips/voiceover.wav > /dev/null; \
 	  test $$? -le 1 && test -f $(DOCS_REPORT)/voiceover.wav.svg
 	cp $(DOCS_REPORT)/voiceover.wav.svg docs/lufs-measure-report.svg
+
+# The toolchain's formatter (swift format) with the checked-in .swift-format: 120 columns, 4
+# spaces, the house's one-line statements kept (semicolons, several variables in one declaration,
+# several enum cases on a line). `make lint` fails on any finding, `make format` fixes what it can.
+FORMAT_PATHS := Sources Tests Package.swift
+lint:
+	$(SWIFT) format lint --strict --parallel --configuration .swift-format --recursive $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --parallel --configuration .swift-format --recursive $(FORMAT_PATHS)
 
 # Swift Testing only: the suite has no XCTest cases, whose empty run would print "Executed 0 tests".
 test: test-deps
