@@ -75,7 +75,7 @@ MODEL_DEPS := python3:python3 pip3:python3-pip
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report lint format install install-files uninstall deb deb-tree fuzz chaos clean help
+.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report docs lint format install install-files uninstall deb deb-tree fuzz chaos clean help
 
 all: build
 
@@ -85,6 +85,7 @@ help:
 	@echo "make long-test the tests too big for make test (a WAV over 4 GiB written as RF64: 9 GB of disk, minutes)"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
 	@echo "make docs-report  redraw the report picture in docs/ from the sample clips"
+	@echo "make docs      API documentation of a library target (DOCS_TARGET=AudioSignal) in .build/docs, offline"
 	@echo "make lint      check the Swift sources against .swift-format (fails on any finding)"
 	@echo "make format    rewrite the Swift sources in place to .swift-format's layout"
 	@echo "make install   PREFIX=/usr/local: the five tools, their man pages, bash/zsh/fish completions and docs"
@@ -185,6 +186,29 @@ docs-report: build
 	@$(BIN)/lufs-measure --preset ebu-r128 --no-progress --report $(DOCS_REPORT) Fixtures/clips/voiceover.wav > /dev/null; \
 	  test $$? -le 1 && test -f $(DOCS_REPORT)/voiceover.wav.svg
 	cp $(DOCS_REPORT)/voiceover.wav.svg docs/lufs-measure-report.svg
+
+# API documentation of one library target (DOCS_TARGET) with the toolchain's docc, offline: no
+# documentation plugin to fetch. SwiftPM writes the public symbol graphs of the debug build (the one
+# make test builds), and docc turns the target's graph (with its extensions of other modules'
+# types) into a static archive. Without a .docc catalog in the target, its doc comments are all.
+DOCS_TARGET ?= AudioSignal
+DOCS_DIR    ?= .build/docs
+DOCC        ?= docc
+docs: deps
+	@command -v $(DOCC) >/dev/null || { echo "make docs: $(DOCC), the Swift toolchain's documentation compiler, isn't on PATH: set DOCC to its path." >&2; exit 1; }
+	@mkdir -p $(DOCS_DIR)
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public | tee $(DOCS_DIR)/symbol-graph.log
+	@set -e; graphs=$$(sed -n 's/^Files written to //p' $(DOCS_DIR)/symbol-graph.log); \
+	if [ -z "$$graphs" ]; then echo "make docs: swift package dump-symbol-graph wrote no symbol graphs (its output is above)." >&2; exit 1; fi; \
+	if [ ! -f "$$graphs/$(DOCS_TARGET).symbols.json" ]; then \
+	  echo "make docs: no symbol graph for DOCS_TARGET=$(DOCS_TARGET): name a Swift library target of Package.swift (the graphs made are for: $$(ls "$$graphs" | sed -n 's/^\([A-Za-z0-9_]*\)\.symbols\.json$$/\1/p' | tr '\n' ' ' | sed 's/ $$//'))." >&2; exit 1; fi; \
+	rm -rf $(DOCS_DIR)/$(DOCS_TARGET).symbols $(DOCS_DIR)/$(DOCS_TARGET).doccarchive; \
+	mkdir -p $(DOCS_DIR)/$(DOCS_TARGET).symbols; \
+	cp "$$graphs/$(DOCS_TARGET).symbols.json" $$(ls "$$graphs"/$(DOCS_TARGET)@*.symbols.json 2>/dev/null) $(DOCS_DIR)/$(DOCS_TARGET).symbols/
+	$(DOCC) convert --additional-symbol-graph-dir $(DOCS_DIR)/$(DOCS_TARGET).symbols \
+	  --fallback-display-name $(DOCS_TARGET) --fallback-bundle-identifier audio-tools.$(DOCS_TARGET) \
+	  --output-path $(DOCS_DIR)/$(DOCS_TARGET).doccarchive
+	@echo "make docs: $(DOCS_DIR)/$(DOCS_TARGET).doccarchive (a static site: python3 -m http.server -d $(DOCS_DIR)/$(DOCS_TARGET).doccarchive, then open http://localhost:8000/documentation/$$(echo $(DOCS_TARGET) | tr A-Z a-z)/)"
 
 # The toolchain's formatter (swift format) with the checked-in .swift-format: 120 columns, 4
 # spaces, the house's one-line statements kept (semicolons, several variables in one declaration,
