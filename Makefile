@@ -191,10 +191,12 @@ docs-report: build
 # documentation plugin to fetch. SwiftPM writes the public symbol graphs of the debug build (the one
 # make test builds), and docc turns the target's graph (with its extensions of other modules'
 # types) into a static archive. Without a .docc catalog in the target, its doc comments are all.
+# Only the libraries are installed first (the build needs them; the speech model it doesn't).
 DOCS_TARGET ?= AudioSignal
 DOCS_DIR    ?= .build/docs
 DOCC        ?= docc
-docs: deps
+docs:
+	$(call install_missing,$(LIB_DEPS),lib)
 	@command -v $(DOCC) >/dev/null || { echo "make docs: $(DOCC), the Swift toolchain's documentation compiler, isn't on PATH: set DOCC to its path." >&2; exit 1; }
 	@mkdir -p $(DOCS_DIR)
 	$(SWIFT) package dump-symbol-graph --minimum-access-level public | tee $(DOCS_DIR)/symbol-graph.log
