@@ -25,6 +25,9 @@ DOCS       := README.md $(wildcard docs/*.md) docs/lufs-measure-report.svg
 # Each record's JSON Schema, which docs/records.md links (docs/schema/ beside it when installed).
 SCHEMAS    := $(wildcard docs/schema/*.json)
 
+# command => Debian package, for the build itself: lld links the release build (see STATIC_LINK).
+# Swift's toolchains for Linux ship it beside swift; Debian's lld package is the fallback.
+BUILD_DEPS := ld.lld:lld
 # pkg-config module => Debian package, for the libraries the package links.
 LIB_DEPS   := sndfile:libsndfile1-dev samplerate:libsamplerate0-dev kissfft-float:libkissfft-dev taglib:libtag1-dev
 # SQLite keeps the --cache of audio-probe, library-filter and lufs-measure.
@@ -77,7 +80,7 @@ MODEL_DEPS := python3:python3 pip3:python3-pip
 # command => Debian package, for `make deb`.
 DEB_DEPS   := dpkg-deb:dpkg dpkg-shlibdeps:dpkg-dev readelf:binutils strip:binutils
 
-.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report install install-files uninstall deb deb-tree fuzz chaos clean help
+.PHONY: speech-model all deps test-deps bench-deps build test long-test bench demo demo-files docs-report docs lint format install install-files uninstall deb deb-tree fuzz chaos clean help
 
 all: build
 
@@ -87,6 +90,9 @@ help:
 	@echo "make long-test the tests too big for make test (a WAV over 4 GiB written as RF64: 9 GB of disk, minutes)"
 	@echo "make bench     speed figures (ratios against the decode floor and other tools)"
 	@echo "make docs-report  redraw the report picture in docs/ from the sample clips"
+	@echo "make docs      API documentation of a library target (DOCS_TARGET=AudioSignal) in .build/docs, offline"
+	@echo "make lint      check the Swift sources against .swift-format (fails on any finding)"
+	@echo "make format    rewrite the Swift sources in place to .swift-format's layout"
 	@echo "make install   PREFIX=/usr/local: the five tools, their man pages, bash/zsh/fish completions and docs"
 	@echo "make uninstall PREFIX=/usr/local: remove all of it again"
 	@echo "make deb       a Debian package in build/ (static Swift runtime): sudo apt install ./build/audio-tools_*.deb"
@@ -118,6 +124,7 @@ define install_missing
 endef
 
 deps:
+	$(call install_missing,$(BUILD_DEPS),cmd)
 	$(call install_missing,$(LIB_DEPS),lib)
 	$(call install_missing,$(MODEL_DEPS),cmd)
 	@$(MAKE) --no-print-directory speech-model
@@ -146,7 +153,11 @@ bench-deps: test-deps
 # copied page each), a few milliseconds, which is most of a short run such as an MP3's lossless
 # gain. Only with the runtime linked in: against the runtime's shared libraries a position-
 # dependent program makes the loader warn about their protected symbols on every start.
-STATIC_LINK := --static-swift-stdlib -Xlinker -no-pie
+# It links with LLVM's lld (in the Swift toolchain, next to swift; Debian's lld elsewhere), not
+# the default gold: gold and GNU ld print a warning for every program that links the static
+# Foundation, whose temporary-file writer calls mktemp(3) (glibc marks it so); lld links the same
+# code without that warning, and as fast a program.
+STATIC_LINK := --static-swift-stdlib -Xlinker -no-pie -Xswiftc -use-ld=lld
 BUILD_FLAGS ?= $(if $(filter release,$(CONFIG)),$(STATIC_LINK))
 # A target may import only what Package.swift says it depends on: the layers are the compiler's to
 # keep, not a convention (a wrong import is a build error, not a transitive accident).
@@ -183,6 +194,41 @@ docs-report: build
 	@$(BIN)/lufs-measure --preset ebu-r128 --no-progress --report $(DOCS_REPORT) Fixtures/clips/voiceover.wav > /dev/null; \
 	  test $$? -le 1 && test -f $(DOCS_REPORT)/voiceover.wav.svg
 	cp $(DOCS_REPORT)/voiceover.wav.svg docs/lufs-measure-report.svg
+
+# API documentation of one library target (DOCS_TARGET) with the toolchain's docc, offline: no
+# documentation plugin to fetch. SwiftPM writes the public symbol graphs of the debug build (the one
+# make test builds), and docc turns the target's graph (with its extensions of other modules'
+# types) into a static archive. Without a .docc catalog in the target, its doc comments are all.
+# Only the libraries are installed first (the build needs them; the speech model it doesn't).
+DOCS_TARGET ?= AudioSignal
+DOCS_DIR    ?= .build/docs
+DOCC        ?= docc
+docs:
+	$(call install_missing,$(LIB_DEPS),lib)
+	@command -v $(DOCC) >/dev/null || { echo "make docs: $(DOCC), the Swift toolchain's documentation compiler, isn't on PATH: set DOCC to its path." >&2; exit 1; }
+	@mkdir -p $(DOCS_DIR)
+	$(SWIFT) package dump-symbol-graph --minimum-access-level public | tee $(DOCS_DIR)/symbol-graph.log
+	@set -e; graphs=$$(sed -n 's/^Files written to //p' $(DOCS_DIR)/symbol-graph.log); \
+	if [ -z "$$graphs" ]; then echo "make docs: swift package dump-symbol-graph wrote no symbol graphs (its output is above)." >&2; exit 1; fi; \
+	if [ ! -f "$$graphs/$(DOCS_TARGET).symbols.json" ]; then \
+	  echo "make docs: no symbol graph for DOCS_TARGET=$(DOCS_TARGET): name a Swift library target of Package.swift (the graphs made are for: $$(ls "$$graphs" | sed -n 's/^\([A-Za-z0-9_]*\)\.symbols\.json$$/\1/p' | tr '\n' ' ' | sed 's/ $$//'))." >&2; exit 1; fi; \
+	rm -rf $(DOCS_DIR)/$(DOCS_TARGET).symbols $(DOCS_DIR)/$(DOCS_TARGET).doccarchive; \
+	mkdir -p $(DOCS_DIR)/$(DOCS_TARGET).symbols; \
+	cp "$$graphs/$(DOCS_TARGET).symbols.json" $$(ls "$$graphs"/$(DOCS_TARGET)@*.symbols.json 2>/dev/null) $(DOCS_DIR)/$(DOCS_TARGET).symbols/
+	$(DOCC) convert --additional-symbol-graph-dir $(DOCS_DIR)/$(DOCS_TARGET).symbols \
+	  --fallback-display-name $(DOCS_TARGET) --fallback-bundle-identifier audio-tools.$(DOCS_TARGET) \
+	  --output-path $(DOCS_DIR)/$(DOCS_TARGET).doccarchive
+	@echo "make docs: $(DOCS_DIR)/$(DOCS_TARGET).doccarchive (a static site: python3 -m http.server -d $(DOCS_DIR)/$(DOCS_TARGET).doccarchive, then open http://localhost:8000/documentation/$$(echo $(DOCS_TARGET) | tr A-Z a-z)/)"
+
+# The toolchain's formatter (swift format) with the checked-in .swift-format: 120 columns, 4
+# spaces, the house's one-line statements kept (semicolons, several variables in one declaration,
+# several enum cases on a line). `make lint` fails on any finding, `make format` fixes what it can.
+FORMAT_PATHS := Sources Tests Package.swift
+lint:
+	$(SWIFT) format lint --strict --parallel --configuration .swift-format --recursive $(FORMAT_PATHS)
+
+format:
+	$(SWIFT) format format --in-place --parallel --configuration .swift-format --recursive $(FORMAT_PATHS)
 
 # Swift Testing only: the suite has no XCTest cases, whose empty run would print "Executed 0 tests".
 test: test-deps

@@ -91,7 +91,7 @@ import Testing
         let fm = FileManager.default
         try fm.createDirectory(atPath: dir + "/usr/bin", withIntermediateDirectories: true)
         try fm.createDirectory(atPath: dir + "/links", withIntermediateDirectories: true)
-        fm.createFile(atPath: dir + "/usr/bin/audio-tools", contents: Data())
+        try #require(fm.createFile(atPath: dir + "/usr/bin/audio-tools", contents: Data()))
         try fm.createSymbolicLink(atPath: dir + "/usr/bin/lufs-measure", withDestinationPath: "audio-tools")
         try fm.createSymbolicLink(atPath: dir + "/links/lufs-measure", withDestinationPath: dir + "/usr/bin/lufs-measure")
         let real = URL(fileURLWithPath: dir).resolvingSymlinksInPath().path
@@ -103,7 +103,7 @@ import Testing
         let build = dir + "/.build"
         try fm.createDirectory(atPath: build + "/x86_64-unknown-linux-gnu/debug", withIntermediateDirectories: true)
         try fm.createSymbolicLink(atPath: build + "/debug", withDestinationPath: "x86_64-unknown-linux-gnu/debug")
-        fm.createFile(atPath: build + "/debug/lufs-measure", contents: Data())
+        try #require(fm.createFile(atPath: build + "/debug/lufs-measure", contents: Data()))
         let c = SpeechModelFile.candidates(executable: build + "/debug/lufs-measure", environment: [:])
         #expect(c.contains(real + "/.build/models/" + name), "\(c)")
     }
