@@ -1,6 +1,10 @@
 import Foundation
 import Testing
-@testable import AudioTools
+@testable import AudioIO
+@testable import AudioSignal
+@testable import AudioToolsKit
+@testable import JSONValue
+@testable import ToolRunner
 
 /// Every record form the tools write, made from real material, validated against its JSON Schema
 /// in docs/schema/ by a real validator (python3-jsonschema, draft 2020-12), one validator process

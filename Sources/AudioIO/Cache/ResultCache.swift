@@ -274,6 +274,12 @@ public final class ResultCache {
 
     /// What the file is, read without changing it.
     private static func inspect(_ db: SQLiteConnection) throws -> Inspection {
+        // One read transaction, so the three answers are of one state of the file: read apart, a
+        // process setting the file up in between made a half-made cache look like another
+        // program's (application id not yet set, its tables already there).
+        let own = db.isAutocommit
+        if own { try db.execute("BEGIN") }
+        defer { if own { try? db.execute("COMMIT") } }
         let app = try db.integer("PRAGMA application_id") ?? 0
         let format = try db.integer("PRAGMA user_version") ?? 0
         let objects = try db.integer("SELECT count(*) FROM sqlite_master") ?? 0

@@ -74,6 +74,8 @@ public final class SQLiteConnection {
 
     /// Whether SQLite opened the file read-only (it does so silently when the file is write-protected).
     public var isReadOnly: Bool { db.map { sqlite3_db_readonly($0, "main") == 1 } ?? true }
+    /// Whether no transaction is open (each statement is its own).
+    public var isAutocommit: Bool { db.map { sqlite3_get_autocommit($0) != 0 } ?? true }
 
     /// Runs one or more statements that return no rows.
     public func execute(_ sql: String) throws {
