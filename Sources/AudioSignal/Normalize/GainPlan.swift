@@ -22,8 +22,11 @@ public struct NormalizeGainPlan: Equatable, Sendable {
         case nonFiniteInput(String)
     }
 
+    /// What to do when the gain would push the true peak over the ceiling.
     public let mode: PeakMode
+    /// The loudness asked for, LUFS.
     public let targetLUFS: Double
+    /// The true-peak ceiling, dBTP.
     public let ceilingDBTP: Double
     /// Gain to apply, dB (for `reduce` already lowered to keep the peak at the ceiling).
     public let gainDB: Double
@@ -36,6 +39,7 @@ public struct NormalizeGainPlan: Equatable, Sendable {
     /// The output will have peaks over the ceiling (only `ignore`).
     public let exceedsCeiling: Bool
 
+    /// `gainDB` as a factor to multiply the samples by.
     public var linearGain: Double { pow(10, gainDB / 20) }
 
     /// Plans the gain from a measured integrated loudness (nil when undefined) and true peak.
