@@ -3,8 +3,11 @@ import Foundation
 /// What lufs-normalize does when the gain that reaches the target would push the true peak over
 /// the ceiling: limit the peaks, lower the gain instead, or let the peaks through (float only).
 public enum PeakMode: String, CaseIterable, Sendable {
+    /// Apply the whole gain and run the true-peak limiter over the peaks.
     case limit
+    /// Lower the gain until the true peak meets the ceiling (the output lands under the target).
     case reduce
+    /// Apply the whole gain and let the peaks over the ceiling through (floating-point output only).
     case ignore
 }
 
