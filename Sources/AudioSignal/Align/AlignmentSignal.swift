@@ -11,9 +11,13 @@ public protocol AlignmentSignal {
 
 /// An `AlignmentSignal` over samples already in memory (tests, short signals).
 public struct MemoryAlignmentSignal: AlignmentSignal {
+    /// The whole signal, mono, at the take's sample rate.
     public let samples: [Float]
+    /// A signal over `samples` (mono, at the take's sample rate).
     public init(_ samples: [Float]) { self.samples = samples }
+    /// The number of samples.
     public var frameCount: Int { samples.count }
+    /// `count` samples from `from` (never throws).
     public func read(from: Int, count: Int) throws -> [Float] { Array(samples[from..<(from + count)]) }
 }
 

@@ -26,6 +26,7 @@ public final class BleedAligner {
         /// Whitened band: bins outside it get no weight (mains hum below, codec cut-off above);
         /// the top is also capped at 0.4 × the sample rate.
         public var bandLowHz = 100.0
+        /// The top of the whitened band, Hz.
         public var bandHighHz = 16_000.0
         /// PHAT-β: the cross-spectrum is divided by |X·conj(Y)|^β (1 = full whitening).
         public var whiteningExponent = 1.0
@@ -42,6 +43,7 @@ public final class BleedAligner {
         /// Window verdicts: detection below this is `noBleed`; confidence below
         /// `acceptConfidence` is `lowConfidence`; otherwise the window is accepted.
         public var noBleedDetection = 0.5
+        /// Confidence a window needs to be accepted (see `noBleedDetection`).
         public var acceptConfidence = 0.5
         /// Windows whose offset is further than this from the fitted line are outliers.
         public var outlierToleranceSeconds = 0.0005
@@ -50,6 +52,7 @@ public final class BleedAligner {
         /// Warp the reference by the measured drift and measure again when drift would smear a
         /// window's peak by more than `rewarpSmearSamples`.
         public var rewarpSmearSamples = 0.5
+        /// The defaults, vo-align's; change fields after making it.
         public init() {}
     }
 
@@ -66,16 +69,27 @@ public final class BleedAligner {
     ///   as high (a repeating loop), 1 when every other peak is at most half the main one;
     /// - `confidence` = min(detection, uniqueness), in 0…1.
     public struct PeakMetrics: Sendable, Equatable {
+        /// p: |c| at the refined peak.
         public var peak: Double
+        /// p₂: the largest |c| outside the excluded zone around the peak.
         public var secondPeak: Double
+        /// σ: RMS of c over the lags outside that zone.
         public var noiseRMS: Double
+        /// M: the number of those lags.
         public var noiseLagCount: Int
+        /// z = p / σ.
         public var peakToNoise: Double
+        /// √(2·ln M): about where the largest of M noise-like values lands.
         public var expectedNoiseMax: Double
+        /// How far the peak stands above noise, 0…1.
         public var detection: Double
+        /// p₂ / p.
         public var peakRatio: Double
+        /// How far the peak stands above every other peak, 0…1.
         public var uniqueness: Double
+        /// min(detection, uniqueness), 0…1.
         public var confidence: Double
+        /// The window's judgement from these numbers and the settings' thresholds.
         public var verdict: Verdict
 
         package init(peak: Double, secondPeak: Double, noiseRMS: Double, noiseLagCount: Int, settings: Settings) {
@@ -109,13 +123,17 @@ public final class BleedAligner {
     public struct WindowEstimate: Sendable {
         /// First take frame of the window and its length.
         public var takeStart: Int
+        /// The window's length, frames.
         public var frames: Int
         /// Offset of the reference inside the take at the window's centre, in take samples.
         public var lagSamples: Double
+        /// How the window's correlation peak stands out.
         public var metrics: PeakMetrics
         /// Least-squares gain of the reference at that lag, and the energies it splits the take into.
         public var gain: Double
+        /// Energy of the take explained by the reference at that gain and lag (the bleed).
         public var bleedEnergy: Double
+        /// Energy of the rest of the take (voice, noise).
         public var residualEnergy: Double
         /// Centre of the window, in take frames.
         public var centre: Double { Double(takeStart) + Double(frames) / 2 }
@@ -125,6 +143,7 @@ public final class BleedAligner {
     public struct Alignment: Sendable {
         /// Offset of the reference inside the take at take frame 0 (positive: take late).
         public var latencySeconds: Double
+        /// The same offset in take samples (fractional).
         public var latencySamples: Double
         /// Clock drift: how many parts per million the offset grows per take sample (positive:
         /// the take runs long against the reference). Nil when fewer than two windows agree.
@@ -141,10 +160,12 @@ public final class BleedAligner {
         public var polarity: Double
         /// Accepted windows on the fitted line, and all windows analysed.
         public var inlierCount: Int
+        /// Every window analysed, in take order.
         public var windows: [WindowEstimate]
         /// Windows that show the backing (accepted or ambiguous) and agree with the placement, in
         /// order (see WindowAgreement), and all windows that show the backing.
         public var agreeing: Int
+        /// All windows that show the backing.
         public var withBacking: Int
 
         /// Ratio to resample the take by (output/input) to put it on the reference's clock:
@@ -160,18 +181,22 @@ public final class BleedAligner {
 
     /// A refusal: no offset is given because the evidence doesn't support one.
     public struct Refusal: Sendable {
+        /// Why no offset is given.
         public enum Reason: Sendable, Equatable {
             /// No window shows a trace of the reference.
             case noBleed
             /// Traces, but ambiguous (comparable peaks, e.g. a repeating loop) or windows disagree.
             case lowConfidence
         }
+        /// Why no offset is given.
         public var reason: Reason
         /// The best window's confidence and peak metrics, for the message.
         public var confidence: Double
+        /// The best window's peak metrics (nil when no window was analysed).
         public var bestMetrics: PeakMetrics?
         /// Windows accepted on their own, and all windows analysed.
         public var acceptedCount: Int
+        /// Every window analysed, in take order.
         public var windows: [WindowEstimate]
         /// When windows that show the backing disagree (no placement has a clear, ordered
         /// majority): the places they agree on, most windows first, as lags at take frame 0.
@@ -180,12 +205,17 @@ public final class BleedAligner {
         public var withBacking = 0
     }
 
+    /// What `align` found: an alignment, or a refusal saying why there is none.
     public enum Outcome: Sendable {
+        /// The take's latency (and drift) against the reference.
         case aligned(Alignment)
+        /// No offset: the evidence doesn't support one.
         case refused(Refusal)
     }
 
+    /// The sample rate of both signals, Hz.
     public let sampleRate: Double
+    /// The tunables this aligner uses.
     public let settings: Settings
     private let correlator = WindowCorrelator()
 
@@ -193,6 +223,12 @@ public final class BleedAligner {
     /// in the tools).
     private let converter: MakeSampleRateConverter
 
+    /// An aligner for mono signals at `sampleRate`. `align` calls `converter` only when the
+    /// drift it measures moves the lag by more than `rewarpSmearSamples` over one window (about
+    /// 1 ppm with 10 s windows at 48 kHz): it then warps the reference by that drift and
+    /// measures again. A take recorded on the reference's clock (played and recorded by one
+    /// device) measures far less, so a program without a converter may pass one that throws:
+    /// a take that does drift then makes `align` throw that error instead of answering.
     public init(sampleRate: Double, settings: Settings = Settings(), converter: @escaping MakeSampleRateConverter) {
         precondition(sampleRate > 0)
         self.sampleRate = sampleRate

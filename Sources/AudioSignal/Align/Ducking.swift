@@ -8,7 +8,7 @@ import Foundation
 /// by `floorRiseDBPerSecond` otherwise; a frame is active when it is `thresholdDB` above the
 /// floor and above `absoluteFloorDBFS`; activity is held for `hangoverSeconds` after the last
 /// active frame so word endings and short gaps stay ducked.
-public final class VoiceActivityDetector {
+package final class VoiceActivityDetector {
     public struct Settings: Sendable {
         public var frameSeconds = 0.020
         public var thresholdDB = 9.0
@@ -74,7 +74,7 @@ public final class VoiceActivityDetector {
 /// `releaseSeconds` after it; transitions follow `curve` (down: d + (1−d)·fadeOut(x), up:
 /// d + (1−d)·fadeIn(x), d the duck gain). Overlapping transitions take the lower gain.
 /// Random-access by sample range, so it can be applied block by block.
-public struct DuckingEnvelope: Sendable {
+package struct DuckingEnvelope: Sendable {
     public struct Settings: Sendable {
         public var duckDB = -12.0
         public var attackSeconds = 0.050
@@ -150,7 +150,7 @@ public struct DuckingEnvelope: Sendable {
 }
 
 /// vo-align's `--mix`: reference·duckGain + voice, block by block.
-public enum DuckingMixer {
+package enum DuckingMixer {
     /// Mixes equal-length blocks: output channel c = reference[c mod R]·gains + voice[c mod V],
     /// with max(R, V) channels (a mono voice goes into every reference channel). Returns the mix
     /// and its sample peak (|x|, linear; no clipping is applied).

@@ -4,7 +4,7 @@
 /// counts and what folds into that band from near the old Nyquist is far down; it is not a
 /// converter for listening. Streaming: blocks of any length, the output is the same as for the
 /// whole signal at once.
-public struct HalfbandDecimator: Sendable {
+package struct HalfbandDecimator: Sendable {
     private var x1: Float = 0, x2: Float = 0, x3: Float = 0
     /// Whether the next input sample is one whose filtered value is kept.
     private var keepNext = true

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// All stretches share one clock drift (the devices' clocks don't change when the link does):
 /// lag(x) = a_k + b·x in stretch k, fitted by least squares with a common slope b.
-public enum LatencySegments {
+package enum LatencySegments {
     /// One measured window: its centre x (take frames) and lag y (take frames).
     public struct Point: Sendable, Equatable {
         public var x: Double

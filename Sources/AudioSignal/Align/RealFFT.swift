@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Spectra are interleaved `[re0, im0, re1, im1, …]` with `size / 2 + 1` bins (`size + 2`
 /// floats). The inverse is unscaled: `inverse(forward(x))` gives `size · x`.
-public final class RealFFT {
+package final class RealFFT {
     /// Number of time-domain points (even).
     public let size: Int
     /// Number of complex bins of a spectrum: `size / 2 + 1`.

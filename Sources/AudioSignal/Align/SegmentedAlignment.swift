@@ -19,14 +19,19 @@ extension BleedAligner {
 
     /// An alignment with its stretches. `alignment.latencySamples` is the first stretch's.
     public struct Segmented: Sendable {
+        /// The whole take's alignment (latency of the first stretch, common drift, confidence).
         public var alignment: Alignment
+        /// The stretches of steady latency, in take order (one when the latency never changes).
         public var segments: [Segment]
         /// Windows left out as lone disagreements (dense scan only).
         public var outliers: Int
     }
 
+    /// What `alignSegments` found: the stretches, or a refusal saying why there are none.
     public enum SegmentedOutcome: Sendable {
+        /// The take's alignment and its stretches of steady latency.
         case aligned(Segmented)
+        /// No offset: the evidence doesn't support one.
         case refused(Refusal)
     }
 

@@ -10,7 +10,7 @@ import Foundation
 /// frames (those take frames are heard twice, once in each placement); when it rose, the last
 /// D_{k+1} − D_k frames of stretch k are not heard. Around each J_k the two placements cross
 /// over with equal-power gains (sin/cos) over `crossfade` frames centred on J_k.
-public struct SegmentedPlacement: Sendable {
+package struct SegmentedPlacement: Sendable {
     public struct Stretch: Sendable, Equatable {
         public var from: Int
         public var delay: Int

@@ -11,7 +11,7 @@ import Foundation
 ///
 /// The fine stage (`BleedAligner`, at the take's full rate, a fraction of a sample) then starts
 /// from the best position; this stage only has to be right within its search range.
-public final class TakeLocator {
+package final class TakeLocator {
     public struct Settings: Sendable {
         /// Whitened band at the coarse rate (the top is also capped at 0.4 × the rate).
         public var bandLowHz = 100.0

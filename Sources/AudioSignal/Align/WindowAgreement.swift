@@ -16,7 +16,7 @@ import Foundation
 /// most half as many windows as it does.
 public enum WindowAgreement {
     /// What the windows say of a placement.
-    public struct Tally: Sendable, Equatable {
+    package struct Tally: Sendable, Equatable {
         /// Windows (indices into the points, in take order) in the ordered chain, with the stretch each backs.
         public var agreeing: [Int]
         public var stretchOf: [Int]
@@ -35,14 +35,17 @@ public enum WindowAgreement {
     /// A place some windows agree on: its lag at take frame 0 (on the placement's drift) and how
     /// many windows lie on it.
     public struct Place: Sendable, Equatable {
+        /// Lag of the reference inside the take at take frame 0, in take samples.
         public var lag: Double
+        /// How many windows lie on it.
         public var windows: Int
+        /// A place at `lag` with `windows` windows on it.
         public init(lag: Double, windows: Int) { self.lag = lag; self.windows = windows }
     }
 
     /// Tallies `points` (windows that show the backing, sorted by x) against stretches with
     /// lines `lag = intercept_k + slope·x`, in take order.
-    public static func tally(_ points: [LatencySegments.Point], intercepts: [Double], slope: Double,
+    package static func tally(_ points: [LatencySegments.Point], intercepts: [Double], slope: Double,
                              tolerance: Double) -> Tally {
         let k = intercepts.count
         let lies = points.map { p in (0..<k).filter { abs(p.y - (intercepts[$0] + slope * p.x)) <= tolerance } }
@@ -81,7 +84,7 @@ public enum WindowAgreement {
 
     /// The places the windows agree on, most windows first (then the smaller lag): lags taken
     /// back to take frame 0 along `slope` and grouped where neighbours lie within `tolerance`.
-    public static func places(_ points: [LatencySegments.Point], slope: Double, tolerance: Double) -> [Place] {
+    package static func places(_ points: [LatencySegments.Point], slope: Double, tolerance: Double) -> [Place] {
         let at0 = points.map { $0.y - slope * $0.x }.sorted()
         var groups: [[Double]] = []
         for v in at0 {

@@ -6,6 +6,7 @@ public struct AudioBlock {
     /// Number of valid frames in every channel array.
     public var frames: Int
 
+    /// A block over `channels` (one array per channel, each at least `frames` long).
     public init(channels: [[Float]], frames: Int) {
         self.channels = channels
         self.frames = frames
@@ -17,11 +18,12 @@ public struct AudioBlock {
         self.frames = 0
     }
 
+    /// The number of channels.
     public var channelCount: Int { channels.count }
 
     /// The first `ch` channels' frames interleaved into `dst` (room for `frames × ch` samples).
     /// Not an overload of `interleave(channels:into:)`: `&array` would convert to this pointer.
-    public func interleave(channels ch: Int, to dst: UnsafeMutablePointer<Float>) {
+    package func interleave(channels ch: Int, to dst: UnsafeMutablePointer<Float>) {
         let n = frames
         if ch == 2 {
             // Stereo, the common case, four frames at a time (the compiler makes it shuffles).
@@ -52,7 +54,7 @@ public struct AudioBlock {
     /// The first `ch` channels' frames interleaved (frame by frame, channel by channel) into
     /// `buffer`, grown when too small; the count of samples written, `frames × ch`.
     @discardableResult
-    public func interleave(channels ch: Int, into buffer: inout [Float]) -> Int {
+    package func interleave(channels ch: Int, into buffer: inout [Float]) -> Int {
         let n = frames
         guard n * ch > 0 else { return 0 }
         if buffer.count < n * ch { buffer = [Float](repeating: 0, count: n * ch) }

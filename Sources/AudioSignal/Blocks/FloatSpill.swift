@@ -1,12 +1,12 @@
 /// Floats appended in order and read back in order: `ValueSpill` of Float, a chunk of 256 KiB.
-public typealias FloatSpill = ValueSpill<Float>
+package typealias FloatSpill = ValueSpill<Float>
 
 /// Values appended in order and read back in order, a chunk at a time, held past the first chunk
 /// in the installed `SpillStorage` (the tools': an unlinked temporary file): a per-millisecond
 /// column of a two-hour stream (7.2 million Floats) costs a chunk of memory, not 29 MB. With no
 /// storage, or one that can't be made or written, the values stay in memory (the same values,
 /// only more memory). The values come back bit for bit as they went in.
-public final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
+package final class ValueSpill<Value: BitwiseCopyable>: @unchecked Sendable {
     /// Values of a default chunk (256 KiB): kept in memory before they go to the file, and read
     /// back at a time.
     public static var chunkValues: Int { (256 << 10) / MemoryLayout<Value>.stride }

@@ -2,7 +2,7 @@
 /// offsets, and read back. The signal library has no storage of its own and keeps everything in
 /// memory; a program that measures hours of audio installs one (the tools install an unlinked
 /// temporary file, AudioIO's `TemporarySpillFile`).
-public protocol SpillStorage: AnyObject {
+package protocol SpillStorage: AnyObject {
     /// `count` bytes written at `offset`; false when they couldn't be (a full disk), and the
     /// spill then brings everything back to memory.
     func write(_ bytes: UnsafeRawPointer, count: Int, at offset: Int) -> Bool
@@ -11,7 +11,7 @@ public protocol SpillStorage: AnyObject {
 }
 
 /// The storage each new spill gets when its first chunk is full; set once, before any work.
-public enum SpillStorageMaker {
+package enum SpillStorageMaker {
     /// nil (the default), or a maker returning nil, keeps a spill's values in memory.
     nonisolated(unsafe) public static var make: (() -> (any SpillStorage)?)?
 }

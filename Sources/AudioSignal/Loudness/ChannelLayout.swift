@@ -4,7 +4,7 @@ import Foundation
 /// "position-dependent channel weightings"): 1.41 (+1.5 dB) for a loudspeaker less than 30°
 /// above or below the listener's ear height and between 60° and 120° to either side, 1.0 for
 /// every other position. The LFE channels are not counted at all.
-public enum ChannelPosition {
+package enum ChannelPosition {
     public static let lateralWeight = 1.41
 
     /// The weight of a loudspeaker at `azimuth` (degrees, either sign) and `elevation` (degrees).
@@ -65,8 +65,11 @@ public enum ChannelRole: String, CaseIterable, Sendable {
         }
     }
 
+    /// Nominal azimuth in degrees, positive to the left; nil for the LFEs and unknown channels.
     public var azimuth: Double? { position?.azimuth }
+    /// Nominal elevation in degrees; nil for the LFEs and unknown channels.
     public var elevation: Double? { position?.elevation }
+    /// Whether the channel is a low-frequency effects channel (not counted in loudness).
     public var isLFE: Bool { self == .lfe || self == .lfe2 }
 
     /// The BS.1770 weight G_i: by position (see ChannelPosition), 0 for an LFE, 1.0 unknown.
@@ -152,10 +155,12 @@ public enum ChannelRole: String, CaseIterable, Sendable {
 
 /// The channel roles of a stream, in channel order, which fix the BS.1770 weights.
 public struct ChannelLayout: Equatable, Sendable {
+    /// What each channel carries, in channel order.
     public var roles: [ChannelRole]
     /// A mono stream meant for playback on two speakers: its one channel counts twice.
     public var isDualMono: Bool
 
+    /// A layout of `roles` in channel order; `isDualMono` only with `roles == [.mono]`.
     public init(roles: [ChannelRole], isDualMono: Bool = false) {
         precondition(!isDualMono || roles == [.mono], "dual mono is one mono channel")
         self.roles = roles
@@ -192,7 +197,7 @@ public struct ChannelLayout: Equatable, Sendable {
     ]
 
     /// The names `--layout` accepts, for help text.
-    public static let names = "mono, dual-mono, stereo, 3.0, quad, 5.0, 5.1, 7.1, 5.1.2, 5.1.4, 7.1.2, 7.1.4, 9.1.6, 22.2"
+    package static let names = "mono, dual-mono, stereo, 3.0, quad, 5.0, 5.1, 7.1, 5.1.2, 5.1.4, 7.1.2, 7.1.4, 9.1.6, 22.2"
 
     /// The usual layout for a channel count (WAV/SMPTE order): 1 mono; 2 L R; 3 L R C;
     /// 4 L R Ls Rs; 5 L R C Ls Rs; 6 5.1; 8 7.1; 12 7.1.4; 16 9.1.6; 24 22.2; otherwise all
@@ -241,7 +246,7 @@ public struct ChannelLayout: Equatable, Sendable {
     /// The speaker names of a WAVE_FORMAT_EXTENSIBLE channel mask (as ffmpeg also writes it), in
     /// channel order, when the mask names exactly `channelCount` speakers; nil otherwise (no
     /// mask, or one that leaves channels unaccounted for). Bit 31 (SPEAKER_ALL) is ignored.
-    public static func speakerNames(waveMask: UInt32, channelCount: Int) -> [String]? {
+    package static func speakerNames(waveMask: UInt32, channelCount: Int) -> [String]? {
         let bits = ["FL", "FR", "FC", "LFE", "BL", "BR", "FLC", "FRC", "BC", "SL", "SR",
                     "TC", "TFL", "TFC", "TFR", "TBL", "TBC", "TBR"]
         let mask = waveMask & 0x7FFF_FFFF
@@ -254,7 +259,7 @@ public struct ChannelLayout: Equatable, Sendable {
     /// The layout to weight a stream with: the file's own speaker map when it names every
     /// channel (`fromFile`), else the usual layout for the channel count (`guessed` true when
     /// more than two channels make that a guess).
-    public static func resolve(speakerNames: [String]?, channelCount: Int) -> (layout: ChannelLayout, guessed: Bool, fromFile: Bool) {
+    package static func resolve(speakerNames: [String]?, channelCount: Int) -> (layout: ChannelLayout, guessed: Bool, fromFile: Bool) {
         if let names = speakerNames, names.count == channelCount, !names.contains("?"),
            let l = try? parse(names.joined(separator: ",")), l.channelCount == channelCount {
             return (l, false, true)
@@ -264,11 +269,11 @@ public struct ChannelLayout: Equatable, Sendable {
 
     /// Where the layout a stream is weighted with came from: `--layout`, the file's own speaker
     /// map, or the usual layout for its channel count (`rawValue` as records spell it).
-    public enum Source: String, Sendable { case option, file, channelCount = "channel-count" }
+    package enum Source: String, Sendable { case option, file, channelCount = "channel-count" }
 
     /// The layout to weight a file's stream with: `override` (`--layout`) when given, which must
     /// name as many channels as the stream has, else `resolve`'s, with `guessNote` when guessed.
-    public static func choose(override: ChannelLayout?, speakerNames: [String]?, channelCount: Int)
+    package static func choose(override: ChannelLayout?, speakerNames: [String]?, channelCount: Int)
         throws(LayoutCountMismatch) -> (layout: ChannelLayout, note: String?, source: Source) {
         if let l = override {
             guard l.roles.count == channelCount else { throw LayoutCountMismatch(channels: channelCount, named: l.roles.count) }
@@ -293,7 +298,7 @@ public struct ChannelLayout: Equatable, Sendable {
     /// For a layout ffmpeg's `ebur128` weighs otherwise (7.1's back pair, top back channels,
     /// wides): the sentence for a record's notes naming those channels, so a reader comparing
     /// with ffmpeg knows why it differs; nil where the two agree (mono to 5.1).
-    public var ffmpegWeightingNote: String? {
+    package var ffmpegWeightingNote: String? {
         guard !isDualMono else { return nil }
         let differ = roles.filter { $0 != .unknown && $0.weight != Self.ffmpegWeight($0) }
         guard !differ.isEmpty else { return nil }
@@ -306,13 +311,14 @@ public struct ChannelLayout: Equatable, Sendable {
     }
 
     /// The sentence for a record's notes when `resolve` guessed.
-    public var guessNote: String {
+    package var guessNote: String {
         if roles.allSatisfy({ $0 == .unknown }) {
             return "The file has no channel map and \(channelCount) channels is no usual layout, so every channel was weighted 1.0 (an LFE among them would be counted); give --layout to weight by position."
         }
         return "The channel layout was guessed from the channel count (\(channelCount) channels: \(description)), since the file has no channel map; give --layout if the channels are in another order."
     }
 
+    /// The number of channels.
     public var channelCount: Int { roles.count }
 
     /// The layout's usual name ("stereo", "5.1", "7.1.4", ...) when it is one of the named ones.
@@ -331,10 +337,14 @@ public struct ChannelLayout: Equatable, Sendable {
 /// A layout text that names no layout: the channel name at `position` (from 1) is empty
 /// (`channel` nil) or unknown (`channel` as it was written).
 public struct LayoutError: Error, Equatable, Sendable {
+    /// The layout text as given.
     public var text: String
+    /// Which channel name is wrong, counted from 1.
     public var position: Int
+    /// That name as it was written; nil when it is empty.
     public var channel: String?
 
+    /// The error for `text`'s channel name at `position`.
     public init(text: String, position: Int, channel: String?) {
         self.text = text
         self.position = position
@@ -343,7 +353,7 @@ public struct LayoutError: Error, Equatable, Sendable {
 }
 
 /// A `--layout` that names `named` channels for a stream of `channels`.
-public struct LayoutCountMismatch: Error, Equatable, Sendable {
+package struct LayoutCountMismatch: Error, Equatable, Sendable {
     public var channels: Int
     public var named: Int
 }

@@ -3,7 +3,7 @@ import Foundation
 /// The BS.1770 K-weighting filter (a high-shelf "pre-filter" then the RLB high-pass), derived
 /// for any sample rate from the analog prototype behind BS.1770's 48 kHz table by a bilinear
 /// transform prewarped at each stage's corner frequency.
-public struct KWeighting: Equatable, Sendable {
+package struct KWeighting: Equatable, Sendable {
     /// One second-order section, normalised so that a0 = 1: y = b0·x + b1·x₁ + b2·x₂ − a1·y₁ − a2·y₂.
     public struct Biquad: Equatable, Sendable {
         public var b0, b1, b2, a1, a2: Double

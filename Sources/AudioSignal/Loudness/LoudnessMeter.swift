@@ -16,7 +16,9 @@ public struct LoudnessMeasurement: Equatable, Sendable {
     /// Largest |oversampled value| per channel (BS.1770-4 Annex 2), linear, never below the sample
     /// peak; empty when the meter was told not to measure true peak.
     public var truePeaks: [Double]
+    /// Frames measured.
     public var frames: Int
+    /// Sample rate, Hz.
     public var sampleRate: Int
     /// Why each undefined value is undefined, in the order the values are listed above.
     public var undefined: [Undefined]
@@ -24,6 +26,8 @@ public struct LoudnessMeasurement: Equatable, Sendable {
     /// the meter adds none.
     public var notes: [String]
 
+    /// A measurement from its values (the meter's `finish` makes them; this is for a caller that
+    /// keeps measurements and brings them back).
     public init(integratedLUFS: Double?, loudnessRangeLU: Double?, momentaryMaxLUFS: Double?,
                 shortTermMaxLUFS: Double?, samplePeaks: [Double], truePeaks: [Double],
                 frames: Int, sampleRate: Int, undefined: [Undefined] = [], notes: [String] = []) {
@@ -80,9 +84,12 @@ public struct LoudnessMeasurement: Equatable, Sendable {
 /// blocks give their loudness as one programme: BS.1770-4 over an album, which ReplayGain 2.0
 /// calls album gain (libebur128's `ebur128_loudness_global_multiple`), not an average of tracks.
 public struct LoudnessBlocks: Equatable, Sendable {
+    /// Mean-square energy of every 400 ms gating block (100 ms hop).
     public var momentary: [Double]
+    /// Mean-square energy of every 3 s short-term block (100 ms hop).
     public var shortTerm: [Double]
 
+    /// Blocks a meter gave (`LoudnessMeter.blocks`), e.g. kept and brought back.
     public init(momentary: [Double] = [], shortTerm: [Double] = []) {
         self.momentary = momentary
         self.shortTerm = shortTerm
@@ -100,26 +107,27 @@ public struct LoudnessBlocks: Equatable, Sendable {
 }
 
 /// A streaming BS.1770-4 / EBU R 128 meter in the manner of libebur128: create it for a rate and
-/// channel weights, `add` blocks of any size, then `finish`. Memory is constant: the gating
-/// histories (one Double per 100 ms each, 1.2 MB for two hours) go to a temporary file past
-/// 64 KiB each (ValueSpill) and are read back from it in order.
+/// channel weights, `add` blocks of any size, then `finish`. The gating histories (one Double per
+/// 100 ms each, 1.2 MB for two hours) stay in memory, or past 64 KiB each go to the storage a
+/// program installs (ValueSpill; the tools install a temporary file) and are read back in order.
 ///
 /// Time is cut into sub-blocks of 1/100 of the 100 ms hop (≈1 ms); a 400 ms or 3 s window ending on
 /// any sub-block boundary always spans exactly 4 or 30 hops of samples, so maxima are found at
 /// 1 ms resolution while gating blocks sit exactly on the 100 ms grid. Results depend only on the
 /// samples, never on how they were split into blocks.
 public final class LoudnessMeter {
+    /// Sample rate, Hz.
     public let sampleRate: Int
     /// BS.1770 channel weights G_i, one per channel.
     public let weights: [Double]
-    public let kWeighting: KWeighting
+    package let kWeighting: KWeighting
     /// When set (before the first block), each sub-block's energy Σ G·y² is appended as it
     /// closes: the limiter analysis's energy column (LimitedLoudnessAnalyzer.beside), filtered once.
-    public var subBlockEnergies: FloatSpill?
+    package var subBlockEnergies: FloatSpill?
     /// Whether this meter's K-weighting is the SSE2 kernel's (the one the analyzer runs too).
     package var filtersWithSSE2: Bool { usesSSE2 }
     /// Samples per 100 ms hop (rounded as libebur128 does).
-    public let hop: Int
+    package let hop: Int
 
     package static let subBlocksPerHop = 100
     package static let momentaryHops = 4
@@ -183,6 +191,8 @@ public final class LoudnessMeter {
     /// when the meter was created with `collectsTimeline`.
     public private(set) var timeline: LoudnessTimeline?
 
+    /// A meter for `sampleRate` and one BS.1770 weight per channel (`ChannelLayout.weights`).
+    /// `measuresTruePeak` false leaves true peak out; `collectsTimeline` fills `timeline`.
     public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true, collectsTimeline: Bool = false) {
         precondition(!weights.isEmpty, "at least one channel")
         self.sampleRate = sampleRate
@@ -215,7 +225,7 @@ public final class LoudnessMeter {
     /// its true-peak oversampler interpolates anyway, so a QC pass need not interpolate them
     /// again. Before the first block; false, and nothing handed, when the meter does not
     /// oversample (no true peak measured, or 192 kHz and up).
-    public func countOvers(into counters: [TruePeakOverCounter]) -> Bool {
+    package func countOvers(into counters: [TruePeakOverCounter]) -> Bool {
         guard counters.count == peakMeters.count, peakMeters.allSatisfy({ $0.factor > 1 }) else { return false }
         for (m, c) in zip(peakMeters, counters) { m.overCounter = c }
         return true
@@ -259,7 +269,7 @@ public final class LoudnessMeter {
     }
 
     /// The peak half of `add`: sample and true peak of every channel (and the timeline's peaks).
-    public func addPeaks(_ block: AudioBlock) {
+    package func addPeaks(_ block: AudioBlock) {
         addPeaks(block, channels: 0..<weights.count, timeline: true)
     }
 
@@ -268,7 +278,7 @@ public final class LoudnessMeter {
     /// `addLoudness`. They touch disjoint state; each channel's peaks, the timeline and the
     /// loudness must each be handed every block, in order, by one part. `finish` only after all
     /// have seen the last block.
-    public func addPeaks(_ block: AudioBlock, channels: Range<Int>, timeline: Bool) {
+    package func addPeaks(_ block: AudioBlock, channels: Range<Int>, timeline: Bool) {
         precondition(result == nil, "add after finish")
         precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
         let frames = block.frames
@@ -284,7 +294,7 @@ public final class LoudnessMeter {
     /// The costs, measured on ten minutes of 48 kHz audio: decoding PCM about 5 units a channel
     /// (FLAC, MP3 and Ogg several times that), K-weighting 6 a channel pair, true peak up to 2 a
     /// channel (a loud steady tone, where none of it can be skipped).
-    public static func peakChannelsBesideDecoding(channelCount n: Int, decodingIsCheap: Bool) -> Int {
+    package static func peakChannelsBesideDecoding(channelCount n: Int, decodingIsCheap: Bool) -> Int {
         let decode = (decodingIsCheap ? 5 : 15) * n, kWeighting = 6 * ((n + 1) / 2), truePeak = 2
         return (0...n).min { a, b in
             max(decode + truePeak * a, kWeighting + truePeak * (n - a)) < max(decode + truePeak * b, kWeighting + truePeak * (n - b))
@@ -293,7 +303,7 @@ public final class LoudnessMeter {
 
     /// The loudness half of `add`: K-weighting, the sliding windows and the gating blocks; it
     /// counts the frames. See `addPeaks`.
-    public func addLoudness(_ block: AudioBlock) {
+    package func addLoudness(_ block: AudioBlock) {
         precondition(result == nil, "add after finish")
         precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
         guard block.frames > 0 else { return }

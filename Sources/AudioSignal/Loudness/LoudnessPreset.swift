@@ -2,7 +2,7 @@ import Foundation
 
 /// A delivery specification: target programme loudness, tolerance, true-peak ceiling and, for
 /// short-form rules, a maximum short-term loudness.
-public struct LoudnessPreset: Equatable, Sendable {
+package struct LoudnessPreset: Equatable, Sendable {
     public var name: String
     public var targetLUFS: Double
     public var maxTruePeakDBTP: Double

@@ -9,18 +9,25 @@ import Foundation
 /// last hop cut short by the end of the file. `truePeakDBTP[i]` is the largest true peak of any
 /// channel inside the hop, nil for digital silence.
 public struct LoudnessTimeline: Equatable, Sendable {
+    /// Sample rate of the measured audio, Hz.
     public var sampleRate: Int
     /// Frames per entry (100 ms, rounded as the meter's hop).
     public var hopFrames: Int
+    /// Frames measured.
     public var frames: Int
+    /// Momentary (400 ms) loudness at each entry, LUFS.
     public var momentaryLUFS: [Double?]
+    /// Short-term (3 s) loudness at each entry, LUFS.
     public var shortTermLUFS: [Double?]
+    /// Largest true peak of any channel inside each entry's hop, dBTP.
     public var truePeakDBTP: [Double?]
     /// The 10th and 95th percentiles of the gated short-term loudness, whose difference is the
     /// loudness range (EBU Tech 3342); nil where the range is undefined.
     public var rangeLowLUFS: Double?
+    /// The 95th percentile (see `rangeLowLUFS`).
     public var rangeHighLUFS: Double?
 
+    /// A timeline from its values (a meter made with `collectsTimeline` makes them).
     public init(sampleRate: Int, hopFrames: Int, frames: Int, momentaryLUFS: [Double?], shortTermLUFS: [Double?],
                 truePeakDBTP: [Double?], rangeLowLUFS: Double? = nil, rangeHighLUFS: Double? = nil) {
         self.sampleRate = sampleRate; self.hopFrames = hopFrames; self.frames = frames
@@ -30,7 +37,9 @@ public struct LoudnessTimeline: Equatable, Sendable {
 
     /// Entries per second.
     public var rateHz: Double { Double(sampleRate) / Double(hopFrames) }
+    /// The number of entries.
     public var count: Int { truePeakDBTP.count }
+    /// Duration in seconds.
     public var seconds: Double { sampleRate > 0 ? Double(frames) / Double(sampleRate) : 0 }
     /// Where entry `i`'s loudness windows end, seconds (never past the end of the file).
     public func endSeconds(_ i: Int) -> Double {

@@ -5,7 +5,7 @@ import Foundation
 /// them): a frame over 1 more than `hold` frames after the last one starts a stretch, and the
 /// first `kept` stretches' start frames are kept. Frames never handed over count as not over, so
 /// whoever feeds it must hand over every frame whose value could pass 1.
-public final class TruePeakOverCounter {
+package final class TruePeakOverCounter {
     /// Overs closer than this many frames are one stretch.
     public let hold: Int
     /// Start frames kept.

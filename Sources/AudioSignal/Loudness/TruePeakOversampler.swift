@@ -6,7 +6,7 @@ import Foundation
 /// Two ways to use it, one per instance: `add` + `finish` keep the running maximum of
 /// |interpolated signal| (skipping stretches that provably cannot raise it), while
 /// `interSamplePeaks` returns every frame's inter-sample peak for a true-peak limiter.
-public final class TruePeakOversampler {
+package final class TruePeakOversampler {
     /// Oversampling factor used at this rate (4, 2 or 1).
     public let factor: Int
     /// Input samples each polyphase branch reads.

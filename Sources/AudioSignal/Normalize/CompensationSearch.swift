@@ -2,7 +2,7 @@
 /// pass adds its shortfall to the gain, after two passes stepping by the measured slope (secant),
 /// until the loudness is within the tolerance, the gain stops moving, or only the written pass is
 /// left. Numbers in, numbers out: the passes themselves are the caller's.
-public struct CompensationSearch: Sendable {
+package struct CompensationSearch: Sendable {
     /// The plan before any compensation.
     public let plan: NormalizePlan
     public let targetLUFS: Double

@@ -5,7 +5,7 @@ import Foundation
 /// Output samples are exactly k / 2^(bitDepth−1), so an encoder scaling by 2^(bitDepth−1) gets
 /// the integers exactly. Each channel has its own seeded generator: results don't depend on
 /// block sizes.
-public struct TPDFDitherQuantizer: Sendable {
+package struct TPDFDitherQuantizer: Sendable {
     public let bitDepth: Int
     public let dither: Bool
     /// Samples that fell outside the format's range and were clamped (0 after a working limiter).

@@ -3,8 +3,11 @@ import Foundation
 /// What lufs-normalize does when the gain that reaches the target would push the true peak over
 /// the ceiling: limit the peaks, lower the gain instead, or let the peaks through (float only).
 public enum PeakMode: String, CaseIterable, Sendable {
+    /// Apply the whole gain and run the true-peak limiter over the peaks.
     case limit
+    /// Lower the gain until the true peak meets the ceiling (the output lands under the target).
     case reduce
+    /// Apply the whole gain and let the peaks over the ceiling through (floating-point output only).
     case ignore
 }
 
@@ -22,8 +25,11 @@ public struct NormalizeGainPlan: Equatable, Sendable {
         case nonFiniteInput(String)
     }
 
+    /// What to do when the gain would push the true peak over the ceiling.
     public let mode: PeakMode
+    /// The loudness asked for, LUFS.
     public let targetLUFS: Double
+    /// The true-peak ceiling, dBTP.
     public let ceilingDBTP: Double
     /// Gain to apply, dB (for `reduce` already lowered to keep the peak at the ceiling).
     public let gainDB: Double
@@ -36,6 +42,7 @@ public struct NormalizeGainPlan: Equatable, Sendable {
     /// The output will have peaks over the ceiling (only `ignore`).
     public let exceedsCeiling: Bool
 
+    /// `gainDB` as a factor to multiply the samples by.
     public var linearGain: Double { pow(10, gainDB / 20) }
 
     /// Plans the gain from a measured integrated loudness (nil when undefined) and true peak.

@@ -20,7 +20,7 @@ public protocol InterSamplePeakDetector {
 /// read. It adds the skip the protocol allows: in 64-frame chunks whose whole input window is
 /// under `threshold ÷ Σ|h|` no interpolated value can reach the threshold, so the oversampler is
 /// not run there and the frame peak is the (delayed) sample's own |value|.
-public struct OversamplerPeakDetector: InterSamplePeakDetector {
+package struct OversamplerPeakDetector: InterSamplePeakDetector {
     private let oversampler: TruePeakOversampler
     /// Past samples the oversampler's branches read (taps per phase − 1).
     private let history: Int

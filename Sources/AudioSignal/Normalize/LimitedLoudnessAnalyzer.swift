@@ -6,7 +6,7 @@ import Foundation
 /// where a peak between samples is. That is a few dozen products per unit where the limiter's
 /// detector takes three dozen per sample, so the pass costs about the K-weighting. The result
 /// doesn't depend on how the stream is cut into blocks.
-public final class LimitedLoudnessAnalyzer {
+package final class LimitedLoudnessAnalyzer {
     public let sampleRate: Int
     public let weights: [Double]
     public let limit: Bool

@@ -4,7 +4,7 @@ import Foundation
 /// Fade-in frame k (0-based) gets `curve.fadeIn(k / fadeInFrames)`, so frame 0 is silent; the
 /// fade-out mirrors it, frame `totalFrames − 1 − k` gets the same gain, so the last frame is silent.
 /// Where the two overlap (a file shorter than both) the gains multiply.
-public struct NormalizeFades: Equatable, Sendable {
+package struct NormalizeFades: Equatable, Sendable {
     public let fadeInFrames: Int
     public let fadeOutFrames: Int
     public let totalFrames: Int

@@ -2,7 +2,7 @@ import Foundation
 
 /// SplitMix64: a tiny, fast, seedable generator. The one generator of the project, shared by the
 /// TPDF dither (whose output must be byte-identical run to run) and the tests' synthesised signals.
-public struct SplitMix64: Sendable {
+package struct SplitMix64: Sendable {
     private var state: UInt64
 
     public init(seed: UInt64) { state = seed }

@@ -10,6 +10,7 @@ import Foundation
 /// span stays inside that window, so the smoothed gain is never above any needed gain it covers.
 /// Where nothing reaches the threshold the gain is exactly 1.0 and the audio only moves in time.
 public final class TruePeakLimiter {
+    /// The ceiling, the margin under it and the timing.
     public struct Settings: Equatable, Sendable {
         /// The true-peak level the output must not exceed, dBTP.
         public var ceilingDBTP: Double
@@ -21,6 +22,7 @@ public final class TruePeakLimiter {
         /// Time constant of the exponential recovery after a peak.
         public var releaseSeconds: Double
 
+        /// Settings for `ceilingDBTP`; the other defaults are lufs-normalize's.
         public init(ceilingDBTP: Double, marginDB: Double = 0.15,
                     lookaheadSeconds: Double = 0.003, releaseSeconds: Double = 0.1) {
             self.ceilingDBTP = ceilingDBTP
@@ -38,12 +40,15 @@ public final class TruePeakLimiter {
         public var maxReductionDB = 0.0
     }
 
+    /// The settings the limiter was made with.
     public let settings: Settings
+    /// Channels of every block processed (one gain for all of them).
     public let channelCount: Int
     /// Frames of delay the limiter hides: detector latency plus look-ahead.
     public let latency: Int
     /// Linear level the gain aims the peaks at (ceiling less the margin).
     public let threshold: Float
+    /// What the limiter did to the frames emitted so far.
     public private(set) var stats = Stats()
 
     private var detectors: [any InterSamplePeakDetector]
@@ -105,6 +110,8 @@ public final class TruePeakLimiter {
     /// Sub-blocks passed at gain 1 without running the gain path (for tests).
     package private(set) var idleSubBlocks = 0
 
+    /// A limiter for blocks of `channelCount` channels at `sampleRate`. `makeDetector` makes each
+    /// channel's peak detector (by default the meter's own oversampler, so the two agree).
     public init(settings: Settings, sampleRate: Int, channelCount: Int,
                 makeDetector: ((Int) -> any InterSamplePeakDetector)? = nil) {
         precondition(channelCount > 0 && sampleRate > 0)

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a streaming platform does to a file's level when it plays it: the one table of profiles
 /// (sources and dates in docs/lufs-measure.md, "Platforms") and the arithmetic of their rules.
-public struct PlatformProfile: Equatable, Sendable {
+package struct PlatformProfile: Equatable, Sendable {
     /// How a profile treats a file quieter than its target.
     public enum Raise: Equatable, Sendable {
         /// Never raised (only louder files are turned down).

@@ -19,7 +19,7 @@ import Foundation
 /// target holds there, with the least effects or music time taken for dialogue (docs/dialogue.md
 /// has the table). Onset and offset are lower than Silero's own defaults (0.5 and 0.35), which
 /// miss much of the dialogue under a bed level with it.
-public enum DialogueSpans {
+package enum DialogueSpans {
     public static let onset: Float = 0.35
     public static let offset: Float = 0.2
     public static let hangoverSeconds = 0.5

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why the speech detector's weights can't be used; SpeechSentences says it to a person.
-public enum SpeechModelError: Error, Equatable, Sendable {
+package enum SpeechModelError: Error, Equatable, Sendable {
     /// The weights file is in none of the places looked in (the paths, in order).
     case missing(fileName: String, searched: [String])
     /// The file is there but is not the pinned one: its size or checksum differs, or a tensor the
