@@ -2,6 +2,10 @@
 # `make demo` and `make test` do all the set-up a fresh Debian machine needs.
 
 SWIFT      ?= swift
+# The package's own build: Package.swift turns on its speed flags (exclusivity checks off in the
+# hot loops, the C kernels optimised in debug builds), which a package depending on it by version
+# must go without.
+export AUDIO_TOOLS_MAKE := 1
 PREFIX     ?= /usr/local
 CONFIG     ?= release
 BIN        := .build/$(CONFIG)

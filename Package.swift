@@ -17,9 +17,13 @@ let tools = ["lufs-measure", "lufs-normalize", "vo-align", "audio-probe", "libra
 // `audio-tools lufs-measure ...`): what the Debian package installs, one copy of the runtime.
 let multiCall = "audio-tools"
 let executables = tools + [multiCall]
-// Exclusivity checks off in the layers with the hot loops (measured: the meter and limiter pay
-// for them per sample).
-let fast: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"])]
+// Flags SwiftPM calls unsafe are the Makefile's own build's (`make` exports AUDIO_TOOLS_MAKE=1):
+// exclusivity checks off in the layers with the hot loops, and the C kernels optimised in debug
+// builds too, so the tests' runs of the speech detector take seconds. A package that depends on
+// AudioSignal by version gets none, as SwiftPM requires of a versioned dependency.
+let ownBuild = Context.environment["AUDIO_TOOLS_MAKE"] == "1"
+let fast: [SwiftSetting] = ownBuild ? [.unsafeFlags(["-enforce-exclusivity=unchecked"])] : []
+let kernelsInDebug: [CSetting] = ownBuild ? [.unsafeFlags(["-O2"], .when(configuration: .debug))] : []
 
 let package = Package(
     name: "audio-tools",
@@ -41,8 +45,7 @@ let package = Package(
         // A small C++ target over TagLib (Debian libtag1-dev) with a C interface: tags in, tags out.
         .target(name: "CTagLib", linkerSettings: [.linkedLibrary("tag"), .linkedLibrary("stdc++")]),
         // Hot loops for one instruction set each (AVX2), chosen at run time; bit-identical to Swift's.
-        // Optimised in debug builds too, so the tests' runs of the speech detector take seconds.
-        .target(name: "CVectorKernels", cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]),
+        .target(name: "CVectorKernels", cSettings: kernelsInDebug),
 
         .target(name: "JSONValue"),
         .target(name: "AudioSignal", dependencies: ["CVectorKernels", "CKissFFT"], swiftSettings: fast),
