@@ -57,10 +57,12 @@ import Testing
         return files.sorted()
     }
 
-    /// The doc pages make install ships (the man pages cite them): README.md and docs/*.md, and the report picture.
+    /// The doc pages make install ships (the man pages cite them): README.md and docs/*.md, the report picture, and docs/schema/*.json.
     static var installedDocs: [String] {
         let docs = (try? FileManager.default.contentsOfDirectory(atPath: root.path + "/docs")) ?? []
+        let schemas = (try? FileManager.default.contentsOfDirectory(atPath: root.path + "/docs/schema")) ?? []
         return ["README.md"] + docs.filter { $0.hasSuffix(".md") || $0 == "lufs-measure-report.svg" }
+            + schemas.filter { $0.hasSuffix(".json") }.map { "schema/" + $0 }  // the records' schemas records.md links
     }
 
     @Test(.enabled(if: E2E.has("man"), "needs man (man-db; make test-deps installs it)"))

@@ -160,15 +160,13 @@ public final class Resampler: SampleRateConverter {
     /// Resamples a whole mono signal at `ratio` (output/input); for short analysis windows and
     /// drift correction. The result has `round(samples.count · ratio)` samples.
     public static func resample(_ samples: [Float], ratio: Double, quality: Quality = .best) throws -> [Float] {
-        let r = try Resampler(ratio: ratio, channels: 1, quality: quality)
-        return try r.process(AudioBlock(channels: [samples], frames: samples.count), endOfInput: true).channels[0]
+        try Resampler(ratio: ratio, channels: 1, quality: quality).convertWhole(samples)
     }
 
     /// Resamples a whole mono signal from `fromRate` to `toRate` Hz.
     public static func resample(_ samples: [Float], fromRate: Int, toRate: Int,
                                 quality: Quality = .best) throws -> [Float] {
-        let r = try Resampler(fromRate: fromRate, toRate: toRate, channels: 1, quality: quality)
-        return try r.process(AudioBlock(channels: [samples], frames: samples.count), endOfInput: true).channels[0]
+        try Resampler(fromRate: fromRate, toRate: toRate, channels: 1, quality: quality).convertWhole(samples)
     }
 }
 
