@@ -151,7 +151,7 @@ static inline __m128d flush_tiny(__m128d v) {
 
 void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *pieces, ptrdiff_t count,
                           ptrdiff_t closed, const double coefficients[7], double state[14],
-                          const double weights[2], double *energies) {
+                          const double weights[2], double *energies, double *lanes) {
     const __m128d b0 = _mm_set1_pd(coefficients[0]), b1 = _mm_set1_pd(coefficients[1]),
                   b2 = _mm_set1_pd(coefficients[2]), a1 = _mm_set1_pd(coefficients[3]),
                   a2 = _mm_set1_pd(coefficients[4]), c1 = _mm_set1_pd(coefficients[5]),
@@ -179,6 +179,7 @@ void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *piece
             double s[2];
             _mm_storeu_pd(s, sum);
             energies[p] += s[0] * weights[0] + s[1] * weights[1];
+            if (lanes) { lanes[2 * p] = s[0]; lanes[2 * p + 1] = s[1]; }
             sum = _mm_setzero_pd();
             x1 = flush_tiny(x1); x2 = flush_tiny(x2); y1 = flush_tiny(y1);
             y2 = flush_tiny(y2); z1 = flush_tiny(z1); z2 = flush_tiny(z2);
@@ -196,9 +197,9 @@ int vk_has_sse2(void) { return 0; }
 
 void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *pieces, ptrdiff_t count,
                           ptrdiff_t closed, const double coefficients[7], double state[14],
-                          const double weights[2], double *energies) {
+                          const double weights[2], double *energies, double *lanes) {
     (void)a; (void)b; (void)pieces; (void)count; (void)closed; (void)coefficients; (void)state;
-    (void)weights; (void)energies;
+    (void)weights; (void)energies; (void)lanes;
 }
 
 void vk_unit_peaks_avx2(const float *x, const ptrdiff_t *lengths, ptrdiff_t count, const float *lane_taps,

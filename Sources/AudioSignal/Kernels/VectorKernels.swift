@@ -36,11 +36,12 @@ package enum VectorKernels {
     /// `LoudnessMeter`'s K-weighting of a channel pair over consecutive pieces, with the pair's
     /// filter state and sums in `state` (x1, x2, y1, y2, z1, z2 as lane pairs, then the sums);
     /// each of the first `closed` pieces adds its weighted energy to `energies`. The same bits as
-    /// the Swift loop.
+    /// the Swift loop. With `lanes`, each closed piece's unweighted sums also go to lanes[2p], lanes[2p+1].
     package static func kWeightPair(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, pieces: UnsafeBufferPointer<Int>,
                             closed: Int, coefficients: UnsafePointer<Double>, state: UnsafeMutablePointer<Double>,
-                            weights: UnsafePointer<Double>, energies: UnsafeMutablePointer<Double>) {
-        vk_kweight_pair_sse2(a, b, pieces.baseAddress, pieces.count, closed, coefficients, state, weights, energies)
+                            weights: UnsafePointer<Double>, energies: UnsafeMutablePointer<Double>,
+                            lanes: UnsafeMutablePointer<Double>? = nil) {
+        vk_kweight_pair_sse2(a, b, pieces.baseAddress, pieces.count, closed, coefficients, state, weights, energies, lanes)
     }
 
     /// `out[t·rows + r] = bias[r] + w[r] · columns[t]` over rows `stride` floats apart (a multiple

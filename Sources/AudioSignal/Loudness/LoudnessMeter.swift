@@ -190,10 +190,21 @@ public final class LoudnessMeter {
     /// Momentary and short-term loudness every 100 ms and true peak per 100 ms, after `finish`,
     /// when the meter was created with `collectsTimeline`.
     public private(set) var timeline: LoudnessTimeline?
+    /// Each channel's own block energies, when the meter was created with `measuresChannels`.
+    private let channelHistory: ChannelBlockHistory?
+    /// Scratch for `filterAndGateSSE2` with `channelHistory`: a pair's unweighted sums per closed
+    /// piece, and every channel's per piece (piece · channels + channel).
+    private var laneEnergies: [Double] = []
+    private var pieceChannelEnergies: [Double] = []
+    /// Each channel measured as a programme of its own (weight 1.0, gated on its own blocks) with
+    /// its true peak, after `finish`, when the meter was created with `measuresChannels`.
+    public private(set) var channelLoudness: [ChannelLoudness]?
 
     /// A meter for `sampleRate` and one BS.1770 weight per channel (`ChannelLayout.weights`).
-    /// `measuresTruePeak` false leaves true peak out; `collectsTimeline` fills `timeline`.
-    public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true, collectsTimeline: Bool = false) {
+    /// `measuresTruePeak` false leaves true peak out; `collectsTimeline` fills `timeline`;
+    /// `measuresChannels` fills `channelLoudness` from the same filter outputs.
+    public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true, collectsTimeline: Bool = false,
+                measuresChannels: Bool = false) {
         precondition(!weights.isEmpty, "at least one channel")
         self.sampleRate = sampleRate
         self.weights = weights
@@ -218,6 +229,7 @@ public final class LoudnessMeter {
         timelineCollector = collectsTimeline
             ? LoudnessTimelineCollector(sampleRate: sampleRate, hop: hop, channelCount: weights.count, truePeak: measuresTruePeak)
             : nil
+        channelHistory = measuresChannels ? ChannelBlockHistory(channelCount: weights.count, hop: hop) : nil
         subRemaining = subBlockLength(0)
     }
 
@@ -364,6 +376,11 @@ public final class LoudnessMeter {
         }
         pieceEnergies.removeAll(keepingCapacity: true)
         pieceEnergies.append(contentsOf: repeatElement(0, count: closed))
+        let n = weights.count
+        if channelHistory != nil {
+            if laneEnergies.count < 2 * closed { laneEnergies = [Double](repeating: 0, count: 2 * closed) }
+            if pieceChannelEnergies.count < n * closed { pieceChannelEnergies = [Double](repeating: 0, count: n * closed) }
+        }
         for g in 0..<pairs.count {
             let (a, b) = pairChannels[g]
             var p = pairs[g]
@@ -374,9 +391,12 @@ public final class LoudnessMeter {
                 block.channels[b].withUnsafeBufferPointer { pb in
                     pieceLengths.withUnsafeBufferPointer { lengths in
                         pieceEnergies.withUnsafeMutableBufferPointer { energies in
-                            VectorKernels.kWeightPair(pa.baseAddress!, pb.baseAddress!, pieces: lengths, closed: closed,
-                                                      coefficients: kernelCoefficients, state: &state, weights: weights,
-                                                      energies: energies.baseAddress!)
+                            laneEnergies.withUnsafeMutableBufferPointer { lanes in
+                                VectorKernels.kWeightPair(pa.baseAddress!, pb.baseAddress!, pieces: lengths, closed: closed,
+                                                          coefficients: kernelCoefficients, state: &state, weights: weights,
+                                                          energies: energies.baseAddress!,
+                                                          lanes: channelHistory == nil ? nil : lanes.baseAddress)
+                            }
                         }
                     }
                 }
@@ -386,8 +406,17 @@ public final class LoudnessMeter {
             p.z1 = SIMD2(state[8], state[9]); p.z2 = SIMD2(state[10], state[11])
             p.sumSquares = SIMD2(state[12], state[13])
             pairs[g] = p
+            if channelHistory != nil {
+                for q in 0..<closed {
+                    pieceChannelEnergies[q * n + a] = laneEnergies[2 * q]
+                    if b != a { pieceChannelEnergies[q * n + b] = laneEnergies[2 * q + 1] }
+                }
+            }
         }
-        for energy in pieceEnergies { closeSubBlock(energy: energy) }
+        for (q, energy) in pieceEnergies.enumerated() {
+            if let h = channelHistory { for c in 0..<n { h.add(channel: c, energy: pieceChannelEnergies[q * n + c]) } }
+            closeSubBlock(energy: energy)
+        }
         subRemaining = remaining
     }
 
@@ -426,6 +455,11 @@ public final class LoudnessMeter {
     private func completeSubBlock() {
         var energy = 0.0
         for g in 0..<pairs.count {
+            if let h = channelHistory {
+                let (a, b) = pairChannels[g]
+                h.add(channel: a, energy: pairs[g].sumSquares[0])
+                if b != a { h.add(channel: b, energy: pairs[g].sumSquares[1]) }
+            }
             let e = pairs[g].sumSquares * pairs[g].laneWeights
             energy += e[0] + e[1]
             pairs[g].sumSquares = SIMD2()
@@ -460,6 +494,7 @@ public final class LoudnessMeter {
             hopRing[hopCount % hopRing.count] = hopSum
             hopSum = 0
             hopCount += 1
+            channelHistory?.hopCompleted()
             momentarySum = recentHops(Self.momentaryHops)
             shortTermSum = recentHops(Self.shortTermHops)
             if hopCount >= Self.momentaryHops {
@@ -497,6 +532,7 @@ public final class LoudnessMeter {
         for m in peakMeters { m.finish() }
         timeline = timelineCollector?.finish(frames: framesSeen)
         let r = measurement(samplePeaks: peakMeters.map { Double($0.samplePeak) }, truePeaks: peakMeters.map { Double($0.truePeak) })
+        channelLoudness = channelHistory?.loudness(truePeaks: r.truePeaks, samplePeaks: r.samplePeaks)
         result = r
         return r
     }

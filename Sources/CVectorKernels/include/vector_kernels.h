@@ -45,10 +45,12 @@ int vk_has_sse2(void);
  * x1, x2, y1, y2, z1, z2 (two doubles each, lane a first) and then the two running sums of z^2;
  * it is updated. Each of the first `closed` pieces ends a sub-block: its weighted energy
  * (sum_a * weights[0] + sum_b * weights[1]) is added to energies[p], the sums restart at 0, and
- * state values between -1e-290 and 1e-290 become 0 (they would turn subnormal in silences). */
+ * state values between -1e-290 and 1e-290 become 0 (they would turn subnormal in silences).
+ * When lanes is not NULL, the unweighted sums of each closed piece go to lanes[2p] and lanes[2p+1]
+ * as well (each channel's own energy, for per-channel loudness). */
 void vk_kweight_pair_sse2(const float *a, const float *b, const ptrdiff_t *pieces, ptrdiff_t count,
                           ptrdiff_t closed, const double coefficients[7], double state[14],
-                          const double weights[2], double *energies);
+                          const double weights[2], double *energies, double *lanes);
 
 /* out[t*rows + r] = bias[r] + (row r of w) . columns[t], for the speech detector's layers: w holds
  * rows of `stride` floats (a multiple of 8, zero-padded), and each column must be readable for
