@@ -16,6 +16,7 @@ import Testing
         "cache",            // the SQLite file, created when missing
         "junit",            // the JUnit report to write
         "report",           // the report folder, created when missing
+        "timeline-csv",     // the folder of timeline tables, created when missing
         "out-dir",          // the output folder, created when missing
         "relative-to",      // any folder the paths on stdin may lie under
         "output",           // the one output file to write

@@ -31,6 +31,10 @@ package struct LoudnessMeasureJob {
     /// `--keep-analysis`: the limiter's analysis of each file made beside its measurement and kept
     /// in the cache for lufs-normalize (a file whose analysis is missing is measured afresh).
     package var analyses: LimiterAnalysisCache? = nil
+    /// `--per-channel`: `loudness.per_channel`, each channel's own loudness and true peak.
+    package var perChannel = false
+    /// `--timeline-csv DIR`: each file's series as a CSV table in DIR.
+    package var timelineCSV: TimelineCSVWriter? = nil
 
     /// The loudness object without its series: `timeline` off it and off each of its `streams`
     /// (a file of several streams carries one per stream), as a record without --timeline has it.
@@ -61,7 +65,7 @@ package struct LoudnessMeasureJob {
             cached.entry = nil
         }
         // The cache keeps measurements, not series: --timeline and --report measure afresh.
-        if let hit = cached.entry, !timeline, report == nil {
+        if let hit = cached.entry, !timeline, report == nil, timelineCSV == nil, !perChannel {
             var out = record
             out["loudness"] = hit.loudness(gate: gate.map { g in { m in
                 if let d = hit.dialogue, self.dialogue?.gateOnDialogue == true {
@@ -105,8 +109,10 @@ package struct LoudnessMeasureJob {
             var item = LoudnessReportItem(name: path, measurement: judged, timeline: LoudnessTimeline(loudness: loudness), gate: gate)
             item.integratedLUFS = m.integratedLUFS
             report?.draw(item.addingQC(out["qc"])
-                .addingDialogue(loudness["dialogue"]).addingStreams(loudness, measurements: each, gate: gate), for: path)
+                .addingDialogue(loudness["dialogue"]).addingChannels(loudness["per_channel"])
+                .addingStreams(loudness, measurements: each, gate: gate), for: path)
         }
+        if let t = LoudnessTimeline(loudness: loudness) { timelineCSV?.prepare(t, for: path) }
         if !timeline { loudness = DialogueMeasurement.withoutSpans(loudness) }  // drawn above, not recorded
         plain = DialogueMeasurement.withoutSpans(plain)
         if !timeline { loudness = plain }
@@ -116,7 +122,7 @@ package struct LoudnessMeasureJob {
             albums?.deposit(path: path, track: AlbumStage.Track(blocks: b, samplePeak: m.samplePeaks.max() ?? 0, truePeak: m.truePeaks.max()))
         }
         // Only a file's one stream is kept: a hit re-evaluates the gate on it alone.
-        if stream == nil, loudness["streams"] == nil, extras.isEmpty, dialogue == nil || firstDialogue != nil, let m = firstMeasurement {
+        if stream == nil, loudness["streams"] == nil, extras.isEmpty, !perChannel, dialogue == nil || firstDialogue != nil, let m = firstMeasurement {
             loudnessCache?.store(path: path, stamp: cached.stamp, identity: opened.identity, loudness: plain, measurement: m,
                                  dialogue: firstDialogue.map { ($0.integratedLUFS, $0.fallback) })
         }
@@ -142,7 +148,8 @@ package struct LoudnessMeasureJob {
                  keepAnalysis: ((LimitedLoudnessModel, [Double]) -> Void)? = nil) throws -> JSON {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
-        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil)
+        let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil || timelineCSV != nil,
+                                  measuresChannels: perChannel)
         let qc = qcAnalyser(source.format, layout: layout, meter: meter)
         let speech = try dialogue?.detector(layout: weighted, sampleRate: source.format.sampleRate)
         // The limiter's analysis, as lufs-normalize's analysis pass would make it (LimiterAnalysisCache):
@@ -176,6 +183,7 @@ package struct LoudnessMeasureJob {
         if case .object(var o) = loudness { o["layout_source"] = .string(layoutSource); loudness = .object(o) }
         loudness = addingExtras(loudness, m, qc: qc, layout: layout, blocks: meter.blocks.momentary)
         if let t = meter.timeline, case .object(var o) = loudness { o["timeline"] = t.json; loudness = .object(o) }
+        loudness = PerChannelRecord.adding(meter.channelLoudness, layout: layout, to: loudness)
         if let d = dialogue, let s = speech {
             loudness = try d.apply(s, blocks: meter.blocks, measurement: m, layout: weighted, gate: gate.map { ($0, gateLabel) }, timeline: timeline || (report != nil && keep != nil), to: loudness, found: keepDialogue)
         }

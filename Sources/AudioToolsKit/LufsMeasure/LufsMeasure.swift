@@ -26,6 +26,10 @@ public final class LufsMeasure: RecordTool {
             .flag("summary", help: "Print the gate's summary table on stderr even when stderr is not a terminal."),
             .value("report", "DIR", help: "Also write a loudness report into DIR (created if missing; other files in it are kept): index.html with one row per file, and an SVG picture per file of its loudness and true peak over time, with the gate's target and ceiling. Opens offline."),
             .flag("timeline", help: "Add loudness.timeline to each record: momentary and short-term loudness every 100 ms and true peak per 100 ms (null where undefined), the series behind the report's pictures."),
+            .value("timeline-csv", "DIR", help: "Also write each file's loudness over time as DIR/NAME.csv (DIR created if missing; other files in it are kept): a row per 100 ms with time_s, momentary_lufs, short_term_lufs and the true peak so far, the series the report draws; an undefined value is an empty cell.",
+                   rules: [.conflicts("decode-only", message: "--decode-only measures nothing, so there is no --timeline-csv to write.")]),
+            .flag("per-channel", help: "Add loudness.per_channel: each channel's own integrated loudness (measured alone, weight 1.0, gated on its own blocks; the LFE too) and true peak, named by its position, to find the stem that is off.",
+                  rules: [.conflicts("decode-only", message: "--decode-only measures nothing, so there is no --per-channel to give.")]),
             .flag("album", help: "Also measure each album as one programme (gated over all its tracks' blocks, as ReplayGain 2.0 album gain) into loudness.album; an album's records are written once its last track is measured.", rules: [.conflicts("decode-only", message: "--album measures loudness, so it can't be combined with --decode-only.")]),
             .choice("album-by", "tag|folder", AlbumKey.Grouping.allCases.map(\.rawValue), default: AlbumKey.Grouping.tag.rawValue, help: "What makes an album with --album: tag (default: album artist and album tags, a file without them by its folder) or folder (the file's folder only).",
                     completes: .text, rules: [.needs("album")]),
@@ -122,6 +126,8 @@ public final class LufsMeasure: RecordTool {
         if follow != nil && job.dialogue != nil {
             throw UsageError("--follow can't judge dialogue loudness yet (its live loop doesn't run the speech detector): measure the whole file with --preset \(preset?.name ?? "netflix"), or gate --follow on programme loudness (--gate-on programme).")
         }
+        job.perChannel = o.flag("per-channel")
+        job.timelineCSV = try o.string("timeline-csv").map(TimelineCSVWriter.init(directory:))  // last: it makes the folder
     }
 
     /// The layout `--layout` names, or the usage error saying what is wrong with it.
@@ -138,6 +144,7 @@ public final class LufsMeasure: RecordTool {
 
     public func emitted(_ record: Record) {
         report?.emitted(record)
+        job.timelineCSV?.emitted(record)
         // A QC gate alone is a gate too: its failures set the exit status.
         guard log.gated || summary || junitPath != nil || stderrIsTerminal else { return }
         log.add(record)
@@ -167,7 +174,7 @@ public final class LufsMeasure: RecordTool {
             }
         }
         if (stderrIsTerminal || summary), !log.rows.isEmpty, !job.decodeOnly { Diagnostics.write(log.summaryTable) }
-        let reportWritten = report?.finish() ?? true
+        let reportWritten = (report?.finish() ?? true) && (job.timelineCSV?.finish() ?? true)
         return !log.anyFailed && reportWritten
     }
 }

@@ -47,7 +47,7 @@ public enum LoudnessPicture {
         lines += item.notes.map { ($0, Color.muted) }
         if lines.count > 5 { lines = Array(lines.prefix(4)) + [("… and \(lines.count - 4) more (see the record's notes)", Color.muted)] }
         if let l = item.streamLabel { lines.insert((l + (item.streamNote.map { " — " + $0 } ?? ""), Color.text), at: 0) }
-        let headerBottom = 74.0 + 17.0 * Double(lines.count)
+        let headerBottom = 74.0 + 17.0 * Double(lines.count) + channelTableHeight(item)
         let loudnessTop = headerBottom + 14
         let peakTop = loudnessTop + loudnessHeight + laneGap
         let height = peakTop + peakHeight + 62
@@ -308,6 +308,7 @@ public enum LoudnessPicture {
             y += 17
             s.text(16, y, ReportText.shortened(l.text, to: 150), size: 12, fill: l.color)
         }
+        channelTable(&s, item, y: y)
     }
     package static let w0 = Double(width)
 

@@ -69,6 +69,8 @@ public struct LoudnessReportItem: Equatable, Sendable {
     public var marks: [LoudnessReportMark] = []
     /// `--dialogue`: dialogue loudness and its spans (LoudnessReportDialogue.swift).
     public var dialogue: LoudnessReportDialogue? = nil
+    /// `--per-channel`: each channel's own figures, as a small table (LoudnessReportChannels.swift).
+    public var channels: [LoudnessReportChannel] = []
     /// A file of several audio streams (or `--stream N`): which stream this is, counted from 0
     /// among the audio streams, and its label ("stream 1 of 2 · stereo · fra").
     public var streamOrdinal: Int? = nil

@@ -24,15 +24,7 @@ public final class LoudnessReportWriter {
     /// Creates the folder (and its parents) when missing; refuses a path that is not a folder.
     /// `warn` hears, once, that a picture or the index could not be written.
     public init(directory: String, title: String, gate: String?, warn: @escaping @Sendable (String) -> Void) throws(ReportFolderError) {
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw .notAFolder(directory) }
-        } else {
-            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
-                throw .cantCreate(directory, reason: error.localizedDescription)
-            }
-        }
-        guard access(directory, W_OK) == 0 else { throw .notWritable(directory) }
+        try Self.prepareFolder(directory)
         self.directory = directory
         self.title = title
         self.gate = gate
@@ -91,6 +83,25 @@ public final class LoudnessReportWriter {
     /// The input's file name with ".svg", made safe for any file system and unique in this run
     /// ("-2", "-3", … in input order, so the names do not depend on --jobs).
     package func pictureName(for path: String) -> String {
+        Self.uniqueName(for: path, suffix: ".svg", used: &usedNames)
+    }
+
+    /// Creates `directory` (and its parents) when missing; refuses a path that is not a writable folder.
+    package static func prepareFolder(_ directory: String) throws(ReportFolderError) {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw .notAFolder(directory) }
+        } else {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
+                throw .cantCreate(directory, reason: error.localizedDescription)
+            }
+        }
+        guard access(directory, W_OK) == 0 else { throw .notWritable(directory) }
+    }
+
+    /// The input's file name with `suffix`, made safe for any file system and not in `used`
+    /// (compared ignoring case): "-2", "-3", … added in the order names are asked for.
+    package static func uniqueName(for path: String, suffix: String, used usedNames: inout Set<String>) -> String {
         let base = path.split(separator: "/").last.map(String.init) ?? "input"
         var safe = String(base.unicodeScalars.map { c -> Character in
             (c.properties.isAlphabetic || c.properties.numericType != nil || "-_.+".unicodeScalars.contains(c)) ? Character(c) : "_"
@@ -98,9 +109,9 @@ public final class LoudnessReportWriter {
         if safe.hasPrefix(".") { safe = "_" + safe.dropFirst() }
         if safe.isEmpty { safe = "input" }
         safe = String(safe.prefix(120))
-        var name = safe + ".svg"
+        var name = safe + suffix
         var k = 2
-        while usedNames.contains(name.lowercased()) { name = "\(safe)-\(k).svg"; k += 1 }
+        while usedNames.contains(name.lowercased()) { name = "\(safe)-\(k)\(suffix)"; k += 1 }
         usedNames.insert(name.lowercased())
         return name
     }
