@@ -331,6 +331,7 @@ import Testing
         try b.run("--timeline --platforms", ["--timeline", "--platforms"] + d("noise.wav silence.wav short.wav loud.wav film.mkv"))
         try b.run("--album --platforms", ["--album", "--platforms", "--timeline"] + d("album"))
         try b.run("--album-by folder", ["--album", "--album-by", "folder"] + d("album noise.wav"))
+        try b.run("--per-channel --timeline-csv", ["--per-channel", "--timeline-csv", dir + "/csv"] + d("noise.wav silence.wav short.wav surround.wav film.mkv"))
         try b.run("--qc", ["--qc"] + d("noise.wav mono.wav silence.wav clipped.wav surround.wav"))
         try b.run("QC gates", ["--qc-preset", "acx", "--max-clipped-runs", "0", "--max-overs", "0", "--min-correlation", "0.5",
                                "--no-dropouts", "--no-dead-channels", "--no-inverted-channels", "--preset", "podcast"]
