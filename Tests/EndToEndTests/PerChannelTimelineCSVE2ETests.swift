@@ -113,12 +113,17 @@ import Testing
         let first = try String(contentsOfFile: out + "/take.wav.csv", encoding: .utf8)
         #expect(first.split(separator: "\n")[1] == "0.100,,,")
         #expect(!first.contains("inf"))
-        // One job writes the same bytes.
+        // One job writes the same bytes (and collects only the true peak so far, as --timeline isn't given).
         let out1 = dir + "/csv1"
         _ = try E2E.run("lufs-measure", ["-j", "1", "--timeline-csv", out1, dir + "/take.wav", dir + "/b/take.wav"])
         for name in names {
             #expect(FileManager.default.contents(atPath: out1 + "/" + name) == FileManager.default.contents(atPath: out + "/" + name), "\(name)")
         }
+        // Without --timeline or --report only the peak so far is collected (what can't raise it
+        // is skipped): the same bytes, on one thread or two (one file, two jobs).
+        let out2 = dir + "/csv2j"
+        _ = try E2E.run("lufs-measure", ["-j", "2", "--timeline-csv", out2, dir + "/take.wav"])
+        #expect(FileManager.default.contents(atPath: out2 + "/take.wav.csv") == FileManager.default.contents(atPath: out + "/take.wav.csv"))
         // Without --timeline the record has no series: --timeline-csv adds nothing to it.
         let plain = try E2E.run("lufs-measure", ["--timeline-csv", dir + "/csv2", dir + "/take.wav"])
         let bare = try E2E.run("lufs-measure", [dir + "/take.wav"])

@@ -202,9 +202,11 @@ public final class LoudnessMeter {
 
     /// A meter for `sampleRate` and one BS.1770 weight per channel (`ChannelLayout.weights`).
     /// `measuresTruePeak` false leaves true peak out; `collectsTimeline` fills `timeline`;
-    /// `measuresChannels` fills `channelLoudness` from the same filter outputs.
+    /// `measuresChannels` fills `channelLoudness` from the same filter outputs;
+    /// `timelinePeaksSoFar` makes the timeline's true peak the largest up to each entry, which
+    /// costs far less (what can't raise it is not interpolated).
     public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true, collectsTimeline: Bool = false,
-                measuresChannels: Bool = false) {
+                measuresChannels: Bool = false, timelinePeaksSoFar: Bool = false) {
         precondition(!weights.isEmpty, "at least one channel")
         self.sampleRate = sampleRate
         self.weights = weights
@@ -227,7 +229,8 @@ public final class LoudnessMeter {
         peakMeters = weights.map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: measuresTruePeak) }
         subRemaining = 0
         timelineCollector = collectsTimeline
-            ? LoudnessTimelineCollector(sampleRate: sampleRate, hop: hop, channelCount: weights.count, truePeak: measuresTruePeak)
+            ? LoudnessTimelineCollector(sampleRate: sampleRate, hop: hop, channelCount: weights.count, truePeak: measuresTruePeak,
+                                        peaksSoFar: timelinePeaksSoFar)
             : nil
         channelHistory = measuresChannels ? ChannelBlockHistory(channelCount: weights.count, hop: hop) : nil
         subRemaining = subBlockLength(0)

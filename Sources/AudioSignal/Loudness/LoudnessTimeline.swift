@@ -7,7 +7,8 @@ import Foundation
 /// 400 ms and 3 s windows ending at (i+1)·hop (the gating and short-term blocks of BS.1770-4 and
 /// Tech 3342), nil while the window is not yet full, under the −70 LUFS absolute gate, or for a
 /// last hop cut short by the end of the file. `truePeakDBTP[i]` is the largest true peak of any
-/// channel inside the hop, nil for digital silence.
+/// channel inside the hop, nil for digital silence (or, from a meter made with
+/// `timelinePeaksSoFar`, the largest up to the end of the hop).
 public struct LoudnessTimeline: Equatable, Sendable {
     /// Sample rate of the measured audio, Hz.
     public var sampleRate: Int
@@ -78,12 +79,24 @@ package final class LoudnessTimelineCollector {
     private var scratch: [Float] = []
     /// Oversampler outputs produced so far (the same count for every channel).
     private var produced = 0
+    /// Whether only the running maximum of the peaks is wanted (`timelinePeaksSoFar`): values
+    /// that can't raise it are not interpolated (RunningPeaks, below).
+    private let soFar: Bool
+    /// For `soFar`: each channel's last `tapsPerPhase − 1` samples, then the block being added.
+    private var works: [[Float]] = []
+    /// For `soFar`: the largest value found so far, at instants up to the piece being handled.
+    private var reached: Float = 0
 
-    package init(sampleRate: Int, hop: Int, channelCount: Int, truePeak: Bool) {
+    package init(sampleRate: Int, hop: Int, channelCount: Int, truePeak: Bool, peaksSoFar: Bool = false) {
         self.sampleRate = sampleRate
         self.hop = hop
         oversamplers = (0..<channelCount).map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: truePeak) }
         latency = oversamplers.first?.latency ?? 0
+        soFar = peaksSoFar
+        if peaksSoFar {
+            let history = (oversamplers.first?.tapsPerPhase ?? 1) - 1
+            works = (0..<channelCount).map { _ in [Float](repeating: 0, count: history) }
+        }
     }
 
     /// A completed hop: mean-square energies of the 400 ms and 3 s windows ending here (−1 when
@@ -99,6 +112,7 @@ package final class LoudnessTimelineCollector {
 
     private func addPeaks(_ channels: [[Float]], frames: Int) {
         guard frames > 0 else { return }
+        if soFar { addPeaksSoFar(channels, frames: frames); return }
         if scratch.count < frames { scratch = [Float](repeating: 0, count: frames) }
         let start = produced
         let needed = max(0, start + frames - 1 - latency) / hop + 1
@@ -127,6 +141,55 @@ package final class LoudnessTimelineCollector {
         produced += frames
     }
 
+    /// `addPeaks` when only the running maximum is wanted. The outputs are taken in pieces of at
+    /// most 64 frames that don't cross a hop, in time order, every channel's piece in turn. A
+    /// piece whose values can't pass the largest found so far (every value is a sum of taps over
+    /// the piece's samples and the `tapsPerPhase − 1` before, so at most `gainBound` times their
+    /// largest |sample|) is not interpolated: it can't raise the maximum at the end of its hop or
+    /// after. A hop's peak is then below its true one where skipped, but the maximum up to any
+    /// hop is exactly the one evaluating every value gives (`finish` makes the series that).
+    private func addPeaksSoFar(_ channels: [[Float]], frames: Int) {
+        let h = (oversamplers.first?.tapsPerPhase ?? 1) - 1
+        if scratch.count < frames { scratch = [Float](repeating: 0, count: frames) }
+        for c in works.indices {
+            if works[c].count < h + frames { works[c] += [Float](repeating: 0, count: h + frames - works[c].count) }
+            channels[c].withUnsafeBufferPointer { src in
+                works[c].withUnsafeMutableBufferPointer { w in (w.baseAddress! + h).update(from: src.baseAddress!, count: frames) }
+            }
+        }
+        let start = produced
+        let needed = max(0, start + frames - 1 - latency) / hop + 1
+        if peaks.count < needed { peaks += [Float](repeating: 0, count: needed - peaks.count) }
+        var n = 0
+        while n < frames {
+            let t = max(0, start + n - latency)
+            let hopIndex = t / hop
+            let end = min(frames, n + (hopIndex + 1) * hop - t, n + TruePeakOversampler.chunk)
+            for (c, o) in oversamplers.enumerated() {
+                works[c].withUnsafeBufferPointer { wb in
+                    let w = wb.baseAddress!
+                    guard TruePeakOversampler.absMax(w + n, count: end - n + h) * o.gainBound > reached else { return }
+                    var m: Float = 0
+                    if o.factor == 1 {
+                        for k in n..<end { m = max(m, abs(w[h + k])) }
+                    } else {
+                        scratch.withUnsafeMutableBufferPointer { out in
+                            _ = o.kernel(base: w + h + n, count: end - n, framePeaks: out.baseAddress!)
+                            for k in 0..<(end - n) where out[k] > m { m = out[k] }
+                        }
+                    }
+                    if m > peaks[hopIndex] { peaks[hopIndex] = m }
+                    if m > reached { reached = m }
+                }
+            }
+            n = end
+        }
+        for c in works.indices {
+            works[c].withUnsafeMutableBufferPointer { w in w.baseAddress!.update(from: w.baseAddress! + frames, count: h) }
+        }
+        produced += frames
+    }
+
     package func finish(frames: Int) -> LoudnessTimeline {
         // The filter tail: the last `latency` instants come out only after as many zeros.
         if latency > 0 {
@@ -135,6 +198,7 @@ package final class LoudnessTimelineCollector {
         }
         let count = (frames + hop - 1) / hop
         if peaks.count > count { peaks.removeLast(peaks.count - count) }
+        if soFar { for i in peaks.indices.dropFirst() where peaks[i - 1] > peaks[i] { peaks[i] = peaks[i - 1] } }
         func lufs(_ e: Double) -> Double? {
             guard e >= 0, let l = LoudnessMeter.lufs(e), l > LoudnessMeter.absoluteGateLUFS else { return nil }
             return l
