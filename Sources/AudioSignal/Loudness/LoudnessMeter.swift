@@ -190,6 +190,9 @@ public final class LoudnessMeter {
     /// Momentary and short-term loudness every 100 ms and true peak per 100 ms, after `finish`,
     /// when the meter was created with `collectsTimeline`.
     public private(set) var timeline: LoudnessTimeline?
+    /// Whether each channel's true peak comes from the timeline collector (`timelinePeaksSoFar`),
+    /// `peakMeters` then keeping the sample peaks only.
+    private let peaksFromTimeline: Bool
     /// Each channel's own block energies, when the meter was created with `measuresChannels`.
     private let channelHistory: ChannelBlockHistory?
     /// Scratch for `filterAndGateSSE2` with `channelHistory`: a pair's unweighted sums per closed
@@ -204,7 +207,8 @@ public final class LoudnessMeter {
     /// `measuresTruePeak` false leaves true peak out; `collectsTimeline` fills `timeline`;
     /// `measuresChannels` fills `channelLoudness` from the same filter outputs;
     /// `timelinePeaksSoFar` makes the timeline's true peak the largest up to each entry, which
-    /// costs far less (what can't raise it is not interpolated).
+    /// costs far less (what can't raise it is not interpolated), and takes each channel's true
+    /// peak from the same work (the same values; `soFar()` then has sample peaks only).
     public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true, collectsTimeline: Bool = false,
                 measuresChannels: Bool = false, timelinePeaksSoFar: Bool = false) {
         precondition(!weights.isEmpty, "at least one channel")
@@ -226,7 +230,9 @@ public final class LoudnessMeter {
         pairs = states
         subRing = [Double](repeating: 0, count: Self.subBlocksPerHop * Self.shortTermHops)
         hopRing = [Double](repeating: 0, count: Self.shortTermHops)
-        peakMeters = weights.map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: measuresTruePeak) }
+        let fromTimeline = collectsTimeline && timelinePeaksSoFar && measuresTruePeak
+        peaksFromTimeline = fromTimeline
+        peakMeters = weights.map { _ in TruePeakOversampler(sampleRate: sampleRate, oversampling: measuresTruePeak && !fromTimeline) }
         subRemaining = 0
         timelineCollector = collectsTimeline
             ? LoudnessTimelineCollector(sampleRate: sampleRate, hop: hop, channelCount: weights.count, truePeak: measuresTruePeak,
@@ -534,7 +540,8 @@ public final class LoudnessMeter {
         if let r = result { return r }
         for m in peakMeters { m.finish() }
         timeline = timelineCollector?.finish(frames: framesSeen)
-        let r = measurement(samplePeaks: peakMeters.map { Double($0.samplePeak) }, truePeaks: peakMeters.map { Double($0.truePeak) })
+        let truePeaks = peaksFromTimeline ? (timelineCollector?.channelPeaks ?? []).map(Double.init) : peakMeters.map { Double($0.truePeak) }
+        let r = measurement(samplePeaks: peakMeters.map { Double($0.samplePeak) }, truePeaks: truePeaks)
         channelLoudness = channelHistory?.loudness(truePeaks: r.truePeaks, samplePeaks: r.samplePeaks)
         result = r
         return r

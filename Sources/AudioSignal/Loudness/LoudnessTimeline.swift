@@ -84,8 +84,9 @@ package final class LoudnessTimelineCollector {
     private let soFar: Bool
     /// For `soFar`: each channel's last `tapsPerPhase − 1` samples, then the block being added.
     private var works: [[Float]] = []
-    /// For `soFar`: the largest value found so far, at instants up to the piece being handled.
-    private var reached: Float = 0
+    /// For `soFar`: each channel's largest value found so far, at instants up to the piece being
+    /// handled; after `finish`, its true peak (every value that could raise it evaluated).
+    package private(set) var channelPeaks: [Float] = []
 
     package init(sampleRate: Int, hop: Int, channelCount: Int, truePeak: Bool, peaksSoFar: Bool = false) {
         self.sampleRate = sampleRate
@@ -96,6 +97,7 @@ package final class LoudnessTimelineCollector {
         if peaksSoFar {
             let history = (oversamplers.first?.tapsPerPhase ?? 1) - 1
             works = (0..<channelCount).map { _ in [Float](repeating: 0, count: history) }
+            channelPeaks = [Float](repeating: 0, count: channelCount)
         }
     }
 
@@ -143,11 +145,12 @@ package final class LoudnessTimelineCollector {
 
     /// `addPeaks` when only the running maximum is wanted. The outputs are taken in pieces of at
     /// most 64 frames that don't cross a hop, in time order, every channel's piece in turn. A
-    /// piece whose values can't pass the largest found so far (every value is a sum of taps over
-    /// the piece's samples and the `tapsPerPhase − 1` before, so at most `gainBound` times their
-    /// largest |sample|) is not interpolated: it can't raise the maximum at the end of its hop or
-    /// after. A hop's peak is then below its true one where skipped, but the maximum up to any
-    /// hop is exactly the one evaluating every value gives (`finish` makes the series that).
+    /// piece whose values can't pass the largest its channel has reached so far (every value is a
+    /// sum of taps over the piece's samples and the `tapsPerPhase − 1` before, so at most
+    /// `gainBound` times their largest |sample|) is not interpolated: it can't raise the maximum
+    /// at the end of its hop or after. A hop's peak is then below its true one where skipped, but
+    /// the maximum up to any hop is exactly the one evaluating every value gives (`finish` makes
+    /// the series that), and so is each channel's maximum (`channelPeaks`, its true peak).
     private func addPeaksSoFar(_ channels: [[Float]], frames: Int) {
         let h = (oversamplers.first?.tapsPerPhase ?? 1) - 1
         if scratch.count < frames { scratch = [Float](repeating: 0, count: frames) }
@@ -168,7 +171,9 @@ package final class LoudnessTimelineCollector {
             for (c, o) in oversamplers.enumerated() {
                 works[c].withUnsafeBufferPointer { wb in
                     let w = wb.baseAddress!
-                    guard TruePeakOversampler.absMax(w + n, count: end - n + h) * o.gainBound > reached else { return }
+                    // Without oversampling (192 kHz and up) the values are the samples themselves.
+                    let gain: Float = o.factor == 1 ? 1 : o.gainBound
+                    guard TruePeakOversampler.absMax(w + n, count: end - n + h) * gain > channelPeaks[c] else { return }
                     var m: Float = 0
                     if o.factor == 1 {
                         for k in n..<end { m = max(m, abs(w[h + k])) }
@@ -179,7 +184,7 @@ package final class LoudnessTimelineCollector {
                         }
                     }
                     if m > peaks[hopIndex] { peaks[hopIndex] = m }
-                    if m > reached { reached = m }
+                    if m > channelPeaks[c] { channelPeaks[c] = m }
                 }
             }
             n = end

@@ -149,7 +149,7 @@ package struct LoudnessMeasureJob {
         let dual = dualMono && source.format.channelCount == 1
         let weighted = dual ? ChannelLayout.dualMono : layout
         let meter = LoudnessMeter(sampleRate: source.format.sampleRate, weights: weighted.weights, collectsTimeline: timeline || report != nil || timelineCSV != nil,
-                                  measuresChannels: perChannel, timelinePeaksSoFar: !timeline && report == nil)
+                                  measuresChannels: perChannel, timelinePeaksSoFar: !timeline && report == nil && follow == nil)
         let qc = qcAnalyser(source.format, layout: layout, meter: meter)
         let speech = try dialogue?.detector(layout: weighted, sampleRate: source.format.sampleRate)
         // The limiter's analysis, as lufs-normalize's analysis pass would make it (LimiterAnalysisCache):
