@@ -153,7 +153,6 @@ package final class LoudnessTimelineCollector {
     /// the series that), and so is each channel's maximum (`channelPeaks`, its true peak).
     private func addPeaksSoFar(_ channels: [[Float]], frames: Int) {
         let h = (oversamplers.first?.tapsPerPhase ?? 1) - 1
-        if scratch.count < frames { scratch = [Float](repeating: 0, count: frames) }
         for c in works.indices {
             if works[c].count < h + frames { works[c] += [Float](repeating: 0, count: h + frames - works[c].count) }
             channels[c].withUnsafeBufferPointer { src in
@@ -178,10 +177,9 @@ package final class LoudnessTimelineCollector {
                     if o.factor == 1 {
                         for k in n..<end { m = max(m, abs(w[h + k])) }
                     } else {
-                        scratch.withUnsafeMutableBufferPointer { out in
-                            _ = o.kernel(base: w + h + n, count: end - n, framePeaks: out.baseAddress!)
-                            for k in 0..<(end - n) where out[k] > m { m = out[k] }
-                        }
+                        // The interpolated branches, and branch 0: the samples themselves, `latency` late.
+                        m = max(o.kernel(base: w + h + n, count: end - n, framePeaks: nil),
+                                TruePeakOversampler.absMax(w + h + n - latency, count: end - n))
                     }
                     if m > peaks[hopIndex] { peaks[hopIndex] = m }
                     if m > channelPeaks[c] { channelPeaks[c] = m }
