@@ -190,8 +190,8 @@ public final class LoudnessMeter {
     /// Momentary and short-term loudness every 100 ms and true peak per 100 ms, after `finish`,
     /// when the meter was created with `collectsTimeline`.
     public private(set) var timeline: LoudnessTimeline?
-    /// Whether each channel's true peak comes from the timeline collector (`timelinePeaksSoFar`),
-    /// `peakMeters` then keeping the sample peaks only.
+    /// Whether each channel's peaks come from the timeline collector (`timelinePeaksSoFar`),
+    /// `peakMeters` then left unused.
     private let peaksFromTimeline: Bool
     /// Each channel's own block energies, when the meter was created with `measuresChannels`.
     private let channelHistory: ChannelBlockHistory?
@@ -207,8 +207,8 @@ public final class LoudnessMeter {
     /// `measuresTruePeak` false leaves true peak out; `collectsTimeline` fills `timeline`;
     /// `measuresChannels` fills `channelLoudness` from the same filter outputs;
     /// `timelinePeaksSoFar` makes the timeline's true peak the largest up to each entry, which
-    /// costs far less (what can't raise it is not interpolated), and takes each channel's true
-    /// peak from the same work (the same values; `soFar()` then has sample peaks only).
+    /// costs far less (what can't raise it is not interpolated), and takes each channel's sample
+    /// and true peak from the same work (the same values; `soFar()` then has no peaks).
     public init(sampleRate: Int, weights: [Double], measuresTruePeak: Bool = true, collectsTimeline: Bool = false,
                 measuresChannels: Bool = false, timelinePeaksSoFar: Bool = false) {
         precondition(!weights.isEmpty, "at least one channel")
@@ -304,7 +304,7 @@ public final class LoudnessMeter {
         precondition(block.channels.count == weights.count, "block has \(block.channels.count) channels, meter \(weights.count)")
         let frames = block.frames
         guard frames > 0 else { return }
-        for c in channels {
+        for c in channels where !peaksFromTimeline {
             block.channels[c].withUnsafeBufferPointer { peakMeters[c].add(UnsafeBufferPointer(rebasing: $0[0..<frames])) }
         }
         if timeline { timelineCollector?.add(block) }
@@ -540,8 +540,9 @@ public final class LoudnessMeter {
         if let r = result { return r }
         for m in peakMeters { m.finish() }
         timeline = timelineCollector?.finish(frames: framesSeen)
-        let truePeaks = peaksFromTimeline ? (timelineCollector?.channelPeaks ?? []).map(Double.init) : peakMeters.map { Double($0.truePeak) }
-        let r = measurement(samplePeaks: peakMeters.map { Double($0.samplePeak) }, truePeaks: truePeaks)
+        let c = peaksFromTimeline ? timelineCollector : nil
+        let r = measurement(samplePeaks: (c?.channelSamplePeaks ?? peakMeters.map(\.samplePeak)).map(Double.init),
+                            truePeaks: (c?.channelPeaks ?? peakMeters.map(\.truePeak)).map(Double.init))
         channelLoudness = channelHistory?.loudness(truePeaks: r.truePeaks, samplePeaks: r.samplePeaks)
         result = r
         return r

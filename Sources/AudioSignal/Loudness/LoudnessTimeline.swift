@@ -87,6 +87,8 @@ package final class LoudnessTimelineCollector {
     /// For `soFar`: each channel's largest value found so far, at instants up to the piece being
     /// handled; after `finish`, its true peak (every value that could raise it evaluated).
     package private(set) var channelPeaks: [Float] = []
+    /// For `soFar`: each channel's largest |sample| so far; after `finish`, its sample peak.
+    package private(set) var channelSamplePeaks: [Float] = []
 
     package init(sampleRate: Int, hop: Int, channelCount: Int, truePeak: Bool, peaksSoFar: Bool = false) {
         self.sampleRate = sampleRate
@@ -98,6 +100,7 @@ package final class LoudnessTimelineCollector {
             let history = (oversamplers.first?.tapsPerPhase ?? 1) - 1
             works = (0..<channelCount).map { _ in [Float](repeating: 0, count: history) }
             channelPeaks = [Float](repeating: 0, count: channelCount)
+            channelSamplePeaks = channelPeaks
         }
     }
 
@@ -170,16 +173,13 @@ package final class LoudnessTimelineCollector {
             for (c, o) in oversamplers.enumerated() {
                 works[c].withUnsafeBufferPointer { wb in
                     let w = wb.baseAddress!
-                    // Without oversampling (192 kHz and up) the values are the samples themselves.
-                    let gain: Float = o.factor == 1 ? 1 : o.gainBound
-                    guard TruePeakOversampler.absMax(w + n, count: end - n + h) * gain > channelPeaks[c] else { return }
-                    var m: Float = 0
-                    if o.factor == 1 {
-                        for k in n..<end { m = max(m, abs(w[h + k])) }
-                    } else {
-                        // The interpolated branches, and branch 0: the samples themselves, `latency` late.
-                        m = max(o.kernel(base: w + h + n, count: end - n, framePeaks: nil),
-                                TruePeakOversampler.absMax(w + h + n - latency, count: end - n))
+                    // Branch 0, every time: the samples themselves, `latency` late (all of them
+                    // over the stream and its tail, so also the channel's sample peak). Without
+                    // oversampling (192 kHz and up) they are all there is.
+                    var m = TruePeakOversampler.absMax(w + h + n - latency, count: end - n)
+                    if m > channelSamplePeaks[c] { channelSamplePeaks[c] = m }
+                    if o.factor > 1, TruePeakOversampler.absMax(w + n, count: end - n + h) * o.gainBound > max(m, channelPeaks[c]) {
+                        m = max(m, o.kernel(base: w + h + n, count: end - n, framePeaks: nil))
                     }
                     if m > peaks[hopIndex] { peaks[hopIndex] = m }
                     if m > channelPeaks[c] { channelPeaks[c] = m }
