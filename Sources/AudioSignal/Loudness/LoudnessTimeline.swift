@@ -146,9 +146,8 @@ package final class LoudnessTimelineCollector {
         produced += frames
     }
 
-    /// `addPeaks` when only the running maximum is wanted. The outputs are taken in pieces of at
-    /// most 64 frames that don't cross a hop, in time order, every channel's piece in turn. A
-    /// piece whose values can't pass the largest its channel has reached so far (every value is a
+    /// `addPeaks` when only the running maximum is wanted. The outputs are taken hop by hop, in
+    /// time order, each channel's in pieces of at most 64 frames. A piece whose values can't pass the largest its channel has reached so far (every value is a
     /// sum of taps over the piece's samples and the `tapsPerPhase − 1` before, so at most
     /// `gainBound` times their largest |sample|) is not interpolated: it can't raise the maximum
     /// at the end of its hop or after. A hop's peak is then below its true one where skipped, but
@@ -167,9 +166,10 @@ package final class LoudnessTimelineCollector {
         if peaks.count < needed { peaks += [Float](repeating: 0, count: needed - peaks.count) }
         var n = 0
         while n < frames {
+            // The outputs of one hop (or of its part in this block), channel by channel.
             let t = max(0, start + n - latency)
             let hopIndex = t / hop
-            let end = min(frames, n + (hopIndex + 1) * hop - t, n + TruePeakOversampler.chunk)
+            let end = min(frames, n + (hopIndex + 1) * hop - t)
             for (c, o) in oversamplers.enumerated() {
                 works[c].withUnsafeBufferPointer { wb in
                     let w = wb.baseAddress!
@@ -178,11 +178,23 @@ package final class LoudnessTimelineCollector {
                     // oversampling (192 kHz and up) they are all there is.
                     var m = TruePeakOversampler.absMax(w + h + n - latency, count: end - n)
                     if m > channelSamplePeaks[c] { channelSamplePeaks[c] = m }
-                    if o.factor > 1, TruePeakOversampler.absMax(w + n, count: end - n + h) * o.gainBound > max(m, channelPeaks[c]) {
-                        m = max(m, o.kernel(base: w + h + n, count: end - n, framePeaks: nil))
+                    guard o.factor > 1 else { return record(m, channel: c, hop: hopIndex) }
+                    // Pieces of `chunk` outputs that could pass what is reached; a run of them
+                    // interpolated in one call.
+                    let reached = max(m, channelPeaks[c])
+                    var k = n, run = -1
+                    while k < end {
+                        let e = min(end, k + TruePeakOversampler.chunk)
+                        if TruePeakOversampler.absMax(w + k, count: e - k + h) * o.gainBound > reached {
+                            if run < 0 { run = k }
+                        } else if run >= 0 {
+                            m = max(m, o.kernel(base: w + h + run, count: k - run, framePeaks: nil))
+                            run = -1
+                        }
+                        k = e
                     }
-                    if m > peaks[hopIndex] { peaks[hopIndex] = m }
-                    if m > channelPeaks[c] { channelPeaks[c] = m }
+                    if run >= 0 { m = max(m, o.kernel(base: w + h + run, count: end - run, framePeaks: nil)) }
+                    record(m, channel: c, hop: hopIndex)
                 }
             }
             n = end
@@ -191,6 +203,12 @@ package final class LoudnessTimelineCollector {
             works[c].withUnsafeMutableBufferPointer { w in w.baseAddress!.update(from: w.baseAddress! + frames, count: h) }
         }
         produced += frames
+    }
+
+    /// The largest value found among channel `c`'s outputs in hop `hop` (`soFar`).
+    private func record(_ m: Float, channel c: Int, hop: Int) {
+        if m > peaks[hop] { peaks[hop] = m }
+        if m > channelPeaks[c] { channelPeaks[c] = m }
     }
 
     package func finish(frames: Int) -> LoudnessTimeline {

@@ -30,11 +30,14 @@ package final class TimelineCSVWriter: @unchecked Sendable {
     /// the end of entry i (2 decimals, rounded as the record's); an undefined value (a window not
     /// yet full, under the −70 LUFS gate, digital silence so far) is an empty cell.
     package static func csv(_ t: LoudnessTimeline) -> String {
+        // Fixed decimals from the rounded integer (what "%.Nf" of the rounded value prints, without
+        // a format string parsed 24,000 times for ten minutes).
         func cell(_ v: Double?, _ decimals: Int) -> String {
-            guard let v, v.isFinite else { return "" }
-            let p = pow(10.0, Double(decimals))
-            let x = (v * p).rounded() / p
-            return String(format: "%.\(decimals)f", x == 0 ? 0 : x)
+            guard let v, v.isFinite, abs(v) < 1e12 else { return "" }
+            let scale: Int64 = decimals == 3 ? 1000 : 100
+            let units = Int64((v * Double(scale)).rounded())
+            let whole = String(abs(units) / scale), fraction = String(abs(units) % scale)
+            return (units < 0 ? "-" : "") + whole + "." + String(repeating: "0", count: decimals - fraction.count) + fraction
         }
         var out = header + "\n"
         out.reserveCapacity(t.count * 32 + 64)
