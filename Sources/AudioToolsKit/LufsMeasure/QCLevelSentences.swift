@@ -32,8 +32,8 @@ extension QCGate.LevelFault {
             let where_ = wholeFile ? "the whole file, shorter than 0.5 s" : "the quietest 0.5 s, from \(String(format: "%.3f s", atSeconds ?? 0))"
             return head + "the noise floor is \(level(dBFS)) (\(where_)), over \(limitText)"
         case .dcOffset:
-            let list = channels.map { "\(name($0.channel)) \(LoudnessGate.oneDecimal($0.dBFS)) dBFS" }.joined(separator: ", ")
-            return head + "DC offset (the channel's mean) of \(list), over \(limitText)"
+            let list = channels.map { "\(LoudnessGate.oneDecimal($0.dBFS)) dBFS in \(name($0.channel))" }.joined(separator: ", ")
+            return head + "the DC offset (a channel's mean) is \(list), over \(limitText)"
         }
     }
 }
