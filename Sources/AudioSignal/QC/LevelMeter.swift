@@ -47,12 +47,21 @@ public final class LevelMeter {
             for c in 0..<min(channelCount, block.channels.count) {
                 block.channels[c].withUnsafeBufferPointer { b in
                     let p = b.baseAddress! + f
-                    var acc: Float = 0
-                    var top: Float = 0
-                    for k in 0..<m {
-                        let x = p[k]
-                        acc += x * x
-                        top = max(top, abs(x))
+                    // 8 samples a step: squares summed and magnitudes' maximum, then the rest one by one.
+                    var acc8 = SIMD8<Float>(repeating: 0), top8 = acc8
+                    var k = 0
+                    while k + 8 <= m {
+                        let v = UnsafeRawPointer(p + k).loadUnaligned(as: SIMD8<Float>.self)
+                        acc8 += v * v
+                        let a = QCAnalyser.magnitude(v)
+                        top8 = top8.replacing(with: a, where: a .> top8)
+                        k += 8
+                    }
+                    var acc = acc8.sum(), top = top8.max()
+                    while k < m {
+                        acc += p[k] * p[k]
+                        top = max(top, abs(p[k]))
+                        k += 1
                     }
                     sum += Double(acc)
                     if top > peak {
