@@ -56,7 +56,7 @@ import Testing
         #expect(quiet == ["--min-rms -23: the RMS level is -34.3 dBFS, under -23 dBFS"], "\(quiet)")
 
         let junit = dir + "/acx.xml"
-        let noisy = try E2E.run("lufs-measure", ["--qc-preset", "acx", "--junit", junit, dir + "/noisy.wav"])
+        let noisy = try E2E.run("lufs-measure", ["--qc-preset", "acx", "--junit", junit, "--report", dir + "/r", dir + "/noisy.wav"])
         #expect(noisy.status == 1)
         let r = Self.reasons(noisy)
         #expect(r.count == 1 && r[0].hasPrefix("--max-noise-floor -60: the noise floor is -50.") && r[0].hasSuffix(", over -60 dBFS"), "\(r)")
@@ -64,6 +64,10 @@ import Testing
         #expect(f?["gate"]?.stringValue == "max-noise-floor" && f?["at_seconds"]?.doubleValue != nil)
         let xml = try String(contentsOfFile: junit, encoding: .utf8)
         #expect(xml.contains("failures=\"1\"") && xml.contains("--max-noise-floor -60: the noise floor is -50."), "\(xml)")
+        let index = try String(contentsOfFile: dir + "/r/index.html", encoding: .utf8)
+        #expect(index.contains("--max-noise-floor -60: the noise floor is -50.") && index.contains("noise floor ≤ -60 dBFS"))
+        let svg = try String(contentsOfFile: dir + "/r/noisy.wav.svg", encoding: .utf8)
+        #expect(svg.contains("data-gate=\"max-noise-floor\""))
     }
 
     /// Without a level gate, --qc writes no levels (the record is as before).
