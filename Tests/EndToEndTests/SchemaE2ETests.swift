@@ -334,7 +334,8 @@ import Testing
         try b.run("--per-channel --timeline-csv", ["--per-channel", "--timeline-csv", dir + "/csv"] + d("noise.wav silence.wav short.wav surround.wav film.mkv"))
         try b.run("--qc", ["--qc"] + d("noise.wav mono.wav silence.wav clipped.wav surround.wav"))
         try b.run("QC gates", ["--qc-preset", "acx", "--max-clipped-runs", "0", "--max-overs", "0", "--min-correlation", "0.5",
-                               "--no-dropouts", "--no-dead-channels", "--no-inverted-channels", "--preset", "podcast"]
+                               "--no-dropouts", "--no-dead-channels", "--no-inverted-channels", "--preset", "podcast",
+                               "--max-dc-offset", "-40", "--max-lra", "5"]
                   + d("noise.wav clipped.wav silence.wav mono.wav"))
         try b.run("--stream", ["--stream", "1", "--preset", "ebu-r128"] + d("film.mkv"))
         try b.run("--layout --dual-mono", ["--layout", "5.1", "--dual-mono"] + d("surround.wav mono.wav"))

@@ -83,9 +83,12 @@ public struct LoudnessGate: Equatable, Sendable {
     public var maxShortTermLUFS: Double?
     /// The highest momentary (400 ms) loudness allowed anywhere in the file, LUFS.
     public var maxMomentaryLUFS: Double?
+    /// The widest loudness range (EBU Tech 3342) allowed, LU.
+    public var maxLoudnessRangeLU: Double?
 
     public init(targetLUFS: Double? = nil, toleranceLU: Double? = nil, maxTruePeakDBTP: Double? = nil,
-                maxShortTermLUFS: Double? = nil, maxMomentaryLUFS: Double? = nil) {
+                maxShortTermLUFS: Double? = nil, maxMomentaryLUFS: Double? = nil, maxLoudnessRangeLU: Double? = nil) {
+        self.maxLoudnessRangeLU = maxLoudnessRangeLU
         self.targetLUFS = targetLUFS
         self.toleranceLU = toleranceLU
         self.maxTruePeakDBTP = maxTruePeakDBTP
@@ -96,6 +99,21 @@ public struct LoudnessGate: Equatable, Sendable {
     /// Whether the gate checks anything at all.
     public var isEmpty: Bool {
         targetLUFS == nil && maxTruePeakDBTP == nil && maxShortTermLUFS == nil && maxMomentaryLUFS == nil
+            && maxLoudnessRangeLU == nil
+    }
+
+    /// Why `m` fails `maxLoudnessRangeLU`: its range is wider, or undefined in a file too short
+    /// for a short-term block (silence has no range, which is under any maximum).
+    public enum RangeFault: Equatable, Sendable {
+        case over(rangeLU: Double, limitLU: Double)
+        case tooShort(limitLU: Double)
+    }
+
+    /// The loudness-range gate's fault for `m`, nil when it passes or isn't set.
+    public func rangeFault(_ m: LoudnessMeasurement) -> RangeFault? {
+        guard let limit = maxLoudnessRangeLU else { return nil }
+        if let r = m.loudnessRangeLU { return r > limit + Self.slack ? .over(rangeLU: r, limitLU: limit) : nil }
+        return m.frames < 3 * m.sampleRate ? .tooShort(limitLU: limit) : nil
     }
 
     /// Whether `m` passes, with one sentence per failed condition (numbers to one decimal).

@@ -35,6 +35,8 @@ public final class QCAnalyser {
     public static let dropoutsKept = 1000
 
     private static let group = 64
+    /// ACX's level figures, when asked for.
+    private let levelMeter: LevelMeter?
     private let channels: [ChannelState]
     private let history: Int
     private var framesSeen = 0
@@ -109,7 +111,10 @@ public final class QCAnalyser {
     /// `frontPair` names the pair to correlate and fold down (nil for none, as a mono file).
     /// `separateFrontLoudness`: also K-weight the pair itself (when the programme loudness is not
     /// the pair's, as in surround), so mono loss compares like with like.
-    public init(sampleRate: Int, channelCount: Int, frontPair: (Int, Int)?, separateFrontLoudness: Bool = false) {
+    /// `measuresLevels`: also measure ACX's sample peak, RMS and noise floor (`LevelMeter`).
+    public init(sampleRate: Int, channelCount: Int, frontPair: (Int, Int)?, separateFrontLoudness: Bool = false,
+                measuresLevels: Bool = false) {
+        levelMeter = measuresLevels ? LevelMeter(sampleRate: sampleRate, channelCount: channelCount) : nil
         self.sampleRate = sampleRate
         self.channelCount = channelCount
         self.frontPair = frontPair
@@ -145,6 +150,7 @@ public final class QCAnalyser {
     public func add(_ block: AudioBlock) {
         let n = block.frames
         guard n > 0 else { return }
+        levelMeter?.add(block)
         let h = history
         for c in 0..<channelCount {
             let s = channels[c]
@@ -605,6 +611,8 @@ public final class QCAnalyser {
         public var invertedPairs: [[Int]]
         public var hasFrontPair: Bool
         public var allSilent: Bool
+        /// ACX's sample peak, RMS and noise floor, when measured.
+        public var levels: LevelMeter.Levels? = nil
 
         public static func == (l: Result, r: Result) -> Bool {
             l.frames == r.frames && l.clippedRuns == r.clippedRuns && l.overs == r.overs && l.clippedRunTimes == r.clippedRunTimes
@@ -662,6 +670,6 @@ public final class QCAnalyser {
             silentChannels: silent,
             identicalPairs: pairs.filter { $0.identical && !silent.contains($0.a) && !silent.contains($0.b) }.map { [$0.a, $0.b] },
             invertedPairs: pairs.filter { $0.inverted && !$0.identical && !silent.contains($0.a) && !silent.contains($0.b) }.map { [$0.a, $0.b] },
-            hasFrontPair: frontPair != nil, allSilent: allSilent)
+            hasFrontPair: frontPair != nil, allSilent: allSilent, levels: levelMeter?.finish())
     }
 }

@@ -13,10 +13,18 @@ public struct QCGate: Equatable, Sendable {
     public var noDeadChannels = false
     /// No pair of channels is one the other in reverse polarity.
     public var noInvertedChannels = false
+    /// ACX's level rules (`LevelMeter`), dBFS: sample peak at most, RMS within, noise floor at most.
+    public var maxSamplePeakDBFS: Double?
+    public var minRMSDBFS: Double?
+    public var maxRMSDBFS: Double?
+    public var maxNoiseFloorDBFS: Double?
+    /// Each channel's mean (DC) at most this, dBFS.
+    public var maxDCOffsetDBFS: Double?
 
     public init(maxClippedRuns: Int? = nil, maxOvers: Int? = nil, minCorrelation: Double? = nil,
                 maxHeadSilenceSeconds: Double? = nil, maxTailSilenceSeconds: Double? = nil, noDropouts: Bool = false,
-                noDeadChannels: Bool = false, noInvertedChannels: Bool = false) {
+                noDeadChannels: Bool = false, noInvertedChannels: Bool = false, maxSamplePeakDBFS: Double? = nil,
+                minRMSDBFS: Double? = nil, maxRMSDBFS: Double? = nil, maxNoiseFloorDBFS: Double? = nil, maxDCOffsetDBFS: Double? = nil) {
         self.maxClippedRuns = maxClippedRuns
         self.maxOvers = maxOvers
         self.minCorrelation = minCorrelation
@@ -25,11 +33,20 @@ public struct QCGate: Equatable, Sendable {
         self.noDropouts = noDropouts
         self.noDeadChannels = noDeadChannels
         self.noInvertedChannels = noInvertedChannels
+        self.maxSamplePeakDBFS = maxSamplePeakDBFS
+        self.minRMSDBFS = minRMSDBFS
+        self.maxRMSDBFS = maxRMSDBFS
+        self.maxNoiseFloorDBFS = maxNoiseFloorDBFS
+        self.maxDCOffsetDBFS = maxDCOffsetDBFS
     }
+
+    /// Whether a gate needs `LevelMeter`'s figures.
+    public var needsLevels: Bool { maxSamplePeakDBFS != nil || minRMSDBFS != nil || maxRMSDBFS != nil || maxNoiseFloorDBFS != nil }
 
     public var isEmpty: Bool {
         maxClippedRuns == nil && maxOvers == nil && minCorrelation == nil && maxHeadSilenceSeconds == nil
             && maxTailSilenceSeconds == nil && !noDropouts && !noDeadChannels && !noInvertedChannels
+            && !needsLevels && maxDCOffsetDBFS == nil
     }
 
     /// A failed gate: its option, the sentence, and where in the file (seconds) when it has a place.
@@ -37,6 +54,12 @@ public struct QCGate: Equatable, Sendable {
         public var gate: String
         public var reason: String
         public var atSeconds: Double?
+
+        public init(gate: String, reason: String, atSeconds: Double?) {
+            self.gate = gate
+            self.reason = reason
+            self.atSeconds = atSeconds
+        }
     }
 
     /// The failed gates; `names` are the channels' labels in the layout ("ch1"… where missing).
@@ -110,8 +133,9 @@ public struct QCGate: Equatable, Sendable {
 
     public static let presets: [Preset] = [
         Preset(name: "acx", gate: QCGate(maxClippedRuns: 0, maxHeadSilenceSeconds: 1, maxTailSilenceSeconds: 5, noDropouts: true,
-                                         noDeadChannels: true, noInvertedChannels: true),
-               source: "ACX audio submission requirements: 0.5 to 1 s of room tone at the head, 1 to 5 s at the tail, peaks at most -3 dB; no dead or inverted channel (ours: half a stereo image missing, or silence in mono)"),
+                                         noDeadChannels: true, noInvertedChannels: true, maxSamplePeakDBFS: -3, minRMSDBFS: -23,
+                                         maxRMSDBFS: -18, maxNoiseFloorDBFS: -60),
+               source: "ACX audio submission requirements: 0.5 to 1 s of room tone at the head, 1 to 5 s at the tail, peaks at most -3 dB, RMS -23 to -18 dB, noise floor at most -60 dB RMS; no dead or inverted channel (ours: half a stereo image missing, or silence in mono)"),
         Preset(name: "streaming", gate: QCGate(maxClippedRuns: 0, maxOvers: 0, noDropouts: true, noDeadChannels: true, noInvertedChannels: true),
                source: "Spotify for Artists, Loudness normalization: keep the master below -1 dBTP; no spec for silence; no dead or inverted channel (ours: half a stereo image missing, or silence in mono)"),
         Preset(name: "broadcast", gate: QCGate(maxClippedRuns: 0, maxOvers: 0, minCorrelation: 0, noDropouts: true,
@@ -129,6 +153,9 @@ public struct QCGate: Equatable, Sendable {
                       maxHeadSilenceSeconds: maxHeadSilenceSeconds ?? b.maxHeadSilenceSeconds,
                       maxTailSilenceSeconds: maxTailSilenceSeconds ?? b.maxTailSilenceSeconds,
                       noDropouts: noDropouts || b.noDropouts, noDeadChannels: noDeadChannels || b.noDeadChannels,
-                      noInvertedChannels: noInvertedChannels || b.noInvertedChannels)
+                      noInvertedChannels: noInvertedChannels || b.noInvertedChannels,
+                      maxSamplePeakDBFS: maxSamplePeakDBFS ?? b.maxSamplePeakDBFS, minRMSDBFS: minRMSDBFS ?? b.minRMSDBFS,
+                      maxRMSDBFS: maxRMSDBFS ?? b.maxRMSDBFS, maxNoiseFloorDBFS: maxNoiseFloorDBFS ?? b.maxNoiseFloorDBFS,
+                      maxDCOffsetDBFS: maxDCOffsetDBFS ?? b.maxDCOffsetDBFS)
     }
 }

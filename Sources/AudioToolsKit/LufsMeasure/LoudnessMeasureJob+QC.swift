@@ -33,7 +33,8 @@ extension LoudnessMeasureJob {
         if n >= 2 {
             if let l = labels.firstIndex(of: "L"), let r = labels.firstIndex(of: "R"), l < n, r < n { pair = (l, r) } else { pair = (0, 1) }
         }
-        let qc = QCAnalyser(sampleRate: format.sampleRate, channelCount: n, frontPair: pair, separateFrontLoudness: n > 2)
+        let qc = QCAnalyser(sampleRate: format.sampleRate, channelCount: n, frontPair: pair, separateFrontLoudness: n > 2,
+                            measuresLevels: extras.qcGate?.needsLevels ?? false)
         _ = qc.sharesOversampling(with: meter)
         return qc
     }

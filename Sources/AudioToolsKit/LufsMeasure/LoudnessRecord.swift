@@ -49,7 +49,7 @@ public enum LoudnessRecord {
 
     /// The `loudness.gate` object: the gate's settings, whether `m` passes, and why not.
     package static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
-        let v = g.evaluate(m)
+        let v = g.verdict(m)
         var gj = label.objectValue ?? [:]
         gj["pass"] = .bool(v.pass)
         gj["reasons"] = .array(v.reasons.map { .string($0) })
@@ -63,6 +63,8 @@ public enum LoudnessRecord {
         o["max_true_peak_dbtp"] = g.maxTruePeakDBTP.map { .double($0) } ?? .null
         o["max_short_term_lufs"] = g.maxShortTermLUFS.map { .double($0) } ?? .null
         o["max_momentary_lufs"] = g.maxMomentaryLUFS.map { .double($0) } ?? .null
+        // Only when asked for: records without --max-lra stay as they were.
+        if let r = g.maxLoudnessRangeLU { o["max_loudness_range_lu"] = .double(r) }
         o["preset"] = preset.map { .string($0) } ?? .null
         return .object(o)
     }

@@ -19,6 +19,11 @@ package enum LufsMeasureQC {
         .flag("no-dropouts", help: "QC gate: no digital silence of 10 ms or more mid-programme. Implies --qc."),
         .flag("no-dead-channels", help: "QC gate: no channel (but an LFE) that is digital silence from start to end. Implies --qc."),
         .flag("no-inverted-channels", help: "QC gate: no pair of channels where one is the other in reverse polarity (a mono fold-down cancels). Implies --qc."),
+        .number("max-sample-peak", "DBFS", in: -120...0, help: "QC gate: the highest sample peak (not true peak) allowed, as ACX sets it (-3). Implies --qc."),
+        .number("min-rms", "DBFS", in: -120...0, help: "QC gate: the lowest RMS level of the whole file allowed (unweighted, all channels together; ACX: -23). Implies --qc."),
+        .number("max-rms", "DBFS", in: -120...0, help: "QC gate: the highest RMS level of the whole file allowed (ACX: -18). Implies --qc."),
+        .number("max-noise-floor", "DBFS", in: -120...0, help: "QC gate: the highest noise floor allowed, the RMS of the quietest 0.5 s (ACX: -60). Implies --qc."),
+        .number("max-dc-offset", "DBFS", in: -120...0, help: "QC gate: every channel's DC offset (its mean) at most this (-40 is a 1% offset). Implies --qc."),
         .choice("qc-preset", "NAME", QCGate.presetNames, help: "QC gates of a kind of delivery: " + QCGate.presets.map { "\($0.name) (\($0.source))" }.joined(separator: "; ") + ". Explicit QC gates override its values. Implies --qc."),
     ]
 
@@ -36,7 +41,10 @@ package enum LufsMeasureQC {
         let gate = QCGate(maxClippedRuns: try o.int("max-clipped-runs"), maxOvers: try o.int("max-overs"),
                           minCorrelation: try o.double("min-correlation"), maxHeadSilenceSeconds: try o.double("max-head-silence"),
                           maxTailSilenceSeconds: try o.double("max-tail-silence"), noDropouts: o.flag("no-dropouts"),
-                          noDeadChannels: o.flag("no-dead-channels"), noInvertedChannels: o.flag("no-inverted-channels")).over(preset)
+                          noDeadChannels: o.flag("no-dead-channels"), noInvertedChannels: o.flag("no-inverted-channels"),
+                          maxSamplePeakDBFS: try o.double("max-sample-peak"), minRMSDBFS: try o.double("min-rms"),
+                          maxRMSDBFS: try o.double("max-rms"), maxNoiseFloorDBFS: try o.double("max-noise-floor"),
+                          maxDCOffsetDBFS: try o.double("max-dc-offset")).over(preset)
         e.qcGate = gate.isEmpty ? nil : gate
         e.qc = o.flag("qc") || e.qcGate != nil
         if o.flag("platforms") || o.string("platform") != nil { e.platforms = try platforms(o.string("platform")) }

@@ -17,8 +17,9 @@ public final class LufsMeasure: RecordTool {
             .number("max-true-peak", "DBTP", in: -60...6, help: "Gate: the highest true peak allowed (overrides the preset's)."),
             .number("max-short-term", "LUFS", in: -70...6, help: "Gate: the highest short-term (3 s) loudness allowed anywhere in a file, as short-form rules set it (ebu-r128-s1: -18). A file shorter than 3 s fails it, having no short-term loudness."),
             .number("max-momentary", "LUFS", in: -70...6, help: "Gate: the highest momentary (400 ms) loudness allowed anywhere in a file."),
+            .number("max-lra", "LU", in: 0...100, help: "Gate: the widest loudness range (EBU Tech 3342) allowed. A file shorter than 3 s fails it, having no loudness range."),
             .value("junit", "FILE", help: "Write a JUnit XML report (one testcase per file) to FILE, for CI systems that show them.", rules: [
-                .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", "qc-preset", "max-clipped-runs", "max-overs", "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", "no-dead-channels", "no-inverted-channels", message: "--junit needs a gate: give --preset or --target.")]),
+                .needs("preset", "target", "max-true-peak", "max-short-term", "max-momentary", "qc-preset", "max-clipped-runs", "max-overs", "min-correlation", "max-head-silence", "max-tail-silence", "no-dropouts", "no-dead-channels", "no-inverted-channels", "max-lra", "max-sample-peak", "min-rms", "max-rms", "max-noise-floor", "max-dc-offset", message: "--junit needs a gate: give --preset or --target.")]),
             .value("layout", "LAYOUT", help: "Channel layout for weighting, overriding the file's: \(ChannelLayout.names), or a list like L,R,C,LFE,Ls,Rs or L,R,C,LFE,Lb,Rb,Lss,Rss,Ltf,Rtf,Ltb,Rtb. Weights follow BS.1770's rule: 1.41 for speakers 60° to 120° to the side below 30° of elevation, 1.0 elsewhere, LFE not counted.",
                    values: .choices(ChannelLayout.names.components(separatedBy: ", ")), check: { _ = try LufsMeasure.layout($0) }),
             .whole("stream", "N", in: 0...1023, help: "Measure only audio stream N of a file with several (counted from 0 among its audio streams, like ffmpeg's 0:a:N). Without it every audio stream is measured: loudness is the first one's, loudness.streams lists each."),
@@ -76,9 +77,10 @@ public final class LufsMeasure: RecordTool {
         let maxTP = try o.double("max-true-peak") ?? preset?.maxTruePeakDBTP
         let maxShortTerm = try o.double("max-short-term") ?? preset?.maxShortTermLUFS
         let maxMomentary = try o.double("max-momentary")
+        let maxLRA = try o.double("max-lra")
         try o.checkRules("tolerance")
         let g0 = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP,
-                              maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary)
+                              maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary, maxLoudnessRangeLU: maxLRA)
         let gate = g0.isEmpty ? nil : g0
         junitPath = o.string("junit")
         try o.checkRules("junit")

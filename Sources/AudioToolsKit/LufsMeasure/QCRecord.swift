@@ -55,8 +55,17 @@ package enum QCRecord {
             ]),
             "notes": .array(notes.map { .string($0) }),
         ]
+        if let l = r.levels, gate?.needsLevels == true {
+            o["levels"] = levelsJSON(l, names: names)
+            if l.samplePeakDBFS == nil { notes.append("The whole file is digital silence, so its sample peak, RMS and noise floor are -inf dBFS (null).") } else if l.noiseFloorDBFS == nil {
+                notes.append("The quietest 0.5 s is digital silence, so the noise floor is -inf dBFS (null): ACX asks for room tone, not silence.")
+            }
+            if l.shorterThanWindow { notes.append("The file is shorter than 0.5 s, so its noise floor is the whole file's RMS.") }
+            o["notes"] = .array(notes.map { .string($0) })
+        }
         if let g = gate {
             let failures = g.evaluate(r, names: names)
+                + g.levelFaults(r).map { QCGate.Failure(gate: $0.gate, reason: $0.reason(names: names), atSeconds: $0.atSeconds) }
             o["gate"] = .object([
                 "pass": .bool(failures.isEmpty),
                 "reasons": .array(failures.map { .string($0.reason) }),
@@ -66,6 +75,19 @@ package enum QCRecord {
             ])
         }
         return .object(o)
+    }
+
+    /// `qc.levels`: ACX's figures, dBFS to 0.01, times in seconds to the millisecond.
+    package static func levelsJSON(_ l: LevelMeter.Levels, names: [String]) -> JSON {
+        let c = l.samplePeakChannel
+        return .object([
+            "sample_peak_dbfs": .optional(l.samplePeakDBFS, decimals: 2),
+            "sample_peak_at_seconds": l.samplePeakDBFS == nil ? .null : .double(l.samplePeakAtSeconds, decimals: 3),
+            "sample_peak_channel": l.samplePeakDBFS == nil ? .null : .string(c < names.count ? names[c] : "ch\(c + 1)"),
+            "rms_dbfs": .optional(l.rmsDBFS, decimals: 2),
+            "noise_floor_dbfs": .optional(l.noiseFloorDBFS, decimals: 2),
+            "noise_floor_at_seconds": .double(l.noiseFloorAtSeconds, decimals: 3),
+        ])
     }
 
     /// The failed QC gates of a record, for the report's picture: (gate, seconds).

@@ -100,7 +100,7 @@ public struct LoudnessReportItem: Equatable, Sendable {
     public init(name: String, measurement m: LoudnessMeasurement, timeline: LoudnessTimeline?, gate: LoudnessGate?) {
         let verdict: Verdict
         if let gate {
-            let v = gate.evaluate(m)
+            let v = gate.verdict(m)
             verdict = v.pass ? .pass : .fail(v.reasons)
         } else {
             verdict = .measured

@@ -125,6 +125,7 @@ public final class LoudnessReportWriter {
         if let c = gate.maxTruePeakDBTP { parts.append("true peak ≤ \(LoudnessGate.compact(c)) dBTP") }
         if let st = gate.maxShortTermLUFS { parts.append("short-term ≤ \(LoudnessGate.compact(st)) LUFS") }
         if let mo = gate.maxMomentaryLUFS { parts.append("momentary ≤ \(LoudnessGate.compact(mo)) LUFS") }
+        if let r = gate.maxLoudnessRangeLU { parts.append("LRA ≤ \(LoudnessGate.compact(r)) LU") }
         return (preset.map { $0 + ": " } ?? "") + parts.joined(separator: ", ")
     }
 
@@ -139,6 +140,15 @@ public final class LoudnessReportWriter {
         if qc.noDropouts { parts.append("no dropouts") }
         if qc.noDeadChannels { parts.append("no dead channels") }
         if qc.noInvertedChannels { parts.append("no inverted channels") }
+        if let m = qc.maxSamplePeakDBFS { parts.append("sample peak ≤ \(QCGate.compact(m)) dBFS") }
+        switch (qc.minRMSDBFS, qc.maxRMSDBFS) {
+        case let (lo?, hi?): parts.append("RMS \(QCGate.compact(lo)) to \(QCGate.compact(hi)) dBFS")
+        case let (lo?, nil): parts.append("RMS ≥ \(QCGate.compact(lo)) dBFS")
+        case let (nil, hi?): parts.append("RMS ≤ \(QCGate.compact(hi)) dBFS")
+        case (nil, nil): break
+        }
+        if let m = qc.maxNoiseFloorDBFS { parts.append("noise floor ≤ \(QCGate.compact(m)) dBFS") }
+        if let m = qc.maxDCOffsetDBFS { parts.append("DC offset ≤ \(QCGate.compact(m)) dBFS") }
         return "QC " + (preset.map { $0 + ": " } ?? "") + parts.joined(separator: ", ")
     }
 
