@@ -57,11 +57,15 @@ import Testing
         #expect(try Self.warnings(out).isEmpty)
         let a = try #require(FileManager.default.contents(atPath: dir + "/" + name))
         let b = try #require(FileManager.default.contents(atPath: out))
-        #expect(a.count == b.count)
-        // Only the audio's bytes change (in an M4A, the samples: never the boxes around them).
-        let changed = zip(a, b).reduce(0) { $0 + ($1.0 != $1.1 ? 1 : 0) }
-        #expect(changed > 0)
-        if let patched = n?["aac"]?["patched_bytes"]?.intValue { #expect(changed <= patched) }
+        if n?["aac"]?["container"]?.stringValue == "adts" {
+            // Only the audio's bytes change.
+            #expect(a.count == b.count)
+            let changed = zip(a, b).reduce(0) { $0 + ($1.0 != $1.1 ? 1 : 0) }
+            #expect(changed > 0)
+        } else {
+            // An M4A also gets its undo record (the metadata grows; LosslessGainUndoE2ETests).
+            #expect(n?["aac"]?["undo"]?.stringValue == "\(-steps),\(-steps)")
+        }
     }
 
     /// An M4A whose AudioSpecificConfig says HE-AAC (object type 5) is refused with the reason

@@ -73,8 +73,12 @@ import Testing
         // Decoded without a warning (the subtitle has no decoder to run through here).
         for map in ["0:v", "0:a"] { #expect(try A.warnings(out, map: map).isEmpty, "\(map)") }
         let a = try #require(FileManager.default.contents(atPath: path)), b = try #require(FileManager.default.contents(atPath: out))
-        #expect(a.count == b.count)
-        let changed = zip(a, b).reduce(0) { $0 + ($1.0 != $1.1 ? 1 : 0) }
+        // Before the moov (last, as ffmpeg writes it), only the samples change; the moov grows by
+        // the undo record TagLib writes.
+        let moov = try #require(a.range(of: Data("moov".utf8))).lowerBound - 4
+        #expect(b.count > a.count)
+        let changed = zip(a[..<moov], b[..<moov]).reduce(0) { $0 + ($1.0 != $1.1 ? 1 : 0) }
+        #expect(n["aac"]?["undo"]?.stringValue == steps.map { "\(-$0),\(-$0)" }.joined(separator: ";"))
         let patched = streams.reduce(0) { $0 + ($1["aac"]?["patched_bytes"]?.intValue ?? 0) }
         #expect(changed > 0 && changed <= patched)
 

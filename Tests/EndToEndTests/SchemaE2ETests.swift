@@ -408,6 +408,8 @@ import Testing
         try b.run("--stream", ["--preset", "podcast", "--stream", "1"] + out("stream") + d("film.mkv"))
         try b.run("--lossless-gain", ["--lossless-gain", "--target", "-16"] + out("lg")
                   + d("tone.mp3 noise.m4a noise.opus two.mp4 noise.wav"))
+        try b.run("--undo-lossless-gain", ["--undo-lossless-gain"] + out("undo")
+                  + ["tone.mp3", "noise.m4a", "noise.opus", "two.mp4"].map { dir + "/out/lg/" + $0 } + d("tone.mp3"))
         try b.run("--lossless-gain --dry-run", ["--lossless-gain", "--dry-run", "--target", "-16"] + out("lgd") + d("tone.mp3"))
         try b.run("--decode-encode-only", ["--decode-encode-only", "--target", "-16"] + out("deo") + d("noise.wav"))
         // Tags: a copy of each format, tagged for its track and then for its album.

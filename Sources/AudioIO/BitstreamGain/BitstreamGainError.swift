@@ -24,4 +24,8 @@ public enum BitstreamGainError: Error, Equatable, Sendable {
     /// The nearest reachable gain misses the target by more than half a step: `neededDB` asked,
     /// `reachedDB` the gain that keeps the true peak under the ceiling, `stepDB` the format's step.
     case targetOutOfReach(neededDB: Double, reachedDB: Double, stepDB: Double)
+    /// Nothing to undo: the file (`format` names it) carries no undo record of lossless gain.
+    case noUndoRecord(format: String)
+    /// An undo record this can't apply: `left` and `right` steps differ (mp3gain's per-channel gain).
+    case undoChannelsDiffer(left: Int, right: Int)
 }

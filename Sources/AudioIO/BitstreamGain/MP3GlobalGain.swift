@@ -67,7 +67,9 @@ public enum MP3GlobalGain {
     /// `write` is given, the window is handed to it, so the output is made in the same pass, in
     /// order, and the file is never held whole. Throws a BitstreamGainError (or the reader's or the
     /// writer's error) at the first frame it can't change: what was written by then must be dropped.
-    public static func change(size: Int, steps: Int, window: Int = Self.window,
+    /// `undoing`: the change is the file's undo record applied, so mp3gain's items are removed
+    /// instead (and the APEv2 tag with them when it holds nothing else).
+    public static func change(size: Int, steps: Int, undoing: Bool = false, window: Int = Self.window,
                               read: (Int, UnsafeMutableBufferPointer<UInt8>) throws -> Void,
                               write: ((UnsafeRawBufferPointer) throws -> Void)?) throws -> Change {
         func bytes(_ r: Range<Int>) throws -> [UInt8] {
@@ -100,11 +102,11 @@ public enum MP3GlobalGain {
         // The tag: other items kept in order, then MP3GAIN_MINMAX and MP3GAIN_UNDO as mp3gain
         // writes them; then what follows it (Lyrics3, ID3v1) as it is.
         let previous = tag.mp3gainUndo
-        let undo = Self.undo(after: previous, steps: steps)
-        tag.mp3gainMinMax = (scan.minGain, scan.maxGain)
-        tag.mp3gainUndo = (undo.left, undo.right, previous?.wrap ?? false)
+        let undo = undoing ? (left: 0, right: 0) : Self.undo(after: previous, steps: steps)
+        tag.mp3gainMinMax = undoing ? nil : (scan.minGain, scan.maxGain)
+        tag.mp3gainUndo = undoing ? nil : (undo.left, undo.right, previous?.wrap ?? false)
         if let write {
-            try tag.bytes().withUnsafeBytes { try write($0) }
+            if !undoing || !tag.others.isEmpty { try tag.bytes().withUnsafeBytes { try write($0) } }
             if tagEnd < size { try bytes(tagEnd..<size).withUnsafeBytes { try write($0) } }
         }
         return Change(frames: scan.frames, minGain: scan.minGain, maxGain: scan.maxGain,
@@ -122,6 +124,14 @@ public enum MP3GlobalGain {
         let previous = tag.mp3gainUndo
         return Change(frames: scan.frames, minGain: scan.minGain, maxGain: scan.maxGain, previousUndo: previous.map { ($0.left, $0.right) },
                       undo: undo(after: previous, steps: steps))
+    }
+
+    /// mp3gain's undo record in the APEv2 tag of a file of `size` bytes read through `read`
+    /// (left, right steps, wrapping), nil when it has none.
+    public static func undoRecord(size: Int, _ read: (Range<Int>) throws -> [UInt8]) throws -> (left: Int, right: Int, wrap: Bool)? {
+        let layout = try locate(size: size, read)
+        guard let r = layout.ape else { return nil }
+        return try APEv2Tag(try read(r), offset: r.lowerBound).mp3gainUndo
     }
 
     /// The undo record after moving `steps` over what an earlier undo record (nil: none) undoes.

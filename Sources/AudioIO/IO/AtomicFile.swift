@@ -83,6 +83,10 @@ public final class AtomicOutput {
 
     deinit { if !done { abandon() } }
 
+    /// A name the output can be opened by before `commit` (for a library that edits files by
+    /// path, such as TagLib): the hidden file, or the unnamed one through /proc.
+    public var editablePath: String { temporary ?? "/proc/self/fd/\(fd)" }
+
     /// Writes all of `bytes` at the current offset.
     public func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try AtomicOutput.writeAll($0, to: fd, path: path) }

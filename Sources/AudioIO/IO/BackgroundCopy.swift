@@ -36,8 +36,9 @@ public final class BackgroundCopy: @unchecked Sendable {
     }
 
     /// Waits for the copy, writes the patches of `changes` (its pieces are ignored: the copy is the
-    /// whole input) over it, checks the input didn't change meanwhile, and commits.
-    public func finish(patching changes: PatchedCopy) throws {
+    /// whole input) over it, lets `editing` change the output through a path (a tag written by
+    /// TagLib), checks the input didn't change meanwhile, and commits.
+    public func finish(patching changes: PatchedCopy, editing: ((String) throws -> Void)? = nil) throws {
         join()
         guard !settled else { return }
         settled = true
@@ -46,6 +47,7 @@ public final class BackgroundCopy: @unchecked Sendable {
             for k in 0..<changes.patchCount {
                 try write(changes.patchContent(k), at: changes.patchOffsets[k])
             }
+            try editing?(out.editablePath)
             try input.checkUnchanged()
             try out.commit()
         } catch { out.abandon(); throw error }

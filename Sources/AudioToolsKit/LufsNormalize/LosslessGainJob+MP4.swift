@@ -6,9 +6,9 @@ import ToolRunner
 
 /// `lufs-normalize --lossless-gain` for the AAC-LC audio tracks of an MP4/M4A/MOV: every audio
 /// track takes its own gain, from its own stream's measurement, and its samples are patched in
-/// place (they keep their sizes, so the video, the subtitles, the sample tables and the metadata
-/// stay byte for byte). A track that can't take its gain refuses the whole file, naming the
-/// stream, before anything is written.
+/// place (they keep their sizes, so the video, the subtitles and the samples' tables stay byte for
+/// byte), and the undo record (aacgain's replaygain_undo item) is added to by TagLib. A track that
+/// can't take its gain refuses the whole file, naming the stream, before anything is written.
 extension LosslessGainJob {
     /// One audio track with its measurement and plan.
     package struct PlannedTrack {
@@ -98,6 +98,13 @@ extension LosslessGainJob {
         // The file is copied by the kernel on a thread of its own while the tracks are walked; the
         // changed chunks (same sizes) of every track are then written over the copy, in one
         // ascending pass.
+        // The undo record (aacgain's item) added to, one pair for each track.
+        let previousUndo = try AACUndoRecord.read(source)
+        let before = previousUndo.flatMap(AACUndoRecord.steps)
+        if previousUndo != nil, before == nil || before!.count != n {
+            throw BitstreamGainError.malformed(what: "replaygain_undo item (one \"left,right\" pair for each of the \(n) audio tracks)", offset: 0)
+        }
+        let undo = AACUndoRecord.value(planned.indices.map { (before?[$0] ?? 0) - planned[$0].plan.steps })
         let copy = dryRun ? nil : try BackgroundCopy(source, to: outPath, overwrite: replaces)
         var streams: [LosslessGainRecord.Stream] = []
         do {
@@ -122,16 +129,19 @@ extension LosslessGainJob {
                 changes.patch(at: Int(merged[k].offset), merged[k].bytes)
                 merged[k].bytes = []
             }
-            try copy?.finish(patching: changes)
+            try copy?.finish(patching: changes) { try AACUndoRecord.write(undo, to: $0, reported: outPath) }
         } catch { copy?.abandon(); throw error }
 
         let first = streams[0]
         var facts = first.facts
         facts["container"] = .string(AACContainer.mp4.rawValue)
+        facts["undo"] = .string(undo)
+        facts["previous_undo"] = previousUndo.map { .string($0) } ?? .null
+        let undoNote = previousUndo.map { ["The file already carried an undo record of lossless gain (replaygain_undo \($0)); this change was added to it, so --undo-lossless-gain restores the file as it was before either."] } ?? []
         let result = LosslessGainRecord(outPath: outPath, dryRun: dryRun, codec: "aac", plan: first.plan,
                                         sourceLUFS: first.sourceLUFS, sourceTruePeakDBTP: first.sourceTruePeakDBTP,
                                         targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, presetName: presetName,
-                                        measuredHere: first.measuredHere, notes: planned.flatMap(\.measured.notes),
+                                        measuredHere: first.measuredHere, notes: planned.flatMap(\.measured.notes) + undoNote,
                                         bitstream: ["aac": .object(facts)], streams: n > 1 ? streams : [])
         var r = record
         r["normalized"] = result.json

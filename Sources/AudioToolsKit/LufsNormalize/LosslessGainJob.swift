@@ -6,7 +6,8 @@ import ToolRunner
 
 /// `lufs-normalize --lossless-gain`: the gain of an MP3 (global_gain) or an Opus file (the ID
 /// header's output gain) changed in its bitstream, from the record's measurement, never decoding
-/// the audio; the output written atomically, or only described with --dry-run.
+/// the audio, with the undo record added to; the output written atomically, or only described
+/// with --dry-run.
 package struct LosslessGainJob {
     package let targetLUFS: Double
     package let ceilingDBTP: Double
@@ -123,11 +124,16 @@ package struct LosslessGainJob {
                 notes.append("The file already carried mp3gain's undo record (\(APEv2Tag.signed(p.left)) steps); this change was added to it, so `mp3gain -u` restores the file as it was before either.")
             }
         case .opus:
-            let r = try OpusHeaderGain.plan(try source.read(at: 0, count: Int(source.size)), gainQ78: plan.steps)
+            // The gain taken away is added to the file's undo record (a comment in OpusTags).
+            let r = try OpusHeaderGain.plan(try source.read(at: 0, count: Int(source.size)), gainQ78: plan.steps, undo: .add)
             facts["opus"] = .object([
                 "header_gain_q78": .int(r.newGainQ78), "previous_header_gain_q78": .int(r.oldGainQ78),
                 "r128_tags": .object(Dictionary(uniqueKeysWithValues: r.tags.map { ($0.name, JSON.int($0.new)) })),
+                "undo": r.undoQ78.map { .int($0) } ?? .null, "previous_undo": r.previousUndoQ78.map { .int($0) } ?? .null,
             ])
+            if let p = r.previousUndoQ78 {
+                notes.append("The file already carried an undo record of lossless gain (\(p) in Q7.8); this change was added to it, so --undo-lossless-gain restores the file as it was before either.")
+            }
             if !dryRun {
                 let out = try AtomicOutput(path: outPath, overwrite: replaces)
                 do {

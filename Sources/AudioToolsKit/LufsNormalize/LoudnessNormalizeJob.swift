@@ -37,6 +37,8 @@ package struct LoudnessNormalizeJob {
     package var fixedOutPath: String? = nil
     /// --lossless-gain: the gain changed in the bitstream instead (LosslessGainJob.swift).
     package var lossless: LosslessGainJob? = nil
+    /// --undo-lossless-gain: the file's undo record of a lossless gain applied instead (LosslessGainUndo.swift).
+    package var undo: LosslessGainUndo? = nil
     /// The target is dialogue-gated: the gain comes from the record's `loudness.dialogue`.
     package var dialogueGated = false
     /// The cache's limiter analyses (`--cache`): read instead of an analysis pass, kept after one.
@@ -77,6 +79,7 @@ package struct LoudnessNormalizeJob {
             throw ToolError(.writeFailed, "\(ToolError.quoted(link)) is a symbolic link inside --out-dir, and no output is written through one, so \(name) was not normalised; nothing was written.",
                             suggestion: "Replace the link with a real folder, or give the folder it points to as --out-dir.")
         }
+        if let undo { return try undo.process(record, path: path, outPath: outPath) }
         if let lossless { return try lossless.process(record, path: path, outPath: outPath) }
         let opened = try Decoder.open(path, streams: true)
         // A dialogue-gated target takes the record's dialogue loudness; a record with no `loudness`

@@ -44,10 +44,15 @@ public final class LufsNormalize: RecordTool {
                                      message: "--write-tags changes only the gain tags of the inputs and writes no audio, so it can't be combined with --{other}.")]),
             .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get. With --lossless-gain: write nothing, and give each record the steps and the result.",
                   rules: [.needs("write-tags", "lossless-gain", message: "--dry-run goes with --write-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")]),
-            .flag("lossless-gain", help: "MP3, AAC-LC (ADTS, M4A, MP4/MOV audio) and Opus: change the gain in the bitstream instead of decoding (MP3's and AAC's global_gain in whole 1.5-dB steps, with mp3gain's undo record for MP3; Opus's header gain), lowered a step to keep the true peak under the ceiling; a file that can't reach the target within half a step is refused (lossy). See docs/lossless-gain.md.",
+            .flag("lossless-gain", help: "MP3, AAC-LC (ADTS, M4A, MP4/MOV audio) and Opus: change the gain in the bitstream instead of decoding (MP3's and AAC's global_gain in whole 1.5-dB steps; Opus's header gain), with an undo record (mp3gain's for MP3, aacgain's for MP4/M4A/MOV, a comment for Opus) that --undo-lossless-gain applies, lowered a step to keep the true peak under the ceiling; a file that can't reach the target within half a step is refused (lossy). See docs/lossless-gain.md.",
                   rules: [.conflicts("format", "bit-depth", "sample-rate", "fade-in", "fade-out", "fade-curve", "fade-velocity", "album",
                                      "report", "write-tags", "decode-encode-only", "stream", "allow-loss",
                                      message: "--lossless-gain only changes the gain in the bitstream, so it can't be combined with --{other}.")]),
+            .flag("undo-lossless-gain", help: "MP3, AAC in MP4/M4A/MOV, and Opus: apply the undo record a lossless gain left in the file (--lossless-gain's, mp3gain's or aacgain's) and remove it, so the audio is the original's bytes again; nothing is measured. See docs/lossless-gain.md.",
+                  rules: [.conflicts("lossless-gain", "target", "preset", "gate-on", "true-peak", "peak", "format", "bit-depth", "sample-rate",
+                                     "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity", "report", "album", "write-tags",
+                                     "dry-run", "stream", "decode-encode-only", "output",
+                                     message: "--undo-lossless-gain only restores the gain a lossless gain changed, so it can't be combined with --{other}.")]),
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",
                   rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
@@ -75,9 +80,12 @@ public final class LufsNormalize: RecordTool {
         let preset = try o.loudnessPreset()
         let writeTags = o.flag("write-tags")
         let album = o.flag("album")
+        let undo = o.flag("undo-lossless-gain")
+        try o.checkRules("undo-lossless-gain")
         try o.checkRules("dry-run")
+        // An undo aims at no target (the one given here is never used).
         guard let target = try o.double("target") ?? preset?.targetLUFS
-                ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) else {
+                ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) ?? (undo ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
         }
         let ceilingDBTP = try o.double("true-peak") ?? preset?.maxTruePeakDBTP ?? -1
@@ -150,6 +158,7 @@ public final class LufsNormalize: RecordTool {
                                    output: output,
                                    lossless: o.flag("lossless-gain") ? LosslessGainJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name,
                                                                                        replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
+        job.undo = undo ? LosslessGainUndo(replaces: overwrite || inPlace) : nil
         options = o
         cache = writeTags ? nil : try CacheOptions.open(o)
         job.analyses = cache.map(LimiterAnalysisCache.init)

@@ -38,6 +38,12 @@ extension BitstreamGainError: ToolErrorConvertible {
         case .targetOutOfReach(let needed, let reached, let step):
             return ToolError(.lossy, "\(name) needs \(db(needed)) to reach the target, but the bitstream gain can only reach \(db(reached)) (steps of \(step > 1 ? "1.5 dB" : "1/256 dB"), under the true-peak ceiling; no limiter without decoding); nothing was written.",
                              suggestion: "Lower the target or raise --true-peak; or pass --allow-loss without --lossless-gain to re-encode it (a generation loss; the limiter then keeps the peaks under the ceiling); or pass --write-tags for ReplayGain tags.")
+        case .noUndoRecord(let format):
+            return ToolError(.badInput, "\(name) (\(format)) carries no undo record of lossless gain: nothing to undo, and nothing was written.",
+                             suggestion: "Only a file whose gain --lossless-gain (or mp3gain, or aacgain) changed can be undone; leave this one as it is.")
+        case .undoChannelsDiffer(let left, let right):
+            return ToolError(.unsupportedCodec, "\(name)'s undo record moves its channels by different steps (left \(left), right \(right)), which --undo-lossless-gain doesn't apply; nothing was written.",
+                             suggestion: "Undo it with mp3gain -u, which wrote it.")
         }
     }
 }

@@ -105,4 +105,32 @@ import Testing
         let two = s.bytes + OggPage.build(flags: 2, granule: 0, serial: 8, sequence: 0, segments: [19], body: Self.head(gain: 0)[...])
         #expect(throws: BitstreamGainError.severalStreams(2)) { try OpusHeaderGain.apply(two, gainQ78: 1) }
     }
+
+    /// The undo record is a comment after the others: added to by a second change, and removed by
+    /// the change that applies it, which gives back the original bytes.
+    @Test func undoRecordIsAddedToAndRemovedByTheUndo() throws {
+        let s = Self.stream(gain: -256, tags: Self.tags(["ENCODER=x", "R128_TRACK_GAIN=-300"]))
+        let one = try OpusHeaderGain.plan(s.bytes, gainQ78: 700, undo: .add)
+        #expect(one.previousUndoQ78 == nil && one.undoQ78 == -700)
+        let a = one.copy.applied(to: s.bytes)
+        let pages = try OggPage.all(a)
+        #expect(Array(a[pages[1].bodyOffset..<(pages[1].bodyOffset + pages[1].bodyLength)])
+            == Self.tags(["ENCODER=x", "R128_TRACK_GAIN=-1000", "AUDIO_TOOLS_LOSSLESS_GAIN_UNDO=-700"]))
+        let two = try OpusHeaderGain.plan(a, gainQ78: -200, undo: .add)
+        #expect(two.previousUndoQ78 == -700 && two.undoQ78 == -500 && two.newGainQ78 == 244)
+        let b = two.copy.applied(to: a)
+        #expect(try OpusHeaderGain.undoRecord(b) == -500)
+        let back = try OpusHeaderGain.plan(b, gainQ78: -500, undo: .remove)
+        #expect(back.undoQ78 == nil && back.newGainQ78 == -256)
+        #expect(back.copy.applied(to: b) == s.bytes)
+        #expect(try OpusHeaderGain.undoRecord(s.bytes) == nil)
+    }
+
+    @Test func aacUndoRecordValues() {
+        #expect(AACUndoRecord.value([-4]) == "-4,-4")
+        #expect(AACUndoRecord.value([-4, 6]) == "-4,-4;6,6")
+        #expect(AACUndoRecord.steps("-4,-4;+6,6")! == [-4, 6])
+        #expect(AACUndoRecord.steps("-4,-3") == nil)
+        #expect(AACUndoRecord.steps("") == nil)
+    }
 }
