@@ -116,6 +116,16 @@ import Testing
         #expect(removed.records.first?["normalized"]?["id3_version"]?.stringValue == "2.3")
         let after = try Self.mutagenTags(mp3)
         #expect(after.version == "2.3.0" && after.keys.contains("TIT2") && !after.keys.contains { Self.isGain($0) })
+        // WAV and AIFF keep their ID3v2 tag in a chunk: the version asked for there too.
+        let wav = dir + "/c.wav", aiff = dir + "/d.aiff"
+        try Self.make(wav, [])
+        try Self.make(aiff, ["-write_id3v2", "1"])
+        let riff = try E2E.run("lufs-normalize", ["--write-tags", "--id3v2", "3", wav, aiff])
+        #expect(riff.status == 0, "\(riff.stdout)")
+        for f in [wav, aiff] {
+            let t = try Self.mutagenTags(f)
+            #expect(t.version == "2.3.0" && t.keys.contains("TXXX:REPLAYGAIN_TRACK_GAIN"), "\(f): \(t)")
+        }
         // Usage errors, before any file is touched.
         #expect(try E2E.run("lufs-normalize", ["--remove-tags", "--write-tags", mp3]).status == 2)
         #expect(try E2E.run("lufs-normalize", ["--write-tags", "--id3v2", "2.4", mp3]).status == 2)
