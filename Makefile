@@ -67,6 +67,9 @@ TEST_DEPS  += /usr/share/games/openttd/baseset/opensfx/opensfx.cat:openttd-opens
 # python3-jsonschema (4.10 in Debian 12: draft 2020-12): SchemaE2ETests validates every tool's records
 # against docs/schema/ with it (checked by the file the package installs, whichever python3 is first in PATH).
 TEST_DEPS  += /usr/lib/python3/dist-packages/jsonschema/__init__.py:python3-jsonschema
+# python3-mutagen: lufs-normalize --write-tags, --remove-tags and --id3v2 are read back with a second
+# tag library besides TagLib (ID3v2 versions, TXXX frames, Vorbis comments, MP4 freeform atoms).
+TEST_DEPS  += /usr/lib/python3/dist-packages/mutagen/__init__.py:python3-mutagen
 BENCH_DEPS := mediainfo:mediainfo python3:python3 python3-venv:python3-venv loudgain:loudgain
 # GNU time: the bench reads peak memory from its %M (not every Debian install has the package).
 BENCH_DEPS += /usr/bin/time:time

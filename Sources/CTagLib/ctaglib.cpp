@@ -130,7 +130,9 @@ void editMP4(MP4::Tag *t, const Edit &e) {
         t->setItem(String(e.setKeys[i], String::UTF8), MP4::Item(StringList(String(e.setValues[i], String::UTF8))));
 }
 
-ID3v2::Version versionOf(ID3v2::Tag *t, bool present) {
+// The version to save: the one asked for (3 or 4), else the tag's own (a new tag is 2.4).
+ID3v2::Version versionOf(ID3v2::Tag *t, bool present, int asked) {
+    if (asked == 3 || asked == 4) return asked == 3 ? ID3v2::v3 : ID3v2::v4;
     return present && t && t->header()->majorVersion() == 3 ? ID3v2::v3 : ID3v2::v4;
 }
 
@@ -248,7 +250,7 @@ extern "C" int ctag_read_fd(int fd, int kind, ctag_list *store, ctag_list *prope
 
 extern "C" int ctag_write(const char *path, int kind,
                           const char *const *keys, const char *const *values, size_t count,
-                          const char *const *remove, size_t remove_count) {
+                          const char *const *remove, size_t remove_count, int id3_version) {
     Edit e;
     for (size_t i = 0; i < count; i++) { e.setKeys.push_back(keys[i]); e.setValues.push_back(values[i]); }
     for (size_t i = 0; i < remove_count; i++) e.remove.push_back(remove[i]);
@@ -277,7 +279,7 @@ extern "C" int ctag_write(const char *path, int kind,
             if (!f.isValid()) return CTAG_INVALID;
             bool had = f.hasID3v2Tag();
             ID3v2::Tag *t = f.ID3v2Tag(true);
-            ID3v2::Version v = versionOf(t, had);
+            ID3v2::Version v = versionOf(t, had, id3_version);
             editID3(t, e);
             return f.save(MPEG::File::ID3v2, File::StripNone, v, File::DoNotDuplicate) ? CTAG_OK : CTAG_SAVE_FAILED;
         }
@@ -286,7 +288,7 @@ extern "C" int ctag_write(const char *path, int kind,
             if (!f.isValid()) return CTAG_INVALID;
             bool had = f.hasID3v2Tag();
             ID3v2::Tag *t = f.ID3v2Tag();
-            ID3v2::Version v = versionOf(t, had);
+            ID3v2::Version v = versionOf(t, had, id3_version);
             editID3(t, e);
             return f.save(RIFF::WAV::File::ID3v2, File::StripNone, v) ? CTAG_OK : CTAG_SAVE_FAILED;
         }
@@ -295,7 +297,7 @@ extern "C" int ctag_write(const char *path, int kind,
             if (!f.isValid()) return CTAG_INVALID;
             bool had = f.hasID3v2Tag();
             ID3v2::Tag *t = f.tag();
-            ID3v2::Version v = versionOf(t, had);
+            ID3v2::Version v = versionOf(t, had, id3_version);
             editID3(t, e);
             return f.save(v) ? CTAG_OK : CTAG_SAVE_FAILED;
         }

@@ -422,6 +422,9 @@ import Testing
         try b.run("--write-tags again", ["--write-tags"] + tagged)
         let album = try E2E.run("lufs-measure", ["--album", dir + "/tags"]).stdout
         try b.run("--album --write-tags", ["--album", "--write-tags"], stdin: album)
+        try b.run("--remove-tags --dry-run", ["--remove-tags", "--dry-run", "--id3v2", "3"] + tagged)
+        try b.run("--remove-tags", ["--remove-tags", "--id3v2", "3"] + tagged)
+        try b.run("--remove-tags again", ["--remove-tags"] + tagged)
         try b.run("--album", ["--album", "--target", "-16"] + out("album"),
                   stdin: try E2E.run("lufs-measure", ["--album"] + d("noise.wav mono.wav")).stdout)
         // Refusals, and a measurement of a file that has changed since.

@@ -58,15 +58,18 @@ public enum TagLibFile {
     }
 
     /// Sets `fields` (replacing any spelling of the same keys) and deletes `removing` in the gain
-    /// tag, saving the file where it is. Call it on a copy (see `FileReplacement`).
-    public static func write(_ path: String, container format: Container, fields: [(key: String, value: String)], removing: [String]) throws {
+    /// tag, saving the file where it is; an ID3v2 tag as version `id3Version` (3 or 4), or as it
+    /// was when nil. Call it on a copy (see `FileReplacement`).
+    public static func write(_ path: String, container format: Container, fields: [(key: String, value: String)], removing: [String],
+                             id3Version: Int? = nil) throws {
         let keys = fields.map { strdup($0.key) }, values = fields.map { strdup($0.value) }, gone = removing.map { strdup($0) }
         defer { (keys + values + gone).forEach { free($0) } }
         let k = keys.map { UnsafePointer<CChar>($0) }, v = values.map { UnsafePointer<CChar>($0) }, r = gone.map { UnsafePointer<CChar>($0) }
         let status = k.withUnsafeBufferPointer { kp in
             v.withUnsafeBufferPointer { vp in
                 r.withUnsafeBufferPointer { rp in
-                    ctag_write(path, kind(format), kp.baseAddress, vp.baseAddress, fields.count, rp.baseAddress, removing.count)
+                    ctag_write(path, kind(format), kp.baseAddress, vp.baseAddress, fields.count, rp.baseAddress, removing.count,
+                               Int32(id3Version ?? 0))
                 }
             }
         }

@@ -18,6 +18,9 @@ public enum TagFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// Whether the gains go in an ID3v2 tag, which has a version (2.3 or 2.4).
+    public var hasID3v2: Bool { self == .mp3 || self == .wav || self == .aiff }
+
     /// The tag that holds the gains, in words (for records and messages).
     public var store: String {
         switch self {
@@ -106,6 +109,18 @@ public enum GainTagSpelling {
 
     package static let replayGainNames = ["REPLAYGAIN_TRACK_GAIN", "REPLAYGAIN_TRACK_PEAK", "REPLAYGAIN_ALBUM_GAIN",
                                   "REPLAYGAIN_ALBUM_PEAK", "REPLAYGAIN_REFERENCE_LOUDNESS"]
+
+    /// What --remove-tags deletes, in any format: the ReplayGain fields (with the loudness ranges
+    /// rsgain and loudgain add) and the Opus R128 gains.
+    public static let removable = replayGainNames + ["REPLAYGAIN_TRACK_RANGE", "REPLAYGAIN_ALBUM_RANGE",
+                                                     "R128_TRACK_GAIN", "R128_ALBUM_GAIN"]
+
+    /// Whether a native key of `format`'s gain tag is one of `removable`, in any case (an MP4
+    /// atom only under com.apple.iTunes).
+    public static func isRemovable(_ key: String, format: TagFormat) -> Bool {
+        let k = key.uppercased()
+        return removable.contains { nativeKey($0, format: format).uppercased() == k }
+    }
 
     /// A ReplayGain name as the format stores it: Vorbis comment field names and TXXX
     /// descriptions in capitals, MP4 freeform atoms under com.apple.iTunes in lower case (as

@@ -11,7 +11,8 @@ extension TagLibFile {
         try read(path, container: format.tagLibContainer)
     }
 
-    public static func write(_ path: String, format: TagFormat, fields: [(key: String, value: String)], removing: [String]) throws {
-        try write(path, container: format.tagLibContainer, fields: fields, removing: removing)
+    public static func write(_ path: String, format: TagFormat, fields: [(key: String, value: String)], removing: [String],
+                             id3Version: Int? = nil) throws {
+        try write(path, container: format.tagLibContainer, fields: fields, removing: removing, id3Version: id3Version)
     }
 }

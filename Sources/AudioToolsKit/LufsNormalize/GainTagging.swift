@@ -6,10 +6,12 @@ import ToolRunner
 
 /// lufs-normalize --write-tags: the ReplayGain 2.0 / R128 values of each record's measurement
 /// (and its album's, with --album), written into the input by GainTagWriter.
-package struct GainTagging {
+package struct GainTagging: GainTagJob {
     package let referenceLUFS: Double
     package let album: Bool
     package let dryRun: Bool
+    /// --id3v2: the ID3v2 version to save MP3, WAV and AIFF tags in (nil: each file's own).
+    package var id3Version: Int? = nil
 
     /// The album's loudness and peak from `loudness.album`, or a refusal saying how to get them.
     package static func albumValues(_ record: Record, path: String) throws -> (lufs: Double?, truePeak: Double?, samplePeak: Double?, key: String, tracks: Int) {
@@ -52,7 +54,7 @@ package struct GainTagging {
             values.albumLUFS = lufs
             values.albumPeak = max(Self.linear(a.truePeak), Self.linear(a.samplePeak), trackPeak)
         }
-        let outcome = try GainTagWriter.write(path, values: values, dryRun: dryRun)
+        let outcome = try GainTagWriter.write(path, values: values, dryRun: dryRun, id3Version: id3Version)
         if outcome.format == .opus {
             notes.append("Opus keeps R128 gains (RFC 7845: Q7.8 dB relative to −23 LUFS, no peaks) instead of ReplayGain tags; the header's output gain was left as it is.")
         }

@@ -24,3 +24,22 @@ extension GainTagWriter.Outcome {
         return o
     }
 }
+
+extension GainTagWriter.Outcome {
+    /// lufs-normalize --remove-tags' `normalized` object: the fields removed (or, dry, that would
+    /// be), by their ReplayGain name, with the values they held.
+    package func removalJSON(dryRun: Bool, notes: [String]) -> [String: JSON] {
+        var o: [String: JSON] = [
+            "mode": .string("remove-tags"),
+            "tag_format": .string(format.rawValue),
+            "tag_store": .string(format.store),
+            "removed_tags": .object(Dictionary(previous.map { (GainTagSpelling.recordKey($0.key), $0.value.map(JSON.string) ?? .null) }, uniquingKeysWith: { a, _ in a })),
+            "rewritten": .bool(rewritten),
+            "dry_run": .bool(dryRun),
+            "notes": .array(notes.map { .string($0) }),
+        ]
+        if rewritten { o["reflink"] = .bool(reflinked) }
+        if let v = id3Version { o["id3_version"] = .string("2.\(v)") }
+        return o
+    }
+}

@@ -42,8 +42,9 @@ public final class LufsNormalize: RecordTool {
                                      "sample-rate", "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity",
                                      "peak", "true-peak", "decode-encode-only",
                                      message: "--write-tags changes only the gain tags of the inputs and writes no audio, so it can't be combined with --{other}.")]),
-            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get. With --lossless-gain: write nothing, and give each record the steps and the result.",
-                  rules: [.needs("write-tags", "lossless-gain", message: "--dry-run goes with --write-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")]),
+            .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get. With --remove-tags: write nothing, and give each record the tags it would lose. With --lossless-gain: write nothing, and give each record the steps and the result.",
+                  rules: [.needs("write-tags", "remove-tags", "lossless-gain", message: "--dry-run goes with --write-tags, --remove-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")]),
+        ] + LufsNormalize.tagOptions + [
             .flag("lossless-gain", help: "MP3, AAC-LC (ADTS, M4A, MP4/MOV audio) and Opus: change the gain in the bitstream instead of decoding (MP3's and AAC's global_gain in whole 1.5-dB steps; Opus's header gain), with an undo record (mp3gain's for MP3, aacgain's for MP4/M4A/MOV, a comment for Opus) that --undo-lossless-gain applies, lowered a step to keep the true peak under the ceiling; a file that can't reach the target within half a step is refused (lossy). See docs/lossless-gain.md.",
                   rules: [.conflicts("format", "bit-depth", "sample-rate", "fade-in", "fade-out", "fade-curve", "fade-velocity", "album",
                                      "report", "write-tags", "decode-encode-only", "stream", "allow-loss",
@@ -70,22 +71,22 @@ public final class LufsNormalize: RecordTool {
 
     /// Each file's normalisation, with the settings the options give.
     package var job: LoudnessNormalizeJob
-    /// With --write-tags: the tag writer that handles every record instead.
-    package let tagger: GainTagging?
+    /// With --write-tags or --remove-tags: the tag job that handles every record instead.
+    package let tagger: (any GainTagJob)?
     package let options: ParsedOptions
     /// `--cache`: limiter analyses (lufs-measure --keep-analysis, or an earlier run's) instead of analysis passes.
     package let cache: ResultCache?
 
     public init(options o: ParsedOptions) throws {
         let preset = try o.loudnessPreset()
-        let writeTags = o.flag("write-tags")
+        let editsTags = o.flag("write-tags") || o.flag("remove-tags")  // only the inputs' tags change
         let album = o.flag("album")
         let undo = o.flag("undo-lossless-gain")
         try o.checkRules("undo-lossless-gain")
         try o.checkRules("dry-run")
         // An undo aims at no target (the one given here is never used).
         guard let target = try o.double("target") ?? preset?.targetLUFS
-                ?? (writeTags ? GainValues.defaultReferenceLUFS : nil) ?? (undo ? GainValues.defaultReferenceLUFS : nil) else {
+                ?? (editsTags ? GainValues.defaultReferenceLUFS : nil) ?? (undo ? GainValues.defaultReferenceLUFS : nil) else {
             throw UsageError("No target: give --target LUFS (e.g. --target -16) or --preset NAME (\(LoudnessPreset.names)).")
         }
         let ceilingDBTP = try o.double("true-peak") ?? preset?.maxTruePeakDBTP ?? -1
@@ -96,9 +97,9 @@ public final class LufsNormalize: RecordTool {
         let template = o.string("output-template")
         try o.checkRules("in-place", about: "out-dir")
         try o.checkRules("write-tags")
-        tagger = writeTags ? GainTagging(referenceLUFS: target, album: album, dryRun: o.flag("dry-run")) : nil
+        tagger = try LufsNormalize.tagJob(o, referenceLUFS: target, album: album)
         let output = try LufsNormalize.output(o)
-        if !writeTags, !inPlace, outDir == nil, template == nil, output == nil {
+        if !editsTags, !inPlace, outDir == nil, template == nil, output == nil {
             throw UsageError("Say where the outputs go: --out-dir DIR (same file names in DIR), --output-template '{dir}/{stem}.norm.{ext}' (next to each input under a new name), or --in-place (replace the inputs).")
         }
         if let t = template, !t.contains("{stem}") {
@@ -149,7 +150,7 @@ public final class LufsNormalize: RecordTool {
 
         // Every path argument's output is planned now, so inputs that would write the same file
         // are refused before anything is written.
-        let outputs = OutputClaims(naming: naming, paths: writeTags ? [] : o.paths)
+        let outputs = OutputClaims(naming: naming, paths: editsTags ? [] : o.paths)
         job = LoudnessNormalizeJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name, peakMode: peakMode,
                                    naming: naming, overwrite: overwrite, allowLoss: allowLoss, formatName: formatName, depth: depth,
                                    sampleRate: sampleRate, fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds,
@@ -160,7 +161,7 @@ public final class LufsNormalize: RecordTool {
                                                                                        replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
         job.undo = undo ? LosslessGainUndo(replaces: overwrite || inPlace) : nil
         options = o
-        cache = writeTags ? nil : try CacheOptions.open(o)
+        cache = editsTags ? nil : try CacheOptions.open(o)
         job.analyses = cache.map(LimiterAnalysisCache.init)
         job.dialogueGated = try o.choice("gate-on").map { $0 == "dialogue" } ?? preset?.gatesOnDialogue ?? false
         if job.dialogueGated && job.lossless != nil {

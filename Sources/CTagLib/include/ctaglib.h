@@ -49,11 +49,12 @@ int ctag_read_fd(int fd, int kind, ctag_list *store, ctag_list *properties, int 
 
 /* In the gain tag: removes every field whose key equals one of `remove` ignoring ASCII case,
  * then sets each keys[i] = values[i] (removing other-case spellings of it first), and saves
- * the file where it is. An MP3's ID3v2 tag keeps its version (new tags are ID3v2.4); other tags
- * (ID3v1, APE, RIFF INFO) are not touched. */
+ * the file where it is. An ID3v2 tag (MP3, WAV, AIFF) is saved as version `id3_version` (3 or
+ * 4); 0 keeps its version (a new tag is ID3v2.4). Other tags (ID3v1, APE, RIFF INFO) are not
+ * touched. */
 int ctag_write(const char *path, int kind,
                const char *const *keys, const char *const *values, size_t count,
-               const char *const *remove, size_t remove_count);
+               const char *const *remove, size_t remove_count, int id3_version);
 
 void ctag_list_free(ctag_list *list);
 

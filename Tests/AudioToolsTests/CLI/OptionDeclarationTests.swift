@@ -196,7 +196,16 @@ import Testing
 
     @Test func lufsNormalize() {
         #expect(usage(LufsNormalize.self, ["--dry-run", "--target", "-16", "--out-dir", "o", "x.wav"])
-                == "--dry-run goes with --write-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")
+                == "--dry-run goes with --write-tags, --remove-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")
+        #expect(usage(LufsNormalize.self, ["--remove-tags", "--write-tags", "x.mp3"])
+                == "--remove-tags only deletes the gain tags of the inputs, so it can't be combined with --write-tags.")
+        #expect(usage(LufsNormalize.self, ["--remove-tags", "--album", "x.mp3"])
+                == "--remove-tags only deletes the gain tags of the inputs, so it can't be combined with --album.")
+        #expect(usage(LufsNormalize.self, ["--id3v2", "3", "--target", "-16", "--out-dir", "o", "x.mp3"])
+                == "--id3v2 says which ID3v2 version --write-tags or --remove-tags saves; give one of them.")
+        #expect(usage(LufsNormalize.self, ["--write-tags", "--id3v2", "2", "x.mp3"]) == "--id3v2: '2' is not one of: 3, 4.")
+        #expect(usage(LufsNormalize.self, ["--remove-tags", "--dry-run", "--id3v2", "3", "x.mp3"]) == nil)
+        #expect(usage(LufsNormalize.self, ["--write-tags", "--id3v2", "4", "x.mp3"]) == nil)
         #expect(usage(LufsNormalize.self, ["--target", "-16", "--in-place", "--out-dir", "o", "x.wav"])
                 == "--in-place replaces the inputs, so it can't be combined with --out-dir or --output-template.")
         #expect(usage(LufsNormalize.self, ["--target", "-16", "--in-place", "--format", "flac", "x.wav"])
