@@ -39,6 +39,10 @@ package struct LoudnessNormalizeJob {
     package var lossless: LosslessGainJob? = nil
     /// The target is dialogue-gated: the gain comes from the record's `loudness.dialogue`.
     package var dialogueGated = false
+    /// `--bit-rate` or `--quality` for a lossy output.
+    package var rate: LossyRate? = nil
+    /// `--channels`: downmix to this many channels (Downmix).
+    package var channels: Int? = nil
     /// The cache's limiter analyses (`--cache`): read instead of an analysis pass, kept after one.
     package var analyses: LimiterAnalysisCache? = nil
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
@@ -58,8 +62,10 @@ package struct LoudnessNormalizeJob {
                                                    fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve,
                                                    limiterMarginDB: Self.limiterMargin, roundingAllowanceDB: Self.roundingAllowanceDB,
                                                    maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
-        let media = MediaFileNormalizer(settings: settings, stream: stream, convertsFormat: depth != nil || sampleRate != nil,
+        var media = MediaFileNormalizer(settings: settings, stream: stream, convertsFormat: depth != nil || sampleRate != nil,
                                         allowLoss: allowLoss, overwrite: overwrite || naming.inPlace, presetName: presetName)
+        media.rate = rate
+        if channels != nil, m4a == nil { media.refusesDownmix = true }
         return try media.process(record, path: path, outPath: outPath, opened: opened, m4a: m4a)
     }
 
@@ -106,8 +112,9 @@ package struct LoudnessNormalizeJob {
                 throw e
             }
         }
+        let downmix = try channels.flatMap { try Self.downmix(to: $0, record: record, description: described.0, source: opened.source) }
         let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
-                                      format: formatName, depth: depth, sampleRate: sampleRate)
+                                      format: formatName, depth: depth, sampleRate: sampleRate, downmix: downmix, rate: rate, path: path)
         let out = src.format
         if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
 
@@ -129,7 +136,9 @@ package struct LoudnessNormalizeJob {
         var passes = 0
         let loudness = record["loudness"]
         var layout = RecordedLoudness.layout(loudness: loudness, description: src.description, channelCount: src.input.format.channelCount)
-        if out.channelCount < layout.channelCount {
+        if let d = downmix {
+            layout = ChannelLayout(roles: d.roles)
+        } else if out.channelCount < layout.channelCount {
             layout = ChannelLayout(roles: Array(layout.roles.prefix(out.channelCount)))
         }
         let positionLoss = SndfileSink.positionLoss(layout, formatCode: out.formatCode)
@@ -217,6 +226,8 @@ package struct LoudnessNormalizeJob {
         result.landing = written.landing
         result.dialogueLUFS = dialogue?.judgedLUFS
         result.uncheckedReason = written.uncheckedReason
+        result.downmix = downmix
+        result.rate = out.rate
         reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: meter.timeline, source: source.timeline,
                                  sourceIntegratedLUFS: programmeOffset == nil ? sourceLUFS : measured.integrated, sourceTruePeakDBTP: measured.truePeak,
                                  targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
@@ -235,6 +246,7 @@ package struct LoudnessNormalizeJob {
         let out = src.format
         let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: src.tags)
+        sink.steer(out)
         do {
             // With a core to spare, decoding, and encoding, each get a thread, as in a written pass.
             let frames: Int
@@ -250,5 +262,24 @@ package struct LoudnessNormalizeJob {
                                        "frames": .int(frames), "format": out.json])
             return r
         } catch { sink.abandon(); throw error }
+    }
+}
+
+extension LoudnessNormalizeJob {
+    /// The `--channels` matrix for this file, from the channel positions its measurement (or its
+    /// header) gives; nil when it already has that many channels (nothing to downmix).
+    package static func downmix(to channels: Int, record: Record, description: SndfileDescription, source: AudioSource) throws -> Downmix? {
+        let count = source.format.channelCount
+        if count == channels { return nil }
+        let layout = RecordedLoudness.layout(loudness: record["loudness"], description: description, channelCount: count)
+        return try Downmix(roles: layout.roles, to: channels)
+    }
+}
+
+extension SndfileSink {
+    /// Sets `--bit-rate` or `--quality` on a lossy encoder, when the format carries one.
+    package func steer(_ format: LufsNormalizeFormat) {
+        guard let r = format.rate, let c = LossyRate.Codec(codec: format.codec) else { return }
+        setRate(r, codec: c, sampleRate: format.sampleRate)
     }
 }

@@ -40,18 +40,19 @@ public final class LufsNormalize: RecordTool {
             .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given.",
                   rules: [.conflicts("out-dir", "output-template", "relative-to", "in-place", "overwrite", "format", "bit-depth",
                                      "sample-rate", "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity",
-                                     "peak", "true-peak", "decode-encode-only",
+                                     "peak", "true-peak", "decode-encode-only", "bit-rate", "quality", "channels",
                                      message: "--write-tags changes only the gain tags of the inputs and writes no audio, so it can't be combined with --{other}.")]),
             .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get. With --lossless-gain: write nothing, and give each record the steps and the result.",
                   rules: [.needs("write-tags", "lossless-gain", message: "--dry-run goes with --write-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")]),
             .flag("lossless-gain", help: "MP3, AAC-LC (ADTS, M4A, MP4/MOV audio) and Opus: change the gain in the bitstream instead of decoding (MP3's and AAC's global_gain in whole 1.5-dB steps, with mp3gain's undo record for MP3; Opus's header gain), lowered a step to keep the true peak under the ceiling; a file that can't reach the target within half a step is refused (lossy). See docs/lossless-gain.md.",
                   rules: [.conflicts("format", "bit-depth", "sample-rate", "fade-in", "fade-out", "fade-curve", "fade-velocity", "album",
                                      "report", "write-tags", "decode-encode-only", "stream", "allow-loss",
+                                     "bit-rate", "quality", "channels",
                                      message: "--lossless-gain only changes the gain in the bitstream, so it can't be combined with --{other}.")]),
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",
                   rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
-        ] + CacheOptions.specs,
+        ] + LufsNormalize.deliverySpecs + CacheOptions.specs,
         examples: [
             "lufs-measure media/ | lufs-normalize --preset social --out-dir build/",
             "lufs-normalize --target -16 --true-peak -1 --out-dir out a.wav b.flac",
@@ -150,6 +151,8 @@ public final class LufsNormalize: RecordTool {
                                    output: output,
                                    lossless: o.flag("lossless-gain") ? LosslessGainJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name,
                                                                                        replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
+        job.rate = try LufsNormalize.lossyRate(o, format: formatName)
+        job.channels = try LufsNormalize.channels(o, format: formatName)
         options = o
         cache = writeTags ? nil : try CacheOptions.open(o)
         job.analyses = cache.map(LimiterAnalysisCache.init)
