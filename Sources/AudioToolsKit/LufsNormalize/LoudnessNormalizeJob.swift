@@ -7,7 +7,11 @@ import ToolRunner
 /// lose refused, the record's measurement used when it is of this file as it is now (else the file
 /// measured here), the gain planned, the new file written and measured, and `normalized` built.
 package struct LoudnessNormalizeJob {
-    package let targetLUFS: Double
+    package var targetLUFS: Double
+    /// The preset's mono target (podcast: −19 LUFS), when no --target overrides it.
+    package var monoTargetLUFS: Double? = nil
+    /// The mono target was chosen for this file (a note says so).
+    package var monoTargetNote: String? = nil
     package let ceilingDBTP: Double
     package let presetName: String?
     package let peakMode: PeakMode
@@ -116,6 +120,15 @@ package struct LoudnessNormalizeJob {
         let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
                                       format: formatName, depth: depth, sampleRate: sampleRate, downmix: downmix, rate: rate, path: path)
         let out = src.format
+        if let mono = monoTargetLUFS, out.channelCount == 1, presetName != nil {
+            // A mono output aims at the preset's mono target: the same work with that target.
+            var again = self
+            again.targetLUFS = mono
+            again.monoTargetLUFS = nil
+            again.fixedOutPath = outPath
+            again.monoTargetNote = "Mono output: \(LoudnessGate.compact(mono)) LUFS, the \(presetName!) preset's mono target (AES TD1004: −16 LUFS stereo, −19 LUFS mono)."
+            return try again.normalize(record)
+        }
         if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
 
         if peakMode == .ignore, !out.isFloat {
@@ -132,6 +145,7 @@ package struct LoudnessNormalizeJob {
         let albumValues = album ? try GainTagging.albumValues(record, path: path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
+        if let n = monoTargetNote { notes.append(n) }
         if let n = src.sizeNote { notes.append(n) }
         var passes = 0
         let loudness = record["loudness"]

@@ -151,6 +151,7 @@ public final class LufsNormalize: RecordTool {
                                    output: output,
                                    lossless: o.flag("lossless-gain") ? LosslessGainJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name,
                                                                                        replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
+        if try o.double("target") == nil, !writeTags { job.monoTargetLUFS = preset?.monoTargetLUFS }
         job.rate = try LufsNormalize.lossyRate(o, format: formatName)
         job.channels = try LufsNormalize.channels(o, format: formatName)
         options = o
