@@ -126,7 +126,7 @@ package struct LoudnessNormalizeJob {
             again.targetLUFS = mono
             again.monoTargetLUFS = nil
             again.fixedOutPath = outPath
-            again.monoTargetNote = "Mono output: \(LoudnessGate.compact(mono)) LUFS, the \(presetName!) preset's mono target (AES TD1004: −16 LUFS stereo, −19 LUFS mono)."
+            again.monoTargetNote = "Mono output: aimed at \(LoudnessGate.compact(mono)) LUFS, the \(presetName!) preset's target for mono (AES TD1004: -16 LUFS for stereo, -19 LUFS for mono)."
             return try again.normalize(record)
         }
         if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
