@@ -91,6 +91,9 @@ struct LufsNormalizeDeliveryE2ETests {
         #expect(mono["target_lufs"]?.doubleValue == -19 && abs(monoLUFS + 19) <= 0.1)
         #expect(mono["notes"]?.arrayValue?.contains { $0.stringValue?.contains("AES TD1004") == true } == true)
         #expect(stereo["target_lufs"]?.doubleValue == -16)
+        // lufs-measure's podcast gate judges the mono file at -19 too.
+        let gate = try E2E.run("lufs-measure", ["--preset", "podcast", dir + "/o/m.wav"])
+        #expect(gate.status == 0 && gate.records.first?["loudness"]?["gate"]?["target_lufs"]?.doubleValue == -19, "\(gate.stdout)")
         // An explicit --target wins over the preset's rule.
         let t = try E2E.run("lufs-normalize", ["--preset", "podcast", "--target", "-16", "--out-dir", dir + "/t", dir + "/m.wav"])
         #expect(t.records.first?["normalized"]?["target_lufs"]?.doubleValue == -16)

@@ -94,6 +94,13 @@ public struct LoudnessGate: Equatable, Sendable {
     public var maxShortTermLUFS: Double?
     /// The highest momentary (400 ms) loudness allowed anywhere in the file, LUFS.
     public var maxMomentaryLUFS: Double?
+    /// The target for a one-channel measurement, where the preset sets one apart (podcast: −19).
+    public var monoTargetLUFS: Double? = nil
+
+    /// The target `m` is judged against: the mono target for one channel, else `targetLUFS`.
+    public func targetLUFS(for m: LoudnessMeasurement) -> Double? {
+        m.samplePeaks.count == 1 && targetLUFS != nil ? monoTargetLUFS ?? targetLUFS : targetLUFS
+    }
 
     public init(targetLUFS: Double? = nil, toleranceLU: Double? = nil, maxTruePeakDBTP: Double? = nil,
                 maxShortTermLUFS: Double? = nil, maxMomentaryLUFS: Double? = nil) {
@@ -112,7 +119,7 @@ public struct LoudnessGate: Equatable, Sendable {
     /// Whether `m` passes, with one sentence per failed condition (numbers to one decimal).
     public func evaluate(_ m: LoudnessMeasurement) -> (pass: Bool, reasons: [String]) {
         var reasons: [String] = []
-        if let target = targetLUFS {
+        if let target = targetLUFS(for: m) {
             let tolerance = toleranceLU ?? 0
             let targetText = "\(Self.compact(target)) ±\(Self.compact(tolerance)) target"
             if let lufs = m.integratedLUFS {
