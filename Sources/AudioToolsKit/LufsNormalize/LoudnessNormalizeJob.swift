@@ -120,7 +120,9 @@ package struct LoudnessNormalizeJob {
         let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
                                       format: formatName, depth: depth, sampleRate: sampleRate, downmix: downmix, rate: rate, path: path)
         let out = src.format
-        if let mono = monoTargetLUFS, out.channelCount == 1, presetName != nil {
+        // Not a file measured as dual mono: its one channel already counts twice (the rule's +3 LU).
+        if let mono = monoTargetLUFS, out.channelCount == 1, presetName != nil,
+           downmix != nil || !RecordedLoudness.layout(loudness: record["loudness"], description: src.description, channelCount: 1).isDualMono {
             // A mono output aims at the preset's mono target: the same work with that target.
             var again = self
             again.targetLUFS = mono
