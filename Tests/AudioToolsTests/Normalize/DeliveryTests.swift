@@ -14,7 +14,7 @@ import Testing
         10 * log10(x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(x.count))
     }
 
-    /// A 1 kHz tone at −20 dBFS (RMS of a sine at peak 10^(−20/20)·√2... here: peak −20 dBFS).
+    /// A 1 kHz tone peaking at −20 dBFS, 48 kHz.
     static func tone(_ n: Int = 4800) -> [Float] {
         (0..<n).map { Float(pow(10, -20.0 / 20) * sin(2 * Double.pi * 1000 * Double($0) / 48_000)) }
     }
