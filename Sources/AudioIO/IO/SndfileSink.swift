@@ -70,6 +70,9 @@ public final class SndfileSink: AudioSink {
 
     deinit { if handle != nil { abandon() } }
 
+    /// The open encoder, for settings made before the first write (SndfileSink+Rate).
+    var handleForSettings: OpaquePointer? { handle }
+
     public func write(_ block: AudioBlock) throws {
         guard let h = handle else { return }
         let n = block.frames

@@ -29,7 +29,7 @@ package enum CodecTrial {
             var args = ["-nostdin", "-v", "error", "-f", "f32le", "-ar", String(e.sampleRate), "-ac", String(e.channels)]
             if let l = e.channelLayout { args += ["-ch_layout", l] }
             args += ["-i", "pipe:3", "-c:a", e.encoder]
-            if let b = e.bitRate { args += ["-b:a", String(b)] }
+            args += e.rateArguments("a")
             if let f = e.sampleFormat { args += ["-sample_fmt", f] }
             args += ["-f", "matroska", "pipe:1"]
             do {

@@ -17,9 +17,23 @@ public struct MediaAudioEncoding: Equatable, Sendable {
     public var channels: Int
     /// ffmpeg's name for the channel layout, when the input states one.
     public var channelLayout: String?
+    /// `--bit-rate` or `--quality` when given (`bitRate` is then the asked rate, or nil for a quality).
+    public var rate: LossyRate? = nil
 
     /// The losses list's words for a lossy re-encode, e.g. "AAC re-encoded at 160 kb/s".
-    public var lossWords: String { "\(displayName) re-encoded at \((bitRate ?? 0) / 1000) kb/s" }
+    public var lossWords: String { "\(displayName) re-encoded at \(rateWords)" }
+
+    /// "160 kb/s", or "VBR quality 1.5" for a `--quality`.
+    public var rateWords: String {
+        if case .quality(let q) = rate { return "VBR quality \(LossyRate.text(q))" }
+        return "\((bitRate ?? 0) / 1000) kb/s"
+    }
+
+    /// ffmpeg's rate arguments for output stream `specifier` ("a", "a:1"): -b or -q.
+    public func rateArguments(_ specifier: String) -> [String] {
+        if let rate { return rate.ffmpegArguments(specifier) }
+        return bitRate.map { ["-b:\(specifier)", String($0)] } ?? []
+    }
 
     /// The encoding that writes `stream` back in its own codec, or nil when this ffmpeg has no
     /// encoder for it (DTS, TrueHD, ...).

@@ -52,7 +52,7 @@ public final class MediaMuxer {
             } else if let k = ordinal, let e = encodings[k] {
                 maps += ["-map", "\(1 + piped.firstIndex(of: k)!):a:0"]
                 codecs += ["-c:\(out)", e.encoder]
-                if let b = e.bitRate { codecs += ["-b:\(out)", String(b)] }
+                codecs += e.rateArguments(String(out))
                 if let f = e.sampleFormat { codecs += ["-sample_fmt:\(out)", f] }
                 if e.encoder == "flac" || e.encoder == "alac", let bits = e.bitDepth, bits > 16 {
                     codecs += ["-bits_per_raw_sample:\(out)", String(bits)]

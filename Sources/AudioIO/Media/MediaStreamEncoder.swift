@@ -27,7 +27,7 @@ package final class MediaStreamEncoder: @unchecked Sendable {
         var args = ["-nostdin", "-v", "error", "-y", "-f", "f32le", "-ar", String(e.sampleRate), "-ac", String(e.channels)]
         if let l = e.channelLayout { args += ["-ch_layout", l] }
         args += ["-i", "pipe:3", "-map", "0:a:0", "-c:a", e.encoder]
-        if let b = e.bitRate { args += ["-b:a", String(b)] }
+        args += e.rateArguments("a")
         if let f = e.sampleFormat { args += ["-sample_fmt", f] }
         return args + ["-f", "mp4", "file:" + output]
     }

@@ -15,9 +15,13 @@ package struct LoudnessPreset: Equatable, Sendable {
     /// Whether the target is dialogue-gated loudness (measured with the speech detector, falling
     /// back to programme loudness when dialogue is under 15% of the programme).
     public var gatesOnDialogue = false
+    /// The target for a mono programme, where the rule sets one apart (podcasts: −19 LUFS mono
+    /// against −16 stereo, AES TD1004: a mono file played on two speakers sounds 3 LU louder).
+    public var monoTargetLUFS: Double? = nil
 
     public init(name: String, targetLUFS: Double, maxTruePeakDBTP: Double, toleranceLU: Double,
-                maxShortTermLUFS: Double? = nil, source: String, gatesOnDialogue: Bool = false) {
+                maxShortTermLUFS: Double? = nil, source: String, gatesOnDialogue: Bool = false, monoTargetLUFS: Double? = nil) {
+        self.monoTargetLUFS = monoTargetLUFS
         self.name = name
         self.targetLUFS = targetLUFS
         self.maxTruePeakDBTP = maxTruePeakDBTP
@@ -42,11 +46,18 @@ package struct LoudnessPreset: Equatable, Sendable {
         LoudnessPreset(name: "social", targetLUFS: -14, maxTruePeakDBTP: -1, toleranceLU: 1,
                        source: "Spotify for Artists loudness normalization (−14 LUFS, true peak below −1 dBTP); YouTube normalises to about −14 LUFS"),
         LoudnessPreset(name: "podcast", targetLUFS: -16, maxTruePeakDBTP: -1, toleranceLU: 1,
-                       source: "Apple Podcasts audio requirements (−16 LKFS ±1 dB, true peak not above −1 dBFS); AES TD1004.1.15-10 (−16 LUFS for stereo streaming)"),
+                       source: "Apple Podcasts audio requirements (−16 LKFS ±1 dB, true peak not above −1 dBFS); AES TD1004.1.15-10 (−16 LUFS for stereo streaming, −19 LUFS for mono)",
+                       monoTargetLUFS: -19),
         LoudnessPreset(name: "netflix", targetLUFS: -27, maxTruePeakDBTP: -2, toleranceLU: 2,
                        source: "Netflix Sound Mix Specifications & Best Practices: −27 LKFS ±2 LU dialogue-gated (ITU-R BS.1770-1 style dialogue anchor), true peak not above −2 dBTP; programme loudness when dialogue is under 15% of the programme",
                        gatesOnDialogue: true),
     ]
+
+    /// The target for a programme of `channels` channels: the mono target for one channel where
+    /// the rule has one, else `targetLUFS`.
+    public func targetLUFS(channels: Int) -> Double {
+        channels == 1 ? monoTargetLUFS ?? targetLUFS : targetLUFS
+    }
 
     /// Every preset with what it checks, for help text: "ebu-r128 (-23 ±0.5 LU, true peak ≤ -1 dBTP), ...".
     public static var described: String {
@@ -85,6 +96,13 @@ public struct LoudnessGate: Equatable, Sendable {
     public var maxMomentaryLUFS: Double?
     /// The widest loudness range (EBU Tech 3342) allowed, LU.
     public var maxLoudnessRangeLU: Double?
+    /// The target for a one-channel measurement, where the preset sets one apart (podcast: −19).
+    public var monoTargetLUFS: Double? = nil
+
+    /// The target `m` is judged against: the mono target for one channel, else `targetLUFS`.
+    public func targetLUFS(for m: LoudnessMeasurement) -> Double? {
+        m.samplePeaks.count == 1 && targetLUFS != nil ? monoTargetLUFS ?? targetLUFS : targetLUFS
+    }
 
     public init(targetLUFS: Double? = nil, toleranceLU: Double? = nil, maxTruePeakDBTP: Double? = nil,
                 maxShortTermLUFS: Double? = nil, maxMomentaryLUFS: Double? = nil, maxLoudnessRangeLU: Double? = nil) {
@@ -119,7 +137,7 @@ public struct LoudnessGate: Equatable, Sendable {
     /// Whether `m` passes, with one sentence per failed condition (numbers to one decimal).
     public func evaluate(_ m: LoudnessMeasurement) -> (pass: Bool, reasons: [String]) {
         var reasons: [String] = []
-        if let target = targetLUFS {
+        if let target = targetLUFS(for: m) {
             let tolerance = toleranceLU ?? 0
             let targetText = "\(Self.compact(target)) ±\(Self.compact(tolerance)) target"
             if let lufs = m.integratedLUFS {

@@ -51,6 +51,8 @@ public enum LoudnessRecord {
     package static func gateJSON(_ g: LoudnessGate, label: JSON, _ m: LoudnessMeasurement) -> JSON {
         let v = g.verdict(m)
         var gj = label.objectValue ?? [:]
+        // A preset's mono target (podcast: −19 LUFS) for a one-channel file.
+        if let t = g.targetLUFS(for: m), t != g.targetLUFS { gj["target_lufs"] = .double(t) }
         gj["pass"] = .bool(v.pass)
         gj["reasons"] = .array(v.reasons.map { .string($0) })
         return .object(gj)

@@ -81,7 +81,10 @@ public final class LufsMeasure: RecordTool {
         try o.checkRules("tolerance")
         let g0 = LoudnessGate(targetLUFS: target, toleranceLU: tolerance, maxTruePeakDBTP: maxTP,
                               maxShortTermLUFS: maxShortTerm, maxMomentaryLUFS: maxMomentary, maxLoudnessRangeLU: maxLRA)
-        let gate = g0.isEmpty ? nil : g0
+        var gate = g0.isEmpty ? nil : g0
+        // A mono file gated by a preset with a mono target (podcast: −19 LUFS), unless --target
+        // overrides it or --dual-mono already counts the channel twice (+3 LU, the rule's reason).
+        if try o.double("target") == nil, !o.flag("dual-mono") { gate?.monoTargetLUFS = preset?.monoTargetLUFS }
         junitPath = o.string("junit")
         try o.checkRules("junit")
         let layoutOverride: ChannelLayout?

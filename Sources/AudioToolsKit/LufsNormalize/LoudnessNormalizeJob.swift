@@ -7,7 +7,11 @@ import ToolRunner
 /// lose refused, the record's measurement used when it is of this file as it is now (else the file
 /// measured here), the gain planned, the new file written and measured, and `normalized` built.
 package struct LoudnessNormalizeJob {
-    package let targetLUFS: Double
+    package var targetLUFS: Double
+    /// The preset's mono target (podcast: −19 LUFS), when no --target overrides it.
+    package var monoTargetLUFS: Double? = nil
+    /// The mono target was chosen for this file (a note says so).
+    package var monoTargetNote: String? = nil
     package let ceilingDBTP: Double
     package let presetName: String?
     package let peakMode: PeakMode
@@ -41,6 +45,10 @@ package struct LoudnessNormalizeJob {
     package var undo: LosslessGainUndo? = nil
     /// The target is dialogue-gated: the gain comes from the record's `loudness.dialogue`.
     package var dialogueGated = false
+    /// `--bit-rate` or `--quality` for a lossy output.
+    package var rate: LossyRate? = nil
+    /// `--channels`: downmix to this many channels (Downmix).
+    package var channels: Int? = nil
     /// The cache's limiter analyses (`--cache`): read instead of an analysis pass, kept after one.
     package var analyses: LimiterAnalysisCache? = nil
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
@@ -60,8 +68,10 @@ package struct LoudnessNormalizeJob {
                                                    fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve,
                                                    limiterMarginDB: Self.limiterMargin, roundingAllowanceDB: Self.roundingAllowanceDB,
                                                    maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
-        let media = MediaFileNormalizer(settings: settings, stream: stream, convertsFormat: depth != nil || sampleRate != nil,
+        var media = MediaFileNormalizer(settings: settings, stream: stream, convertsFormat: depth != nil || sampleRate != nil,
                                         allowLoss: allowLoss, overwrite: overwrite || naming.inPlace, presetName: presetName)
+        media.rate = rate
+        if channels != nil, m4a == nil { media.refusesDownmix = true }
         return try media.process(record, path: path, outPath: outPath, opened: opened, m4a: m4a)
     }
 
@@ -109,9 +119,21 @@ package struct LoudnessNormalizeJob {
                 throw e
             }
         }
+        let downmix = try channels.flatMap { try Self.downmix(to: $0, record: record, description: described.0, source: opened.source) }
         let src = try NormalizeSource(input: opened.source, description: described.0, tags: described.1,
-                                      format: formatName, depth: depth, sampleRate: sampleRate)
+                                      format: formatName, depth: depth, sampleRate: sampleRate, downmix: downmix, rate: rate, path: path)
         let out = src.format
+        // Not a file measured as dual mono: its one channel already counts twice (the rule's +3 LU).
+        if let mono = monoTargetLUFS, out.channelCount == 1, presetName != nil,
+           downmix != nil || !RecordedLoudness.layout(loudness: record["loudness"], description: src.description, channelCount: 1).isDualMono {
+            // A mono output aims at the preset's mono target: the same work with that target.
+            var again = self
+            again.targetLUFS = mono
+            again.monoTargetLUFS = nil
+            again.fixedOutPath = outPath
+            again.monoTargetNote = "Mono output: aimed at \(LoudnessGate.compact(mono)) LUFS, the \(presetName!) preset's target for mono (AES TD1004: -16 LUFS for stereo, -19 LUFS for mono)."
+            return try again.normalize(record)
+        }
         if decodeEncodeOnly { return try copyThrough(record, src, to: outPath) }
 
         if peakMode == .ignore, !out.isFloat {
@@ -128,11 +150,14 @@ package struct LoudnessNormalizeJob {
         let albumValues = album ? try GainTagging.albumValues(record, path: path) : nil
         // The measurement: the record's, if it is of this file as it is now; else measured here.
         var notes: [String] = []
+        if let n = monoTargetNote { notes.append(n) }
         if let n = src.sizeNote { notes.append(n) }
         var passes = 0
         let loudness = record["loudness"]
         var layout = RecordedLoudness.layout(loudness: loudness, description: src.description, channelCount: src.input.format.channelCount)
-        if out.channelCount < layout.channelCount {
+        if let d = downmix {
+            layout = ChannelLayout(roles: d.roles)
+        } else if out.channelCount < layout.channelCount {
             layout = ChannelLayout(roles: Array(layout.roles.prefix(out.channelCount)))
         }
         let positionLoss = SndfileSink.positionLoss(layout, formatCode: out.formatCode)
@@ -220,6 +245,8 @@ package struct LoudnessNormalizeJob {
         result.landing = written.landing
         result.dialogueLUFS = dialogue?.judgedLUFS
         result.uncheckedReason = written.uncheckedReason
+        result.downmix = downmix
+        result.rate = out.rate
         reportWriter?.draw(.normalized(name: "\(path) → \(outPath)", output: m, timeline: meter.timeline, source: source.timeline,
                                  sourceIntegratedLUFS: programmeOffset == nil ? sourceLUFS : measured.integrated, sourceTruePeakDBTP: measured.truePeak,
                                  targetLUFS: targetLUFS, toleranceLU: reportToleranceLU, ceilingDBTP: ceilingDBTP,
@@ -238,6 +265,7 @@ package struct LoudnessNormalizeJob {
         let out = src.format
         let sink = try SndfileSink(path: outPath, formatCode: out.formatCode, sampleRate: out.sampleRate,
                                    channelCount: out.channelCount, overwrite: overwrite || naming.inPlace, tags: src.tags)
+        sink.steer(out)
         do {
             // With a core to spare, decoding, and encoding, each get a thread, as in a written pass.
             let frames: Int
@@ -253,5 +281,24 @@ package struct LoudnessNormalizeJob {
                                        "frames": .int(frames), "format": out.json])
             return r
         } catch { sink.abandon(); throw error }
+    }
+}
+
+extension LoudnessNormalizeJob {
+    /// The `--channels` matrix for this file, from the channel positions its measurement (or its
+    /// header) gives; nil when it already has that many channels (nothing to downmix).
+    package static func downmix(to channels: Int, record: Record, description: SndfileDescription, source: AudioSource) throws -> Downmix? {
+        let count = source.format.channelCount
+        if count == channels { return nil }
+        let layout = RecordedLoudness.layout(loudness: record["loudness"], description: description, channelCount: count)
+        return try Downmix(roles: layout.roles, to: channels)
+    }
+}
+
+extension SndfileSink {
+    /// Sets `--bit-rate` or `--quality` on a lossy encoder, when the format carries one.
+    package func steer(_ format: LufsNormalizeFormat) {
+        guard let r = format.rate, let c = LossyRate.Codec(codec: format.codec) else { return }
+        setRate(r, codec: c, sampleRate: format.sampleRate)
     }
 }

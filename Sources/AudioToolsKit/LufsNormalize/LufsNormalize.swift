@@ -40,7 +40,7 @@ public final class LufsNormalize: RecordTool {
             .flag("write-tags", help: "Write ReplayGain 2.0 tags (R128 gains in Opus) into the inputs instead of new audio: only the gain tags change, through a complete copy renamed over the file; a file already holding the values is not rewritten. Gains are relative to -18 LUFS unless --target is given.",
                   rules: [.conflicts("out-dir", "output-template", "relative-to", "in-place", "overwrite", "format", "bit-depth",
                                      "sample-rate", "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity",
-                                     "peak", "true-peak", "decode-encode-only",
+                                     "peak", "true-peak", "decode-encode-only", "bit-rate", "quality", "channels",
                                      message: "--write-tags changes only the gain tags of the inputs and writes no audio, so it can't be combined with --{other}.")]),
             .flag("dry-run", help: "With --write-tags: write nothing, and give each record the tags it has and the tags it would get. With --remove-tags: write nothing, and give each record the tags it would lose. With --lossless-gain: write nothing, and give each record the steps and the result.",
                   rules: [.needs("write-tags", "remove-tags", "lossless-gain", message: "--dry-run goes with --write-tags, --remove-tags or --lossless-gain (normalising into new files never touches the inputs anyway).")]),
@@ -48,6 +48,7 @@ public final class LufsNormalize: RecordTool {
             .flag("lossless-gain", help: "MP3, AAC-LC (ADTS, M4A, MP4/MOV audio) and Opus: change the gain in the bitstream instead of decoding (MP3's and AAC's global_gain in whole 1.5-dB steps; Opus's header gain), with an undo record (mp3gain's for MP3, aacgain's for MP4/M4A/MOV, a comment for Opus) that --undo-lossless-gain applies, lowered a step to keep the true peak under the ceiling; a file that can't reach the target within half a step is refused (lossy). See docs/lossless-gain.md.",
                   rules: [.conflicts("format", "bit-depth", "sample-rate", "fade-in", "fade-out", "fade-curve", "fade-velocity", "album",
                                      "report", "write-tags", "decode-encode-only", "stream", "allow-loss",
+                                     "bit-rate", "quality", "channels",
                                      message: "--lossless-gain only changes the gain in the bitstream, so it can't be combined with --{other}.")]),
             .flag("undo-lossless-gain", help: "MP3, AAC in MP4/M4A/MOV, and Opus: apply the undo record a lossless gain left in the file (--lossless-gain's, mp3gain's or aacgain's) and remove it, so the audio is the original's bytes again; nothing is measured. See docs/lossless-gain.md.",
                   rules: [.conflicts("lossless-gain", "target", "preset", "gate-on", "true-peak", "peak", "format", "bit-depth", "sample-rate",
@@ -57,7 +58,7 @@ public final class LufsNormalize: RecordTool {
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",
                   rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
-        ] + CacheOptions.specs,
+        ] + LufsNormalize.deliverySpecs + CacheOptions.specs,
         examples: [
             "lufs-measure media/ | lufs-normalize --preset social --out-dir build/",
             "lufs-normalize --target -16 --true-peak -1 --out-dir out a.wav b.flac",
@@ -160,6 +161,9 @@ public final class LufsNormalize: RecordTool {
                                    lossless: o.flag("lossless-gain") ? LosslessGainJob(targetLUFS: target, ceilingDBTP: ceilingDBTP, presetName: preset?.name,
                                                                                        replaces: overwrite || inPlace, dryRun: o.flag("dry-run")) : nil)
         job.undo = undo ? LosslessGainUndo(replaces: overwrite || inPlace) : nil
+        if try o.double("target") == nil, !editsTags { job.monoTargetLUFS = preset?.monoTargetLUFS }
+        job.rate = try LufsNormalize.lossyRate(o, format: formatName)
+        job.channels = try LufsNormalize.channels(o, format: formatName)
         options = o
         cache = editsTags ? nil : try CacheOptions.open(o)
         job.analyses = cache.map(LimiterAnalysisCache.init)

@@ -15,6 +15,10 @@ package struct MediaFileNormalizer {
     package let allowLoss: Bool
     package let overwrite: Bool
     package let presetName: String?
+    /// `--bit-rate` or `--quality` for every re-encoded stream.
+    package var rate: LossyRate? = nil
+    /// `--channels` was given: a write-back keeps each stream's channels, so it is refused.
+    package var refusesDownmix = false
 
     /// A media file (MP4, MOV, Matroska) written back in its own container: every audio stream
     /// (or the `--stream` one) normalised from its own measurement and re-encoded in its codec,
@@ -30,6 +34,10 @@ package struct MediaFileNormalizer {
             throw ToolError(.noAudio, "\(name) doesn't contain any audio.", suggestion: "Pick a file with a sound track.")
         }
         if let n = stream { try MediaAudioStreams.check(n, count: audio.count, path: path) }
+        if refusesDownmix {
+            throw ToolError(.unsupportedCodec, "\(name) is written back in its own container with each audio stream's own channels, so --channels can't downmix it; nothing was written.",
+                            suggestion: "Leave out --channels, or choose an audio-only --format (flac, wav, mp3, ogg or opus) to downmix.")
+        }
         if m4a == nil, convertsFormat {
             throw ToolError(.unsupportedCodec, "\(name) is written back in its own container with its audio's own sample rate and depth, so --bit-depth and --sample-rate can't apply; nothing was written.",
                             suggestion: "Leave them out, or choose an audio-only --format (flac or wav) to convert.")
@@ -46,7 +54,7 @@ package struct MediaFileNormalizer {
         }
 
         // What each stream is re-encoded as, and what that loses.
-        let chosenEncodings = try MediaAudioEncoding.choose(for: chosen, of: audio, m4a: m4a)
+        let chosenEncodings = try MediaAudioEncoding.choose(for: chosen, of: audio, m4a: m4a, rate: rate)
         let encodings = chosenEncodings.encodings
         losses += chosenEncodings.losses
         if settings.peakMode == .ignore, let k = chosen.first(where: { encodings[$0]!.encoder.hasPrefix("pcm_f") == false }) {

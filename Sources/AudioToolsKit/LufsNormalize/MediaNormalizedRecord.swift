@@ -61,6 +61,7 @@ package enum MediaNormalizedRecord {
             let e = encodings[r.ordinal]!
             o["encoder"] = .string(e.encoder)
             if let b = e.bitRate { o["bit_rate"] = .int(b) }
+            if let r = e.rate { o["encoding"] = r.json(codec: LossyRate.Codec(codec: e.encoder)) }
             o["gain_db"] = .double(r.plannedGainDB, decimals: 2)
             o["compensation_db"] = .double(r.compensationDB, decimals: 2)
             if let p = r.prediction {

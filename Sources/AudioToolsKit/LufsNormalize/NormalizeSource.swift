@@ -60,15 +60,27 @@ public struct NormalizeSource {
     /// Resolves the output encoding for `input` (described by `description`, with `tags`) and
     /// converts the source to it; refuses (LufsNormalizeFormat.Problem) an encoding this build
     /// can't write.
+    /// `downmix` (`--channels`) comes first; `rate` (`--bit-rate`, `--quality`) is checked against
+    /// the output's codec (refused for a lossless one) and carried in `format.rate`.
     public init(input: AudioSource, description: SndfileDescription, tags: AudioTags,
-                format: String?, depth: LufsNormalizeFormat.Depth?, sampleRate: Int?) throws {
+                format: String?, depth: LufsNormalizeFormat.Depth?, sampleRate: Int?,
+                downmix: Downmix? = nil, rate: LossyRate? = nil, path: String = "") throws {
         let inFormat = input.format
-        let resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,
-                                                       inputChannels: inFormat.channelCount, tags: tags,
-                                                       format: format, depth: depth, sampleRate: sampleRate)
-        var out = resolved.format
         var source: AudioSource = input
-        if out.channelCount < inFormat.channelCount {
+        if let downmix { source = DownmixSource(input, downmix: downmix) }
+        var resolved = try LufsNormalizeFormat.resolve(input: description, inputRate: inFormat.sampleRate,
+                                                       inputChannels: source.format.channelCount, tags: tags,
+                                                       format: format, depth: depth, sampleRate: sampleRate)
+        if let downmix { resolved.losses.insert(DownmixWords.loss(downmix), at: 0) }
+        var out = resolved.format
+        if let rate {
+            let codec = out.isLossy ? LossyRate.Codec(codec: out.codec) : nil
+            if let p = rate.check(codec, losslessName: out.displayName, sampleRate: out.sampleRate, channels: out.channelCount) {
+                throw p.toolError(path: path)
+            }
+            out.rate = rate
+        }
+        if out.channelCount < source.format.channelCount {
             source = ChannelSubsetSource(source, channelCount: out.channelCount)
         }
         if out.sampleRate != inFormat.sampleRate {

@@ -1,3 +1,4 @@
+import AudioIO
 import AudioSignal
 import Foundation
 import JSONValue
@@ -37,6 +38,10 @@ public struct NormalizedFileRecord {
     /// A dialogue-gated target: the source's dialogue loudness. The landing is judged on it plus
     /// the gain applied (as `normalized.dialogue.after_lufs`), not on the programme's loudness.
     public var dialogueLUFS: Double? = nil
+    /// `--channels`: the matrix the source went through (`downmix` in the record).
+    public var downmix: Downmix? = nil
+    /// `--bit-rate` or `--quality` (`encoding` in the record).
+    public var rate: LossyRate? = nil
 
     public init(outPath: String, format: LufsNormalizeFormat, report: NormalizeReport, written: LoudnessMeasurement,
                 gain: NormalizeGainPlan, decision: NormalizeDecision, targetLUFS: Double, ceilingDBTP: Double,
@@ -125,6 +130,8 @@ public struct NormalizedFileRecord {
             o["codec_check"] = CodecLandingNotes.json(l)
             o["codec_trial"] = l.trial.map(CodecLandingNotes.trialJSON) ?? .null
         }
+        if let d = downmix { o["downmix"] = DownmixWords.json(d) }
+        if let r = rate { o["encoding"] = r.json(codec: LossyRate.Codec(codec: out.codec)) }
         if decision.hasFades {
             let fadeIn = decision.fadeInFrames, fadeOut = decision.fadeOutFrames, rate = out.sampleRate
             o["fades"] = .object([

@@ -22,6 +22,7 @@ extension NormalizedFileWriter {
             let sink = try SndfileSink(path: outPath, formatCode: format.formatCode, sampleRate: format.sampleRate,
                                        channelCount: format.channelCount, overwrite: overwrite, tags: AudioTags())
             defer { sink.abandon() }
+            sink.steer(format)
             sink.setSpeakers(layout.roles)
             let before = LoudnessMeter(sampleRate: format.sampleRate, weights: weights)
             var position = 0

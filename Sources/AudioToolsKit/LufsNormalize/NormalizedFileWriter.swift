@@ -202,6 +202,7 @@ public struct NormalizedFileWriter {
         func makeOutput() throws -> NormalizePipeline.Output {
             let s = try SndfileSink(path: outPath, formatCode: format.formatCode, sampleRate: rate,
                                     channelCount: format.channelCount, overwrite: overwrite, tags: tags)
+            s.steer(format)
             s.setSpeakers(layout.roles)
             if cores.hasSpareCore { s.encodeBehind() }
             let meter = LoudnessMeter(sampleRate: rate, weights: weights, collectsTimeline: collectsTimeline)

@@ -14,6 +14,8 @@ public struct LufsNormalizeFormat: Equatable, Sendable {
     public var sampleRate: Int
     public var channelCount: Int
     public var formatCode: Int32
+    /// `--bit-rate` or `--quality`, for a lossy codec (not part of `json`: the record's `encoding` says it).
+    public var rate: LossyRate? = nil
 
     /// `--format` names: container, codec family (nil: PCM at the chosen depth), file extension.
     public static let formats: [String: (container: String, lossyCodec: String?, ext: String)] = [

@@ -23,6 +23,8 @@ extension MediaEncodingError: ToolErrorConvertible {
         case .notEncodable(let codec, let stream, let ofSeveral):
             return ToolError(.unsupportedCodec, "\(name) has \(codec.uppercased()) audio in stream \(stream), which this ffmpeg can read but not encode; nothing was written.",
                              suggestion: ofSeveral ? "Normalise the other streams with --stream N, or choose an audio-only --format (flac or wav)." : "Choose an audio-only --format (flac or wav keep everything the decoded audio has).")
+        case .rate(let p, let stream):
+            return Self.rateError(p, stream: stream, path: path)
         }
     }
 }
