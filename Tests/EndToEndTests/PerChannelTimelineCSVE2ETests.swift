@@ -133,7 +133,7 @@ import Testing
     @Test func timelineCSVRefusesAFileForAFolder() throws {
         let dir = E2E.tempDir("timeline-csv-file")
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: dir + "/taken", contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: dir + "/taken", contents: Data("x".utf8))
         let r = try E2E.run("lufs-measure", ["--timeline-csv", dir + "/taken", dir + "/nothing.wav"])
         #expect(r.status == 2)
         #expect(r.stderr.contains("--timeline-csv:") && r.stderr.contains("is not a folder"), "\(r.stderr)")
