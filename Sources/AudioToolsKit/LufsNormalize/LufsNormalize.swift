@@ -53,7 +53,7 @@ public final class LufsNormalize: RecordTool {
             .flag("undo-lossless-gain", help: "MP3, AAC in MP4/M4A/MOV, and Opus: apply the undo record a lossless gain left in the file (--lossless-gain's, mp3gain's or aacgain's) and remove it, so the audio is the original's bytes again; nothing is measured. See docs/lossless-gain.md.",
                   rules: [.conflicts("lossless-gain", "target", "preset", "gate-on", "true-peak", "peak", "format", "bit-depth", "sample-rate",
                                      "allow-loss", "fade-in", "fade-out", "fade-curve", "fade-velocity", "report", "album", "write-tags",
-                                     "dry-run", "stream", "decode-encode-only", "output",
+                                     "dry-run", "stream", "decode-encode-only", "output", "bit-rate", "quality", "channels", "remove-tags",
                                      message: "--undo-lossless-gain only restores the gain a lossless gain changed, so it can't be combined with --{other}.")]),
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",

@@ -201,6 +201,11 @@ import Testing
                 == "--remove-tags only deletes the gain tags of the inputs, so it can't be combined with --write-tags.")
         #expect(usage(LufsNormalize.self, ["--remove-tags", "--album", "x.mp3"])
                 == "--remove-tags only deletes the gain tags of the inputs, so it can't be combined with --album.")
+        // An encoder's setting with a mode that writes no audio would be ignored: refused instead.
+        #expect(usage(LufsNormalize.self, ["--remove-tags", "--bit-rate", "192k", "x.mp3"])
+                == "--remove-tags only deletes the gain tags of the inputs, so it can't be combined with --bit-rate.")
+        #expect(usage(LufsNormalize.self, ["--undo-lossless-gain", "--in-place", "--channels", "1", "x.mp3"])
+                == "--undo-lossless-gain only restores the gain a lossless gain changed, so it can't be combined with --channels.")
         #expect(usage(LufsNormalize.self, ["--id3v2", "3", "--target", "-16", "--out-dir", "o", "x.mp3"])
                 == "--id3v2 says which ID3v2 version --write-tags or --remove-tags saves; give one of them.")
         #expect(usage(LufsNormalize.self, ["--write-tags", "--id3v2", "2", "x.mp3"]) == "--id3v2: '2' is not one of: 3, 4.")
