@@ -126,22 +126,14 @@ package struct LosslessGainJob {
         case .opus:
             // The gain taken away is added to the file's undo record (a comment in OpusTags).
             let r = try OpusHeaderGain.plan(try source.read(at: 0, count: Int(source.size)), gainQ78: plan.steps, undo: .add)
-            facts["opus"] = .object([
-                "header_gain_q78": .int(r.newGainQ78), "previous_header_gain_q78": .int(r.oldGainQ78),
-                "r128_tags": .object(Dictionary(uniqueKeysWithValues: r.tags.map { ($0.name, JSON.int($0.new)) })),
+            facts["opus"] = .object(r.headerFacts.merging([
                 "undo": r.undoQ78.map { .int($0) } ?? .null, "previous_undo": r.previousUndoQ78.map { .int($0) } ?? .null,
-            ])
+            ]) { $1 })
             if let p = r.previousUndoQ78 {
                 notes.append("The file already carried an undo record of lossless gain (\(p) in Q7.8); this change was added to it, so --undo-lossless-gain restores the file as it was before either.")
             }
             if !dryRun {
-                let out = try AtomicOutput(path: outPath, overwrite: replaces)
-                do {
-                    try r.copy.write(from: input, to: out)
-                    // Read in two passes (the plan, then the copy): both must be of the same file.
-                    try input.checkUnchanged()
-                    try out.commit()
-                } catch { out.abandon(); throw error }
+                try r.writeAtomically(from: input, to: outPath, replaces: replaces)
             }
         }
         let result = LosslessGainRecord(outPath: outPath, dryRun: dryRun, codec: codec.rawValue, plan: plan,

@@ -46,18 +46,12 @@ package struct LosslessGainUndo {
             let bytes = try source.read(at: 0, count: Int(source.size))
             guard let u = try OpusHeaderGain.undoRecord(bytes) else { throw BitstreamGainError.noUndoRecord(format: "Opus") }
             let r = try OpusHeaderGain.plan(bytes, gainQ78: u, undo: .remove)
-            let out = try AtomicOutput(path: outPath, overwrite: replaces)
-            do {
-                try r.copy.write(from: input, to: out)
-                try input.checkUnchanged()
-                try out.commit()
-            } catch { out.abandon(); throw error }
+            try r.writeAtomically(from: input, to: outPath, replaces: replaces)
             codec = "opus"
             steps = [u]
             stepDB = OpusHeaderGain.stepDB
             found = String(u)
-            facts["opus"] = .object(["header_gain_q78": .int(r.newGainQ78), "previous_header_gain_q78": .int(r.oldGainQ78),
-                                     "r128_tags": .object(Dictionary(uniqueKeysWithValues: r.tags.map { ($0.name, JSON.int($0.new)) }))])
+            facts["opus"] = .object(r.headerFacts)
         }
         var o: [String: JSON] = [
             "output": .string(outPath), "mode": .string("undo-lossless-gain"), "codec": .string(codec),
