@@ -214,8 +214,8 @@ import Testing
         // No temporary files left behind.
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir + "/out") == ["a.wav"])
         // An output template that names the input itself is refused without --in-place.
-        let self_ = try E2E.run("lufs-normalize", ["--target", "-20", "--output-template", "{dir}/{stem}.{ext}", "--overwrite", f])
-        #expect(self_.records.first?["error"]?["code"]?.stringValue == "exists")
+        let ontoItself = try E2E.run("lufs-normalize", ["--target", "-20", "--output-template", "{dir}/{stem}.{ext}", "--overwrite", f])
+        #expect(ontoItself.records.first?["error"]?["code"]?.stringValue == "exists")
         #expect(try Data(contentsOf: URL(fileURLWithPath: f)) == before)
     }
 
@@ -297,7 +297,8 @@ import Testing
         let r = try E2E.run("lufs-normalize", args)
         #expect(r.status == 1)
         #expect(r.records.map { $0["error"]?["code"]?.stringValue } == ["exists", "exists"])
-        #expect(r.records.first?["error"]?["message"]?.stringValue?.contains("out/take.wav") == false)   // names the file, not the path
+        // Names the file, not the path.
+        #expect(r.records.first?["error"]?["message"]?.stringValue?.contains("out/take.wav") == false)
         #expect(!FileManager.default.fileExists(atPath: dir + "/out/take.wav"))
         // Two directory arguments each keep the folders below them: here they collide too.
         let two = try E2E.run("lufs-normalize", ["--target", "-20", "--out-dir", dir + "/out", dir + "/in/a", dir + "/in/b"])

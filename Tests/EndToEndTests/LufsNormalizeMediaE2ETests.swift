@@ -96,11 +96,11 @@ import Testing
         let l = check.records.first?["loudness"]
         let streams = l?["streams"]?.arrayValue ?? (l.map { [$0] } ?? [])
         #expect(streams.count == before["streams"]?.arrayValue?.filter { $0["codec_type"]?.stringValue == "audio" }.count)
-        let written_ = n["streams"]?.arrayValue ?? [n]
+        let writtenStreams = n["streams"]?.arrayValue ?? [n]
         for s in streams {
             let lufs = s["integrated_lufs"]?.doubleValue ?? 0, tp = s["true_peak_dbtp"]?.doubleValue ?? 0
             // On target within the codec's tolerance, or the record says by how much it is not, and why.
-            let said = written_.first { $0["stream"]?.intValue == s["stream"]?.intValue }
+            let said = writtenStreams.first { $0["stream"]?.intValue == s["stream"]?.intValue }
             if abs(lufs - -14) > (lossy ? 0.2 : 0.1) + 0.005 {
                 #expect(said?["shortfall_lu"]?.doubleValue != nil, "stream \(s["stream"]?.intValue ?? -1): \(lufs) LUFS, no shortfall_lu")
                 #expect(n["notes"]?.arrayValue?.contains { $0.stringValue?.contains("than the") == true } == true)

@@ -49,7 +49,7 @@ extension NormalizePipeline {
             // The peaks on the decoding thread, the K-weighting on this one (ReadAhead's blocks
             // have the source's channels).
             if weights.count != channels { throw Failure.channelMismatch }
-            try ReadAhead.forEachBlock(source, afterRead: { analyzer.addPeaks($0) }) { analyzer.addLoudness($0) }
+            try ReadAhead.forEachBlock(source, afterRead: { analyzer.addPeaks($0) }, { analyzer.addLoudness($0) })
         } else if decodeAhead {
             try ReadAhead.forEachBlock(source) { try process($0) }
         } else {

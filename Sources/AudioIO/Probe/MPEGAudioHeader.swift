@@ -31,7 +31,8 @@ extension ProbeMPEGHeader {
         let padding = Int((h >> 9) & 1)
         let mode = (h >> 6) & 3
         guard versionBits != 1, layerBits != 0, bitrateIndex != 0, bitrateIndex != 15, rateIndex != 3,
-              h & 3 != 2 /* reserved emphasis */ else { return nil }
+              h & 3 != 2  // emphasis 2 is reserved
+        else { return nil }
         version = versionBits == 3 ? 1 : versionBits == 2 ? 2 : 25
         layer = 4 - Int(layerBits)
         let table = version == 1 ? layer - 1 : (layer == 1 ? 3 : 4)

@@ -165,12 +165,12 @@ package struct LoudnessMeasureJob {
             let n = source.format.channelCount
             // The limiter's analysis, when kept, takes the decoding thread's share of true peak.
             let k = analyzer != nil ? 0 : LoudnessMeter.peakChannelsBesideDecoding(channelCount: n, decodingIsCheap: source.decodesCheaply)
-            try ReadAhead.forEachBlock(source, afterRead: { analyzer?.add($0); meter.addPeaks($0, channels: 0..<k, timeline: true) }) {
+            try ReadAhead.forEachBlock(source, afterRead: { analyzer?.add($0); meter.addPeaks($0, channels: 0..<k, timeline: true) }, {
                 meter.addPeaks($0, channels: k..<n, timeline: false)
                 meter.addLoudness($0)
                 qc?.add($0)
                 try speech?.add($0)
-            }
+            })
         } else {
             try Decoder.forEachBlock(source) { meter.add($0); qc?.add($0); try speech?.add($0); analyzer?.add($0) }
         }

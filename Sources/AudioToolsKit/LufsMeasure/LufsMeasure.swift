@@ -132,7 +132,8 @@ public final class LufsMeasure: RecordTool {
             throw UsageError("--follow can't judge dialogue loudness yet (its live loop doesn't run the speech detector): measure the whole file with --preset \(preset?.name ?? "netflix"), or gate --follow on programme loudness (--gate-on programme).")
         }
         job.perChannel = o.flag("per-channel")
-        job.timelineCSV = try o.string("timeline-csv").map(TimelineCSVWriter.init(directory:))  // last: it makes the folder
+        // Last: it makes the folder.
+        job.timelineCSV = try o.string("timeline-csv").map(TimelineCSVWriter.init(directory:))
     }
 
     /// The layout `--layout` names, or the usage error saying what is wrong with it.

@@ -29,8 +29,8 @@ extension QCGate.LevelFault {
         case .rmsHigh:
             return head + "the RMS level is \(level(dBFS)), over \(limitText)"
         case .noiseFloor:
-            let where_ = wholeFile ? "the whole file, shorter than 0.5 s" : "the quietest 0.5 s, from \(String(format: "%.3f s", atSeconds ?? 0))"
-            return head + "the noise floor is \(level(dBFS)) (\(where_)), over \(limitText)"
+            let place = wholeFile ? "the whole file, shorter than 0.5 s" : "the quietest 0.5 s, from \(String(format: "%.3f s", atSeconds ?? 0))"
+            return head + "the noise floor is \(level(dBFS)) (\(place)), over \(limitText)"
         case .dcOffset:
             let list = channels.map { "\(LoudnessGate.oneDecimal($0.dBFS)) dBFS in \(name($0.channel))" }.joined(separator: ", ")
             return head + "the DC offset (a channel's mean) is \(list), over \(limitText)"

@@ -118,7 +118,8 @@ import Testing
                 var times = [timespec(tv_sec: Int(s.modifiedNanoseconds / 1_000_000_000), tv_nsec: Int(s.modifiedNanoseconds % 1_000_000_000)),
                              timespec(tv_sec: Int(s.modifiedNanoseconds / 1_000_000_000), tv_nsec: Int(s.modifiedNanoseconds % 1_000_000_000))]
                 #expect(utimensat(AT_FDCWD, "\(dir)/\(name).wav", &times, 0) == 0)
-                s.changedNanoseconds = try #require(FileStamp.of("\(dir)/\(name).wav")).changedNanoseconds  // set by utimensat
+                // Set by utimensat.
+                s.changedNanoseconds = try #require(FileStamp.of("\(dir)/\(name).wav")).changedNanoseconds
             }
             cache.store(kind: "probe", settings: "", path: "\(dir)/\(name).wav", stamp: s, libraryID: nil, value: "{}")
         }

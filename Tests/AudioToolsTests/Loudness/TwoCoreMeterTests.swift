@@ -45,10 +45,10 @@ import Testing
             for timelineBeside in [true, false] {
                 let split = LoudnessMeter(sampleRate: 48000, weights: [1, 1, 1.41], collectsTimeline: true)
                 let n = try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x),
-                                                   afterRead: { split.addPeaks($0, channels: 0..<k, timeline: timelineBeside) }) {
+                                                   afterRead: { split.addPeaks($0, channels: 0..<k, timeline: timelineBeside) }, {
                     split.addPeaks($0, channels: k..<3, timeline: !timelineBeside)
                     split.addLoudness($0)
-                }
+                })
                 #expect(n == x[0].count)
                 #expect(split.finish() == expected)
                 #expect(split.timeline == one.timeline && split.timeline != nil)
@@ -76,11 +76,11 @@ import Testing
         let side = Seen()
         var main: [Float] = []
         try ReadAhead.forEachBlock(MemoryAudioSource(sampleRate: 48000, channels: x),
-                                   afterRead: { side.samples += $0.channels[1][0..<$0.frames]; side.blocks += 1 }) { b in
+                                   afterRead: { side.samples += $0.channels[1][0..<$0.frames]; side.blocks += 1 }, { b in
             main += b.channels[1][0..<b.frames]
             // The decoding thread has finished with a block before the caller is handed it.
             #expect(side.samples.count >= main.count)
-        }
+        })
         #expect(main == x[1] && side.samples == x[1])
     }
 
@@ -93,10 +93,10 @@ import Testing
             let sideCount = Count()
             var count = 0
             #expect(throws: ToolError.self) {
-                try ReadAhead.forEachBlock(source, afterRead: { _ in sideCount.n += 1 }) { _ in
+                try ReadAhead.forEachBlock(source, afterRead: { _ in sideCount.n += 1 }, { _ in
                     count += 1
                     if count == 3 { throw ToolError(.malformed, "stop", suggestion: "") }
-                }
+                })
             }
             let reads = source.reads, seen = sideCount.n
             usleep(2000)
@@ -108,7 +108,7 @@ import Testing
         let side = Firsts()
         var main: [Float] = []
         #expect(throws: ToolError.self) {
-            try ReadAhead.forEachBlock(failing, afterRead: { side.values.append($0.channels[0][0]) }) { main.append($0.channels[0][0]) }
+            try ReadAhead.forEachBlock(failing, afterRead: { side.values.append($0.channels[0][0]) }, { main.append($0.channels[0][0]) })
         }
         #expect(main == [1, 2, 3, 4])
         #expect(side.values == [1, 2, 3, 4])

@@ -118,6 +118,7 @@ import Testing
         #expect(a.report.clampedSamples == 0)
         #expect(a.output[0].allSatisfy { $0 * 32768 == ($0 * 32768).rounded() })
         #expect(a.truePeakDB <= -1 && a.meterTruePeakDB <= -1)
-        #expect(abs(a.output[0][0]) <= 1.0 / 32768 && abs(a.output[0].last!) <= 1.0 / 32768)   // faded to silence, plus dither
+        // Faded to silence, plus dither.
+        #expect(abs(a.output[0][0]) <= 1.0 / 32768 && abs(a.output[0].last!) <= 1.0 / 32768)
     }
 }
