@@ -86,6 +86,8 @@ struct CodecOvershootTests {
         #expect(!CodecOvershoot.limiterOnlyMoved(gainMoveDB: 0.2, ceilingMoveDB: 0, limited: true))
     }
 
+    static let whole3s = CodecOvershoot.stretches(durationSeconds: 3)
+
     @Test func makeUpGainWithoutTheLimiterIsTheLoudnessMissing() throws {
         // 1 kHz at -20 dBFS a channel, 3 s: without the limiter loudness follows gain dB for dB,
         // so the gain found is the plan's plus what is missing, in one step.
@@ -96,8 +98,8 @@ struct CodecOvershootTests {
         }
         let captured = [[tone, tone]]
         let plan = NormalizePlan(gainDB: 2)
-        let at = try #require(try CodecTrial.loudness(plan: plan, sampleRate: rate, weights: [1, 1], durationSeconds: 3, captured: captured))
-        let found = try MediaNormalizer.limiterMakeUp(plan, wanted: at + 1.5, sampleRate: rate, weights: [1, 1], durationSeconds: 3,
+        let at = try #require(try CodecTrial.loudness(plan: plan, sampleRate: rate, weights: [1, 1], stretches: Self.whole3s, captured: captured))
+        let found = try MediaNormalizer.limiterMakeUp(plan, wanted: at + 1.5, sampleRate: rate, weights: [1, 1], stretches: Self.whole3s,
                                                       captured: captured)
         #expect(abs(found.gainDB - 3.5) < 0.01)
         #expect(found.slope.map { abs($0 - 1) < 0.01 } == true)
