@@ -11,6 +11,8 @@ extension MediaNormalizer {
         package var prediction: CodecOvershoot.Prediction?
         /// Loudness per dB of gain, when the second trial showed it.
         package var slope: Double?
+        /// The stream's landing (CodecLanding.plan), nil when nothing models its limiter.
+        package var landing: MediaLanding? = nil
         /// The whole stream as the analysis pass decoded it, when it was short enough to keep
         /// (StreamCapture): its encodes read it from memory instead of decoding it again.
         package var whole: (sampleRate: Int, channels: [[Float]])? = nil
@@ -38,6 +40,7 @@ extension MediaNormalizer {
         // pipes while the analysis pass runs (ended with it if it fails).
         var children = j.compensate && trials ? try CodecTrial.Children(input: input, encoding: j.encoding) : nil
         var whole: (sampleRate: Int, channels: [[Float]])? = nil
+        var model: LimitedLoudnessModel? = nil
         if j.compensate {
             let decoded = try opened.decoder(path: input, ordinal: j.ordinal)
             let rate = decoded.format.sampleRate
@@ -50,6 +53,7 @@ extension MediaNormalizer {
             let predicted = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
                                                           maxCompensationDB: settings.maxCompensationDB)
             j.plan = predicted.plan
+            model = predicted.model
             captured = windows?.captured
             whole = source.whole.map { (rate, $0) }
             passes = 1
@@ -77,72 +81,34 @@ extension MediaNormalizer {
         defer { ready.wait() }
         let settled = j.plan.gainDB
         var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil, whole: whole)
+        // The PCM output's plan of the same job: the limiter's depth there bounds the landing's.
+        let pcm = (gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP)
+        let limiter = MediaLanding.limiter(model: model, plan: j.plan, sourceLUFS: j.sourceLUFS, sourceTruePeakDBTP: j.sourceTruePeakDBTP,
+                                           plannedGainDB: j.plannedGainDB, maxCompensationDB: settings.maxCompensationDB)
+        var aim = CodecLanding.Aim(targetLUFS: j.targetLUFS, ceilingDBTP: settings.ceilingDBTP, rule: settings.rule, overshootDB: 0,
+                                   steersLoudness: settings.steersLoudness)
+        result.landing = limiter.map { MediaLanding(aim: aim, limiter: $0, pcm: pcm, plan: CodecLanding.plan(aim, limiter: $0, pcm: pcm)) }
         guard trials else { return result }
         let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
         guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
                                         bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { return result }
+        // The trial at the PCM output's plan: what the codec does to it is the codec's change and
+        // overshoot the one landing plan (CodecLanding.plan) makes room for.
         let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
                                    stretches: stretches, captured: captured, children: children)
         children = nil
         var p = t.prediction
         if !settings.steersLoudness { p.loudnessChangeLU = 0 }
-        let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
-                                      prediction: p, maxCompensationDB: settings.maxCompensationDB, streamSeconds: probe.durationSeconds)
-        let before = j.plan
-        apply(&j, gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
-        let gainMove = j.plan.gainDB - before.gainDB, ceilingMove = before.ceilingDBTP - j.plan.ceilingDBTP
-        if let captured, let wanted = t.beforeLUFS.map({ $0 - p.loudnessChangeLU }),
-           CodecOvershoot.limiterOnlyMoved(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
-            // Only the limiter's ceiling came down (for the codec's overshoot): what that takes from
-            // the loudness is found on the kept stretches in memory, without the codec, and made up
-            // by gain; the codec's share was measured by the one trial.
-            let found = try limiterMakeUp(j.plan, wanted: wanted, sampleRate: j.encoding.sampleRate, weights: j.weights,
-                                          stretches: stretches, captured: captured)
-            result.slope = found.slope
-            apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, found.gainDB)),
-                  limiterCeilingDBTP: j.plan.ceilingDBTP, settings: settings)
-        } else if CodecOvershoot.needsSecondTrial(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
-            let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
-                                       stretches: stretches, captured: captured)
-            p.trials += 1
-            if let a1 = t.afterLUFS, let a2 = u.afterLUFS {
-                result.slope = CodecOvershoot.slope(from: (before.gainDB, a1), to: (j.plan.gainDB, a2))
-            }
-            if let c = CodecOvershoot.correction(measuredLUFS: u.afterLUFS, measuredTruePeak: u.afterTruePeak, preCodecPeakDBTP: u.beforeTruePeak ?? -200,
-                                                 limiterCeilingDBTP: j.plan.ceilingDBTP, targetLUFS: t.beforeLUFS ?? j.targetLUFS,
-                                                 ceilingDBTP: settings.ceilingDBTP, lossy: true,
-                                                 checkLoudness: settings.steersLoudness && t.beforeLUFS != nil, toleranceLU: 0.05) {
-                let g = j.plan.gainDB + CodecOvershoot.gainStep(c.gainDeltaDB, slope: result.slope)
-                apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, g)),
-                      limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
-            }
+        aim.loudnessChangeLU = p.loudnessChangeLU
+        aim.overshootDB = CodecLanding.predictedOvershoot(p.peakOvershootDB, trialSeconds: p.seconds, streamSeconds: probe.durationSeconds)
+        if let limiter {
+            let planned = CodecLanding.plan(aim, limiter: limiter, pcm: pcm)
+            result.landing = MediaLanding(aim: aim, limiter: limiter, pcm: pcm, plan: planned)
+            MediaLanding.apply(planned, aim: aim, limiter: limiter, to: &j, pcmGainDB: pcm.gainDB, settings: settings)
         }
         result.job = j
         result.prediction = p
         return result
-    }
-
-    /// The gain at which `plan` (its ceiling as it is) makes the kept stretches `wanted` LUFS, by
-    /// secant steps from the plan's gain, each a run of the normaliser over the stretches in memory;
-    /// and the loudness per dB of gain seen there (nil when no step was needed).
-    package static func limiterMakeUp(_ plan: NormalizePlan, wanted: Double, sampleRate: Int, weights: [Double],
-                              stretches: [(start: Double, length: Double, lead: Double)],
-                              captured: [[[Float]]]) throws -> (gainDB: Double, slope: Double?) {
-        func loudness(_ g: Double) throws -> Double? {
-            var p = plan
-            p.gainDB = g
-            return try CodecTrial.loudness(plan: p, sampleRate: sampleRate, weights: weights, stretches: stretches, captured: captured)
-        }
-        var g = plan.gainDB
-        guard var l = try loudness(g) else { return (g, nil) }
-        var slope: Double? = nil
-        for _ in 0..<3 where abs(wanted - l) > 0.01 {
-            let next = g + CodecOvershoot.gainStep(wanted - l, slope: slope)
-            guard let m = try loudness(next) else { break }
-            if let s = CodecOvershoot.slope(from: (g, l), to: (next, m)) { slope = s }
-            g = next; l = m
-        }
-        return (g, slope)
     }
 
     /// The trial's stretches of a stream of `frames` (nil: unknown) placed from the analysis pass's

@@ -7,6 +7,9 @@ import JSONValue
 /// first (or `--stream`) audio stream's values at the top, each stream's under `streams` when
 /// there are several, and notes on what the encoder did.
 package enum MediaNormalizedRecord {
+    /// How close to the target a lossless stream must land, LU (a lossy one: CodecLanding.toleranceLU).
+    package static let losslessToleranceLU = 0.1
+
     /// Why a stream sent the file to further encodes: one clause per check that did, in order
     /// ("after the first encode the decoded true peak was over the ceiling, …"); nil when none did.
     package static func reencodeNote(who: String, codec: String, predicted: Bool, corrections: [(afterEncode: Int, reasons: [String])]) -> String? {
@@ -51,7 +54,7 @@ package enum MediaNormalizedRecord {
             if let tp = m.truePeakDBTP, (tp * 100).rounded() / 100 > s.ceilingDBTP, s.peakMode != .ignore {
                 notes.append("Stream \(r.ordinal): after \(run.encodes) encodes the decoded true peak is \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(s.ceilingDBTP)) dBTP ceiling.")
             }
-            let tolerance = CodecOvershoot.toleranceLU(lossy: encodings[r.ordinal]!.isLossy)
+            let tolerance = encodings[r.ordinal]!.isLossy ? CodecLanding.toleranceLU : losslessToleranceLU
             var shortfall: Double? = nil
             if s.peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - s.targetLUFS) > tolerance {
                 shortfall = s.targetLUFS - lufs
@@ -70,6 +73,7 @@ package enum MediaNormalizedRecord {
                                       "compensation_db": .double(r.codecCompensationDB, decimals: 2)])
             }
             o["encodes"] = .int(run.encodes)
+            if let l = r.landing { o["landing"] = CodecLandingNotes.landingJSON(l) }
             o["integrated_lufs"] = .optional(m.integratedLUFS, decimals: 2)
             o["true_peak_dbtp"] = .optional(m.truePeakDBTP, decimals: 2)
             o["sample_peak_dbfs"] = .optional(m.samplePeakDBFS, decimals: 2)
