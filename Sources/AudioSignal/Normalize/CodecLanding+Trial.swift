@@ -3,9 +3,9 @@ import Foundation
 /// A lossy file's codec predicted before its first encode: a few short stretches of the
 /// normalised audio are encoded with the same settings and decoded again, and what the codec did
 /// to them (its loudness change, its true-peak overshoot) moves the first encode: the loudness
-/// handed to the encoder by the change, the limiter's ceiling down by the overshoot. The check
-/// after the encode (CodecLanding.correction) stays: a prediction that missed costs one more
-/// encode. Numbers in, numbers out.
+/// handed to the encoder by the change, the limiter's ceiling down by the overshoot (CodecLanding.plan).
+/// A prediction that missed costs one more encode, planned from what the first one measured.
+/// Numbers in, numbers out.
 extension CodecLanding {
     /// The predicted overshoot is taken this much larger, and at least `trialFloorDB` larger: a
     /// few seconds of the file see fewer transients than the whole, and the codec's largest
@@ -96,28 +96,43 @@ extension CodecLanding {
         }
     }
 
-    /// The first encode's settings from a trial: the loudness handed to the encoder is the target
-    /// less the predicted change (`steersLoudness`); when the trial's peaks with the predicted
-    /// overshoot (`predictedOvershoot`) come over the ceiling less `marginDB` and the limiter
-    /// runs, its ceiling is lowered by that much (at most `maxCeilingDropDB`). Returns the trial
-    /// with `handedTargetLUFS` and `limiterCeilingDBTP` filled in.
-    /// `fileTruePeakDBTP`: the whole processed file's true peak, as the analysis predicts it
-    /// (nil: the trial's own peaks stand for it).
-    public static func firstEncode(_ trial: Trial, targetLUFS: Double, ceilingDBTP: Double, limiterCeilingDBTP: Double,
-                                   limiterMarginDB: Double = 0.15, limiting: Bool, steersLoudness: Bool,
-                                   fileTruePeakDBTP: Double? = nil, streamSeconds: Double? = nil) -> Trial {
-        var t = trial
-        if steersLoudness, let c = trial.loudnessChangeLU { t.handedTargetLUFS = targetLUFS - c }
-        let overshoot = predictedOvershoot(trial.peakOvershootDB, trialSeconds: trial.seconds, streamSeconds: streamSeconds)
-        let peaks = [trial.handedTruePeakDBTP, fileTruePeakDBTP].compactMap { $0 }.filter(\.isFinite)
-        t.predictedTruePeakDBTP = peaks.max().map { $0 + overshoot }
-        t.fileTruePeakDBTP = fileTruePeakDBTP
-        if limiting, let peak = peaks.max(), peak + overshoot > ceilingDBTP - marginDB {
-            // The limiter holds the peaks `limiterMarginDB` under its ceiling; the codec adds the overshoot.
-            let wanted = ceilingDBTP - marginDB - overshoot + limiterMarginDB
-            let ceiling = max(ceilingDBTP - maxCeilingDropDB + limiterMarginDB, min(limiterCeilingDBTP, ceilingDBTP, wanted))
-            if ceiling < limiterCeilingDBTP { t.limiterCeilingDBTP = ceiling }
+    /// The first encode's aim from a trial: the codec's loudness change as the trial measured it
+    /// (when the loudness is steered), its overshoot widened (`predictedOvershoot`) for a stream
+    /// of `streamSeconds`.
+    public static func aim(_ trial: Trial, targetLUFS: Double, ceilingDBTP: Double, rule: CodecPeakRule,
+                           steersLoudness: Bool, streamSeconds: Double? = nil) -> Aim {
+        Aim(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, rule: rule,
+            loudnessChangeLU: steersLoudness ? trial.loudnessChangeLU ?? 0 : 0,
+            overshootDB: predictedOvershoot(trial.peakOvershootDB, trialSeconds: trial.seconds, streamSeconds: streamSeconds),
+            steersLoudness: steersLoudness)
+    }
+}
+
+extension LimitedLoudnessModel {
+    /// The processed stream's largest true peak before the limiter at 0 dB of gain, dBTP (nil:
+    /// the analysis kept no peaks).
+    public var unlimitedTruePeakDBTP: Double? {
+        guard peakColumn.count > 0 else { return nil }
+        let peaks = FloatSpill.Reader(peakColumn)
+        var top: Float = 0
+        for _ in 0..<peakColumn.count { top = max(top, peaks.read()) }
+        return top > 0 ? 20 * log10(Double(top)) - analysedGainDB : nil
+    }
+
+    /// The landing's view of this analysis (CodecLanding.plan): the limiter of `settings` at any
+    /// ceiling, its gains searched within `maxCompensationDB` of `planGainDB`; nil when the
+    /// analysis kept no peaks.
+    public func landingLimiter(_ settings: TruePeakLimiter.Settings, planGainDB: Double, maxCompensationDB: Double) -> CodecLanding.Limiter? {
+        guard let peak = unlimitedTruePeakDBTP else { return nil }
+        let model = self
+        @Sendable func at(_ ceiling: Double) -> LimitedLoudnessModel? {
+            var s = settings
+            s.ceilingDBTP = ceiling
+            return model.withLimiter(s, limit: true)
         }
-        return t
+        return CodecLanding.Limiter(
+            peakDBTP: peak, marginDB: settings.marginDB,
+            loudness: { g, c in at(c)?.loudness(gainDB: g) },
+            gain: { t, c in at(c)?.gain(forTarget: t, planGainDB: planGainDB, maxCompensationDB: maxCompensationDB) ?? planGainDB })
     }
 }

@@ -137,12 +137,7 @@ extension LimitedLoudnessModel {
     /// The processed stream's largest true peak at `gainDB`, dBTP: the limiter's threshold when
     /// the peaks would pass it and the limiter runs (nil: the analysis kept no peaks).
     public func processedTruePeakDBTP(gainDB: Double) -> Double? {
-        guard peakColumn.count > 0 else { return nil }
-        let peaks = FloatSpill.Reader(peakColumn)
-        var top: Float = 0
-        for _ in 0..<peakColumn.count { top = max(top, peaks.read()) }
-        guard top > 0 else { return nil }
-        let peak = 20 * log10(Double(top)) + gainDB - analysedGainDB
+        guard let peak = unlimitedTruePeakDBTP.map({ $0 + gainDB }) else { return nil }
         return limit ? min(peak, 20 * log10(Double(threshold))) : peak
     }
 }

@@ -20,27 +20,26 @@ package enum CodecLandingNotes {
     package static func notes(_ l: CodecLandingReport, codec: String, targetLUFS: Double, ceilingDBTP: Double,
                       compensationDB: Double, maxCompensationDB: Double) -> [String] {
         var notes = ["The loudness and true peak are of the written file decoded again, after the \(codec) encoder (as lufs-measure reads it); the samples handed to the encoder measured \(lufs(l.handed.integratedLUFS)), \(dbtp(l.handed.truePeakDBTP))."]
-        if let t = l.trial { notes.append(trialNote(t, codec: codec, missed: !l.corrections.isEmpty)) }
-        let ordinals = ["first", "second", "third", "fourth"]
-        for (k, (c, before)) in zip(l.corrections, l.earlier).enumerated() {
-            var what: [String] = []
-            if c.forLoudness, let t = c.handedTargetLUFS { what.append("the loudness handed to the encoder moved to \(f(t)) LUFS") }
-            if c.forPeak {
-                what.append(c.limit ? "the limiter's ceiling lowered to \(f(c.limiterCeilingDBTP)) dBTP" : "the gain lowered by \(f(-c.gainDeltaDB)) dB")
-            }
+        if let t = l.trial { notes.append(trialNote(t, codec: codec, missed: !l.earlier.isEmpty)) }
+        if let before = l.earlier.first {
             var why: [String] = []
-            if c.forLoudness, let d = before.integratedLUFS { why.append("\(f(abs(d - targetLUFS))) LU \(d < targetLUFS ? "under" : "over") the target") }
-            if c.forPeak { why.append("its true peak over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling") }
-            let last = k == l.corrections.count - 1 ? " (\(l.encodes) encodes in all)" : ""
-            notes.append("The \(ordinals[min(k, 3)]) encode decoded to \(lufs(before.integratedLUFS)), \(dbtp(before.truePeakDBTP)): \(why.joined(separator: " and ")); so the file was encoded again with \(what.joined(separator: " and ")), to make up for what the codec did\(last).")
+            if l.reencodedFor.contains("loudness"), let d = before.integratedLUFS { why.append("\(f(abs(d - targetLUFS))) LU \(d < targetLUFS ? "under" : "over") the target") }
+            if l.reencodedFor.contains("peak") { why.append("its true peak over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling") }
+            if why.isEmpty { why.append("off what it was planned to give") }
+            let with = l.replans.first.map { "the gain at \(f($0.gainDB)) dB and the limiter's ceiling at \(f($0.limiterCeilingDBTP)) dBTP, planned again from what the codec did to the first and within the same bound on the limiting" }
+                ?? "the gain moved by what the codec did to the first"
+            notes.append("The first encode decoded to \(lufs(before.integratedLUFS)), \(dbtp(before.truePeakDBTP)): \(why.joined(separator: " and ")); so the file was encoded again (the last time) with \(with) (\(l.encodes) encodes in all).")
         }
+        if let o = l.outcome { notes += outcomeNotes(o, codec: codec, targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP) }
         if let s = shortfall(l, targetLUFS: targetLUFS) {
             let reason = abs(compensationDB) >= maxCompensationDB - 0.005
                 ? "reaching it would take more than \(Int(maxCompensationDB)) dB of limiting, which would squash the programme rather than touch its peaks. Use --peak reduce, a lower --target, or compress the programme first."
-                : "the \(codec) encoder changed the loudness by a different amount at the corrected level, and the file is encoded at most \(CodecLanding.maxCorrections + 1) times. A higher bit rate changes the loudness less."
+                : l.outcome?.gaveWay == .loudness && l.outcome?.rule == .hold
+                    ? "with --codec-peak hold the decoded true peak stays under the ceiling, and reaching the target would limit more than \(f(CodecLanding.extraLimitingBudgetDB)) dB deeper than a PCM output needs, so the gain came down instead. Use --codec-peak allow to keep the loudness (the decoded peak then passes the ceiling), a lower --target, or a lossless format."
+                    : "the \(codec) encoder changed the loudness by a different amount at the corrected level, and the file is encoded at most \(CodecLanding.maxEncodes) times. A higher bit rate changes the loudness less."
             notes.append("The written file is \(f(abs(s))) LU \(s > 0 ? "under" : "over") the \(LoudnessGate.compact(targetLUFS)) LUFS target after the codec: \(reason)")
         }
-        if CodecLanding.isOver(l.decoded.truePeakDBTP, ceilingDBTP: ceilingDBTP) {
+        if CodecLanding.isOver(l.decoded.truePeakDBTP, ceilingDBTP: ceilingDBTP), l.outcome?.gaveWay != .ceiling {
             notes.append("The written file's true peak is \(dbtp(l.decoded.truePeakDBTP)) after the codec, over the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling: the \(codec) encoder overshoots what it is handed by \(f(CodecLanding.peakOvershoot(handed: l.handed, decoded: l.decoded) ?? 0)) dB. Leave more headroom (a lower --true-peak), or use a higher bit rate or a lossless format.")
         }
         return notes
@@ -75,11 +74,31 @@ package enum CodecLandingNotes {
         ])
     }
 
+    /// What the rule did, when a limit gave way, and an extra limiting that couldn't be told.
+    package static func outcomeNotes(_ o: CodecLanding.Outcome, codec: String, targetLUFS: Double, ceilingDBTP: Double) -> [String] {
+        var notes: [String] = []
+        if o.gaveWay == .ceiling, let over = o.overCeilingDB {
+            notes.append("With --codec-peak allow the loudness stays on target and the samples handed to the \(codec) encoder stay under the \(LoudnessGate.compact(ceilingDBTP)) dBTP ceiling, with the limiting at most \(f(CodecLanding.extraLimitingBudgetDB)) dB deeper than a PCM output needs; the written file's true peak decodes \(f(over)) dB over the ceiling. Use --codec-peak hold to keep it under (the loudness then gives way), or a lossless format.")
+        }
+        if o.extraLimitingDB == nil {
+            notes.append("How much deeper the limiter reduced than a PCM output would is unknown (landing.extra_limiting_db is null): no analysis of the limiter was made for this file.")
+        }
+        return notes
+    }
+
+    /// `normalized.landing`: the rule, which limit gave way, the extra limiting and the decoded overshoot.
+    package static func landingJSON(_ o: CodecLanding.Outcome) -> JSON {
+        .object([
+            "rule": .string(o.rule.rawValue),
+            "gave_way": o.gaveWay.map { .string($0.rawValue) } ?? .null,
+            "extra_limiting_db": .optional(o.extraLimitingDB, decimals: 2),
+            "over_ceiling_db": .optional(o.overCeilingDB, decimals: 2),
+        ])
+    }
+
     package static func json(_ l: CodecLandingReport) -> JSON {
-        var reasons: [JSON] = []
-        if l.corrections.contains(where: \.forLoudness) { reasons.append(.string("loudness")) }
-        if l.corrections.contains(where: \.forPeak) { reasons.append(.string("peak")) }
-        let last = l.corrections.last
+        let reasons: [JSON] = l.reencodedFor.map { .string($0) }
+        let last = l.replans.last
         return .object([
             "handed_integrated_lufs": .optional(l.handed.integratedLUFS, decimals: 2),
             "handed_true_peak_dbtp": .optional(l.handed.truePeakDBTP, decimals: 2),
@@ -88,7 +107,7 @@ package enum CodecLandingNotes {
             "first_integrated_lufs": .optional(l.earlier.first?.integratedLUFS, decimals: 2),
             "first_true_peak_dbtp": .optional(l.earlier.first?.truePeakDBTP, decimals: 2),
             "reencoded_for": .array(reasons),
-            "limiter_ceiling_dbtp": .optional(last.flatMap { $0.limit ? $0.limiterCeilingDBTP : nil }, decimals: 2),
+            "limiter_ceiling_dbtp": .optional(last?.limiterCeilingDBTP, decimals: 2),
         ])
     }
 }

@@ -51,6 +51,8 @@ package struct LoudnessNormalizeJob {
     package var channels: Int? = nil
     /// The cache's limiter analyses (`--cache`): read instead of an analysis pass, kept after one.
     package var analyses: LimiterAnalysisCache? = nil
+    /// `--codec-peak`: the limit a lossy output gives up when both can't hold (CodecLanding.plan).
+    package var codecPeakRule: CodecPeakRule = .hold
     /// Limiter margin under the ceiling, dB (NormalizePlan's default).
     package static let limiterMargin = 0.15
     /// Passes over the stream when compensating for the limiter or fades (the written one included).
@@ -211,6 +213,7 @@ package struct LoudnessNormalizeJob {
         // when the target is the programme's own (not an album's gain or dialogue), its peak always.
         writer.steersLoudness = peakMode == .limit && !album && dialogue == nil
         writer.canLimit = peakMode == .limit
+        writer.codecPeakRule = codecPeakRule
         if let analyses, !src.converted {
             let weights = layout.weights, rate = out.sampleRate, identity = opened.identity
             let stamp = LimiterAnalysisCache.stamp(path: path, identity: identity)

@@ -58,7 +58,7 @@ public final class LufsNormalize: RecordTool {
             .whole("stream", "N", in: 0...1023, help: "In a media file with several audio streams, normalise only stream N (counted from 0 among the audio streams, like ffmpeg's 0:a:N); the others are copied unchanged. Default: every audio stream, each from its own measurement."),
             .flag("decode-encode-only", help: "Copy through the same decoder and encoder with no processing: the time a copy alone takes, to compare a normalisation with.",
                   rules: [.conflicts("report", message: "--decode-encode-only normalises nothing, so there is no --report to draw.")]),
-        ] + LufsNormalize.deliverySpecs + CacheOptions.specs,
+        ] + LufsNormalize.deliverySpecs + LufsNormalize.codecPeakSpecs + CacheOptions.specs,
         examples: [
             "lufs-measure media/ | lufs-normalize --preset social --out-dir build/",
             "lufs-normalize --target -16 --true-peak -1 --out-dir out a.wav b.flac",
@@ -92,6 +92,7 @@ public final class LufsNormalize: RecordTool {
         }
         let ceilingDBTP = try o.double("true-peak") ?? preset?.maxTruePeakDBTP ?? -1
         let peakMode = PeakMode(rawValue: try o.chosen("peak"))!
+        let codecPeak = try LufsNormalize.codecPeakRule(o)
 
         let inPlace = o.flag("in-place")
         let outDir = o.string("out-dir")
@@ -164,6 +165,7 @@ public final class LufsNormalize: RecordTool {
         if try o.double("target") == nil, !editsTags { job.monoTargetLUFS = preset?.monoTargetLUFS }
         job.rate = try LufsNormalize.lossyRate(o, format: formatName)
         job.channels = try LufsNormalize.channels(o, format: formatName)
+        job.codecPeakRule = codecPeak
         options = o
         cache = editsTags ? nil : try CacheOptions.open(o)
         job.analyses = cache.map(LimiterAnalysisCache.init)

@@ -129,6 +129,7 @@ public struct NormalizedFileRecord {
             o["encodes"] = .int(l.encodes)
             o["codec_check"] = CodecLandingNotes.json(l)
             o["codec_trial"] = l.trial.map(CodecLandingNotes.trialJSON) ?? .null
+            if let outcome = l.outcome { o["landing"] = CodecLandingNotes.landingJSON(outcome) }
         }
         if let d = downmix { o["downmix"] = DownmixWords.json(d) }
         if let r = rate { o["encoding"] = r.json(codec: LossyRate.Codec(codec: out.codec)) }

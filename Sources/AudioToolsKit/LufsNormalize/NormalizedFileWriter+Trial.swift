@@ -97,6 +97,16 @@ extension NormalizedFileWriter {
         package var model: LimitedLoudnessModel?
         package var analysisPasses = 0
         package var trial: CodecLanding.Trial?
+        /// The landing planned from the analysis (nil: no limiter, or no analysis to plan from).
+        package var landing: Landing? = nil
+    }
+
+    /// What the first encode was planned from, kept for the last one.
+    package struct Landing {
+        package var aim: CodecLanding.Aim
+        package var limiter: CodecLanding.Limiter
+        package var pcm: (gainDB: Double, limiterCeilingDBTP: Double)
+        package var plan: CodecLanding.Plan
     }
 
     package func trialled(_ decision: NormalizeDecision, targetLUFS: Double, source: AudioSource, cores: CoreBudget) throws -> Start {
@@ -139,33 +149,80 @@ extension NormalizedFileWriter {
         try source.seek(toFrame: 0)
         guard let measured else { return start }
         let plan = decision.plan
-        let t = CodecLanding.firstEncode(measured, targetLUFS: targetLUFS, ceilingDBTP: plan.ceilingDBTP,
-                                         limiterCeilingDBTP: plan.ceilingDBTP, limiterMarginDB: plan.limiterTiming.marginDB,
-                                         limiting: limiting, steersLoudness: steersLoudness,
-                                         fileTruePeakDBTP: model?.processedTruePeakDBTP(gainDB: trialPlan.gainDB),
-                                         streamSeconds: Double(total) / Double(rate))
-        start.trial = t
-        start.trial?.stretchesChosen = chosen
-        if let ceiling = t.limiterCeilingDBTP { lower(&start, to: ceiling) }
-        if let handedTarget = t.handedTargetLUFS {
-            // The gain moved by the codec's change (a first pass written at the plan's gain then
-            // lands), and a predicted gain aims at the moved target.
-            start.plan.gainDB += handedTarget - targetLUFS
-            start.trial?.gainDeltaDB = handedTarget - targetLUFS
-            if start.compensate { start.targetLUFS = handedTarget }
+        let aim = CodecLanding.aim(measured, targetLUFS: targetLUFS, ceilingDBTP: plan.ceilingDBTP, rule: codecPeakRule,
+                                   steersLoudness: steersLoudness, streamSeconds: Double(total) / Double(rate))
+        var t = measured
+        t.stretchesChosen = chosen
+        let filePeak = model?.processedTruePeakDBTP(gainDB: trialPlan.gainDB)
+        t.fileTruePeakDBTP = filePeak
+        if steersLoudness { t.handedTargetLUFS = aim.handedTargetLUFS }
+        if limiting, let model, let limiter = model.landingLimiter(plan.limiterTiming, planGainDB: plan.gainDB, maxCompensationDB: maxCompensationDB) {
+            // The landing planned once from the analysis: the gain and the limiter's ceiling set
+            // here, written as they are (no search on the written pass).
+            let pcm = (gainDB: trialPlan.gainDB, limiterCeilingDBTP: plan.ceilingDBTP)
+            let landing = Landing(aim: aim, limiter: limiter, pcm: pcm, plan: CodecLanding.plan(aim, limiter: limiter, pcm: pcm))
+            start.landing = landing
+            t.predictedTruePeakDBTP = landing.plan.predictedTruePeakDBTP
+            if landing.plan.limiterCeilingDBTP < plan.ceilingDBTP - 1e-9, landing.plan.depthDB > 0 {
+                t.limiterCeilingDBTP = landing.plan.limiterCeilingDBTP
+            }
+            t.gainDeltaDB = landing.plan.gainDB - trialPlan.gainDB
+            apply(landing.plan, to: &start, quiet: landing.plan.depthDB == 0 && !decision.compensate, aim: aim)
+        } else {
+            // No analysis to bound the limiting by: the gain moved by the codec's change, the ceiling kept.
+            t.predictedTruePeakDBTP = filePeak.map { $0 + aim.overshootDB }
+            if steersLoudness {
+                t.gainDeltaDB = aim.handedTargetLUFS - targetLUFS
+                start.plan.gainDB += t.gainDeltaDB
+                if start.compensate { start.targetLUFS = aim.handedTargetLUFS }
+            }
         }
+        start.trial = t
         return start
     }
 
-    /// The limiter's ceiling of the first encode lowered to `ceiling`; a lower ceiling takes
-    /// loudness away, so the gain is predicted again from the analysis.
-    private func lower(_ start: inout Start, to ceiling: Double) {
-        start.plan.ceilingDBTP = ceiling
-        start.plan.limiterTiming.ceilingDBTP = ceiling
-        if steersLoudness {
-            start.compensate = true
-            start.firstPassMayLand = false
-            start.model = start.model?.withLimiter(start.plan.limiterTiming, limit: start.plan.limit)
+    /// The first encode written at `plan`'s gain and ceiling, with no search on the written pass.
+    /// A plan the limiter does nothing in (`quiet`), whose gain needed no compensation, keeps the
+    /// plan's ceiling and takes the codec's change on the plan's gain.
+    private func apply(_ plan: CodecLanding.Plan, to start: inout Start, quiet: Bool, aim: CodecLanding.Aim) {
+        if quiet {
+            if steersLoudness { start.plan.gainDB += aim.handedTargetLUFS - aim.targetLUFS }
+            return
         }
+        start.plan.gainDB = plan.gainDB
+        start.plan.ceilingDBTP = plan.limiterCeilingDBTP
+        start.plan.limiterTiming.ceilingDBTP = plan.limiterCeilingDBTP
+        start.compensate = false
+        start.firstPassMayLand = false
+    }
+
+    /// The last encode's settings when the first missed what it aimed at, and why (nil: it
+    /// stands): planned again (CodecLanding.plan) from the codec's change and overshoot as the
+    /// first encode measured them, within the same bound; without an analysis, the gain moved by
+    /// the loudness missed and lowered by the peak's excess (the limiter's ceiling kept).
+    package func nextEncode(_ start: Start, decision: NormalizeDecision, report: NormalizeReport, handed: CodecLanding.Levels,
+                            decoded: CodecLanding.Levels, targetLUFS: Double) -> (plan: NormalizePlan, landing: CodecLanding.Plan?, reasons: [String])? {
+        let ceiling = decision.plan.ceilingDBTP
+        var reasons: [String] = []
+        if steersLoudness, CodecLanding.isOff(decoded.integratedLUFS, targetLUFS: targetLUFS) { reasons.append("loudness") }
+        if let tp = decoded.truePeakDBTP, tp.isFinite, tp > ceiling + CodecLanding.marginDB { reasons.append("peak") }
+        var plan = start.plan
+        if let l = start.landing {
+            guard CodecLanding.missed(l.plan, decoded: decoded, aim: l.aim) else { return nil }
+            let aim = CodecLanding.reaimed(l.aim, handed: handed, decoded: decoded)
+            let next = CodecLanding.plan(aim, limiter: l.limiter, pcm: l.pcm)
+            plan.gainDB = next.gainDB
+            plan.ceilingDBTP = next.limiterCeilingDBTP
+            plan.limiterTiming.ceilingDBTP = next.limiterCeilingDBTP
+            if reasons.isEmpty { reasons.append("loudness") }
+            return (plan, next, reasons)
+        }
+        guard !reasons.isEmpty else { return nil }
+        plan.gainDB = report.gainDB
+        if reasons.contains("loudness"), let d = decoded.integratedLUFS { plan.gainDB += targetLUFS - d }
+        if let tp = decoded.truePeakDBTP, tp > ceiling + CodecLanding.marginDB, codecPeakRule == .hold || !canLimit {
+            plan.gainDB = min(plan.gainDB, report.gainDB - (tp - ceiling))
+        }
+        return (plan, nil, reasons)
     }
 }

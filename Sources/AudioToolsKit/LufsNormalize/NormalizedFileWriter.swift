@@ -7,8 +7,8 @@ import ToolRunner
 /// committed, so a failure leaves nothing behind), with a loudness meter on the samples written.
 /// Compensated plans predict their gain from one analysis pass first (NormalizePipeline+Prediction).
 /// A lossy output is decoded again before it is committed and measured after its codec; when it
-/// is off the target or over the ceiling it is encoded once more, corrected by what the codec did
-/// (CodecLanding).
+/// misses its plan it is encoded once more (the last time), planned again from what the codec did
+/// to the first encode, within the same bound on the limiting (CodecLanding.plan).
 public struct NormalizedFileWriter {
     public var outPath: String
     public var format: LufsNormalizeFormat
@@ -29,6 +29,8 @@ public struct NormalizedFileWriter {
     /// The source's limiter analysis kept from an earlier run (the cache), used instead of an
     /// analysis pass; it still counts as a pass, so the record is the same with or without it.
     public var storedAnalysis: StoredLimiterAnalysis? = nil
+    /// `--codec-peak`: which limit a lossy output gives up when both can't hold (CodecLanding.plan).
+    public var codecPeakRule: CodecPeakRule = .hold
     /// Judges what is about to be committed (it throws to refuse it: the file is then abandoned,
     /// never put in place).
     public var check: ((Written) throws -> Void)? = nil
@@ -96,40 +98,21 @@ public struct NormalizedFileWriter {
             }
             let ceiling = decision.plan.ceilingDBTP
             var landing = CodecLandingReport(encodes: first.writtenPasses, handed: handed, decoded: checked.levels, earlier: [],
-                                             corrections: [], steersLoudness: steersLoudness)
+                                             steersLoudness: steersLoudness)
             landing.trial = start.trial
-            var report = first.report, plan = start.plan, model = first.model ?? start.model, meter = checked.meter
-            while landing.corrections.count < CodecLanding.maxCorrections,
-                  let c = CodecLanding.correction(handed: landing.handed, decoded: landing.decoded, targetLUFS: targetLUFS,
-                                                  ceilingDBTP: ceiling, limiterCeilingDBTP: plan.ceilingDBTP,
-                                                  limiterMarginDB: plan.limiterTiming.marginDB, limiting: plan.limit,
-                                                  steersLoudness: steersLoudness, canLimit: canLimit) {
-                // Encoded once more, corrected by what the codec did.
+            var report = first.report, meter = checked.meter
+            if landing.encodes < CodecLanding.maxEncodes,
+               let next = nextEncode(start, decision: decision, report: report, handed: landing.handed, decoded: landing.decoded,
+                                     targetLUFS: targetLUFS) {
+                // Encoded once more (the last time), planned from what the codec did to the first.
                 sink.abandon()
-                let previousGainDB = report.gainDB
-                plan.limit = c.limit
-                plan.ceilingDBTP = c.limiterCeilingDBTP
-                plan.limiterTiming.ceilingDBTP = c.limiterCeilingDBTP
-                // The gain predicted again from the analysis when the limiter's ceiling moved, or the
-                // first write was predicted from one; else moved by the codec's change (little limiting).
-                let steered = c.handedTargetLUFS != nil
-                let compensate = steered && ((c.forPeak && c.limit) || (decision.compensate && model != nil))
-                if compensate {
-                    plan.gainDB = decision.plan.gainDB
-                } else {
-                    let steer = c.handedTargetLUFS.flatMap { t in landing.handed.integratedLUFS.map { t - $0 } } ?? 0
-                    plan.gainDB = previousGainDB + steer + c.gainDeltaDB
-                }
                 try source.seek(toFrame: 0)
-                let next = try writeRound(plan, compensate: compensate, firstPassMayLand: false,
-                                          targetLUFS: c.handedTargetLUFS ?? targetLUFS, source: source, cores: cores,
-                                          model: compensate ? model?.withLimiter(plan.limiterTiming, limit: plan.limit) : nil,
-                                          maxWrittenPasses: 1)
-                sink = next.sink
-                if next.model != nil { model = next.model }
+                let again = try writeRound(next.plan, compensate: false, firstPassMayLand: false, targetLUFS: targetLUFS,
+                                           source: source, cores: cores, model: nil, maxWrittenPasses: 1)
+                sink = again.sink
                 try sink.finishEncoding()
-                let passes = report.passes + next.report.passes
-                report = next.report
+                let passes = report.passes + again.report.passes
+                report = again.report
                 report.compensationDB = report.gainDB - decision.plan.gainDB
                 report.passes = passes
                 report.predictionMissLU = first.report.predictionMissLU
@@ -137,24 +120,29 @@ public struct NormalizedFileWriter {
                 // first one in that state: its numbers are the samples handed to the encoder.
                 var rechecked: (meter: LoudnessMeter, levels: CodecLanding.Levels)? = nil
                 var unchecked = "the unnamed file could not be reopened to decode it"
-                if let again = sink.readablePath {
+                if let path = sink.readablePath {
                     do {
-                        rechecked = try measureWritten(again, cores: cores)
+                        rechecked = try measureWritten(path, cores: cores)
                         unchecked = "the decoder gave another channel count"
                     } catch {
                         unchecked = "the written file could not be decoded again"
                     }
                 }
                 guard let rechecked else {
-                    return try commit(sink, Written(report: report, meter: next.meter, uncheckedReason: unchecked))
+                    return try commit(sink, Written(report: report, meter: again.meter, uncheckedReason: unchecked))
                 }
-                landing.encodes += next.writtenPasses
+                landing.encodes += again.writtenPasses
                 landing.earlier.append(landing.decoded)
-                landing.corrections.append(c)
-                landing.handed = levels(next.meter)
+                if let p = next.landing { landing.replans.append(p) }
+                landing.reencodedFor = next.reasons
+                landing.handed = levels(again.meter)
                 landing.decoded = rechecked.levels
                 meter = rechecked.meter
             }
+            // Without the limiter (`--peak reduce`) neither output limits; with it and no analysis, the PCM output's depth is unknown.
+            landing.outcome = CodecLanding.outcome(rule: codecPeakRule, decoded: landing.decoded, targetLUFS: targetLUFS,
+                                                   ceilingDBTP: ceiling, steersLoudness: steersLoudness, depthDB: report.maxReductionDB,
+                                                   pcmDepthDB: canLimit ? start.landing?.plan.pcmDepthDB : 0)
             return try commit(sink, Written(report: report, meter: meter, landing: landing))
         } catch {
             sink.abandon()

@@ -45,18 +45,17 @@ import Testing
         #expect(t.handedTruePeakDBTP == -1.15)
     }
 
-    @Test func theFirstEncodeIsMovedByThePrediction() {
+    @Test func theFirstEncodesAimIsThePrediction() {
         let t = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
                                    decoded: [L(integratedLUFS: -9.1, truePeakDBTP: -0.75)], seconds: 2.5)
-        let m = CodecLanding.firstEncode(t, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
-                                         limiting: true, steersLoudness: true)
-        #expect(abs(m.handedTargetLUFS! - -8.9) < 1e-9)
-        // Peaks held at the ceiling less 0.15, plus 0.4 + 0.4 dB (more than 1.5 x 0.4), under the ceiling less 0.1.
-        #expect(abs(m.limiterCeilingDBTP! - (-1 - 0.1 - 0.8 + 0.15)) < 1e-9)
+        let a = CodecLanding.aim(t, targetLUFS: -9, ceilingDBTP: -1, rule: .hold, steersLoudness: true)
+        #expect(abs(a.handedTargetLUFS - -8.9) < 1e-9)
+        // 0.4 dB seen, 0.4 + 0.4 dB (more than 1.5 x 0.4) made room for.
+        #expect(abs(a.overshootDB - 0.8) < 1e-9)
         #expect(abs(CodecLanding.predictedOvershoot(2) - 3) < 1e-9)
-        // Not steered (--peak reduce, an album): the loudness is left; no limiter: its ceiling too.
-        let n = CodecLanding.firstEncode(t, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiting: false, steersLoudness: false)
-        #expect(n.handedTargetLUFS == nil && n.limiterCeilingDBTP == nil)
+        // Not steered (--peak reduce, an album): the loudness is left.
+        let n = CodecLanding.aim(t, targetLUFS: -9, ceilingDBTP: -1, rule: .hold, steersLoudness: false)
+        #expect(n.handedTargetLUFS == -9)
     }
 
     @Test func aLongStreamWidensThePredictedOvershoot() {
@@ -66,30 +65,5 @@ import Testing
         #expect(abs(CodecLanding.predictedOvershoot(0.5, trialSeconds: 7.5, streamSeconds: 12_000) - 1.4) < 1e-9)
         // A length not known: the allowance alone.
         #expect(abs(CodecLanding.predictedOvershoot(0.5, trialSeconds: nil, streamSeconds: 12_000) - 0.9) < 1e-9)
-        // The first encode of a long file makes room for it: 0.4 + 0.4 + 0.25 under the ceiling less 0.1.
-        let t = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
-                                   decoded: [L(integratedLUFS: -9, truePeakDBTP: -0.75)], seconds: 7.5)
-        let m = CodecLanding.firstEncode(t, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
-                                         limiting: true, steersLoudness: true, streamSeconds: 1200)
-        #expect(abs(m.limiterCeilingDBTP! - (-1 - 0.1 - 1.05 + 0.15)) < 1e-9)
-    }
-
-    @Test func quietPeaksLeaveTheCeiling() {
-        let quiet = CodecLanding.Trial(handed: [L(integratedLUFS: -16, truePeakDBTP: -8)],
-                                       decoded: [L(integratedLUFS: -16.05, truePeakDBTP: -7.5)], seconds: 2.5)
-        #expect(CodecLanding.firstEncode(quiet, targetLUFS: -16, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiting: true,
-                                         steersLoudness: true).limiterCeilingDBTP == nil)
-        // A trial that showed no overshoot on limited peaks still makes room for the floor.
-        let clean = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
-                                       decoded: [L(integratedLUFS: -9, truePeakDBTP: -1.2)], seconds: 2.5)
-        let c = CodecLanding.firstEncode(clean, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
-                                         limiting: true, steersLoudness: true)
-        #expect(abs(c.limiterCeilingDBTP! - (-1 - 0.1 - 0.4 + 0.15)) < 1e-9)
-        // A huge overshoot lowers the ceiling no more than maxCeilingDropDB.
-        let wild = CodecLanding.Trial(handed: [L(integratedLUFS: -9, truePeakDBTP: -1.15)],
-                                      decoded: [L(integratedLUFS: -9, truePeakDBTP: 8)], seconds: 2.5)
-        let w = CodecLanding.firstEncode(wild, targetLUFS: -9, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
-                                         limiting: true, steersLoudness: true)
-        #expect(abs(w.limiterCeilingDBTP! - (-1 - CodecLanding.maxCeilingDropDB + 0.15)) < 1e-9)
     }
 }

@@ -81,18 +81,4 @@ import Testing
         #expect(abs(m.processedTruePeakDBTP(gainDB: 6)! - 20 * log10(Double(m.threshold))) < 1e-9)
         #expect(abs(m.processedTruePeakDBTP(gainDB: 0)! - 20 * log10(0.5)) < 1e-5)
     }
-
-    @Test func theFileNotTheTrialDecidesTheCeiling() {
-        typealias L = CodecLanding.Levels
-        // The trial's stretches peaked at −3 dBTP and overshot by 0.3 dB; the file's processed
-        // peak is the limiter's −1.15: 0.3 + 0.4 over it comes over −1.1, so the ceiling drops.
-        let t = CodecLanding.Trial(handed: [L(integratedLUFS: -16, truePeakDBTP: -3)],
-                                   decoded: [L(integratedLUFS: -16.1, truePeakDBTP: -2.7)], seconds: 2.5)
-        let alone = CodecLanding.firstEncode(t, targetLUFS: -16, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiting: true, steersLoudness: true)
-        #expect(alone.limiterCeilingDBTP == nil)
-        let m = CodecLanding.firstEncode(t, targetLUFS: -16, ceilingDBTP: -1, limiterCeilingDBTP: -1, limiterMarginDB: 0.15,
-                                         limiting: true, steersLoudness: true, fileTruePeakDBTP: -1.15)
-        #expect(Self.close(m.limiterCeilingDBTP!, -1 - 0.1 - 0.7 + 0.15))
-        #expect(Self.close(m.predictedTruePeakDBTP!, -1.15 + 0.7))
-    }
 }
