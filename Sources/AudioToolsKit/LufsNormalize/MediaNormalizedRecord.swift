@@ -73,7 +73,7 @@ package enum MediaNormalizedRecord {
                                       "compensation_db": .double(r.codecCompensationDB, decimals: 2)])
             }
             o["encodes"] = .int(run.encodes)
-            if let l = r.landing { o["landing"] = CodecLandingNotes.landingJSON(l) }
+            if e.isLossy, let l = r.landing { o["landing"] = CodecLandingNotes.landingJSON(l) }
             o["integrated_lufs"] = .optional(m.integratedLUFS, decimals: 2)
             o["true_peak_dbtp"] = .optional(m.truePeakDBTP, decimals: 2)
             o["sample_peak_dbfs"] = .optional(m.samplePeakDBFS, decimals: 2)

@@ -51,7 +51,7 @@ struct CodecOvershootTests {
         var energies = [Float](repeating: 1e-3, count: hops * LimitedLoudnessModel.unitsPerHop)
         var peaks = [Float](repeating: 0.05, count: hops * LimitedLoudnessModel.unitsPerHop)
         for u in (170 * LimitedLoudnessModel.unitsPerHop) ..< (180 * LimitedLoudnessModel.unitsPerHop) { peaks[u] = 1.2; energies[u] = 2e-3 }
-        let model = LimitedLoudnessModel(energies: energies, peaks: peaks, hop: hop / LimitedLoudnessModel.unitsPerHop, sampleRate: rate, limit: true,
+        let model = LimitedLoudnessModel(energies: energies, peaks: peaks, hop: hop, sampleRate: rate, limit: true,
                                          settings: TruePeakLimiter.Settings(ceilingDBTP: -1))
         let placed = try #require(MediaNormalizer.placedStretches(model, plan: NormalizePlan(gainDB: 0, ceilingDBTP: -1, limit: true), frames: 30 * rate))
         #expect(placed.allSatisfy { $0.start % CodecLanding.codecGridFrames == 0 })
