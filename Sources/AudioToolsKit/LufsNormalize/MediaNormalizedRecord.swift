@@ -25,6 +25,17 @@ package enum MediaNormalizedRecord {
         return "\(who): \(predicted ? "the prediction missed: " : "")\(clauses.joined(separator: "; ")) (\(codec) encoder); \(each)."
     }
 
+    /// Why a stream's written loudness is off the target.
+    static func shortfallReason(_ r: MediaNormalizer.StreamResult, settings s: MediaNormalization.Settings, encodes: Int) -> String {
+        if r.compensationDB - r.codecCompensationDB >= s.maxCompensationDB - 0.005 || abs(r.codecCompensationDB) >= s.maxCompensationDB - 0.005 {
+            return "the compensation reached its \(LoudnessGate.compact(s.maxCompensationDB)) dB limit"
+        }
+        if r.landing?.gaveWay == .loudness, r.landing?.rule == .hold {
+            return "with --codec-peak hold the decoded true peak stays under the ceiling, and reaching the target would limit more than \(String(format: "%.1f", CodecLanding.extraLimitingBudgetDB)) dB deeper than a PCM output needs, so the gain came down instead (--codec-peak allow keeps the loudness, the decoded peak then passing the ceiling)"
+        }
+        return "the limiter and the codec together didn't settle within the \(encodes) encode\(encodes == 1 ? "" : "s") allowed"
+    }
+
     /// `delivered`: how many streams the output holds.
     package static func json(_ run: MediaNormalization.Outcome, probe: MediaProbe, audio: [MediaStream], delivered: Int, chosen: [Int],
                      encodings: [Int: MediaAudioEncoding], muxer: String, outPath: String, losses: [String],
@@ -41,7 +52,7 @@ package enum MediaNormalizedRecord {
             let who = many ? "Stream \(r.ordinal)" : "The stream"
             let codec = encodings[r.ordinal]!.displayName
             if let p = r.prediction {
-                notes.append("\(who): a trial \(codec) encode of \(String(format: "%.1f", p.seconds)) s predicted the codec's loudness change (\(String(format: "%+.2f", p.loudnessChangeLU)) LU, compensated) and true-peak overshoot (\(String(format: "%.2f", p.peakOvershootDB)) dB, kept under the ceiling) before the one encode.")
+                notes.append("\(who): a trial \(codec) encode of \(String(format: "%.1f", p.seconds)) s predicted the codec's loudness change (\(String(format: "%+.2f", p.loudnessChangeLU)) LU, compensated) and true-peak overshoot (\(String(format: "%.2f", p.peakOvershootDB)) dB, widened for the stream's length and taken off the limiter's ceiling) before the first encode.")
             }
             if let note = reencodeNote(who: who, codec: codec, predicted: r.prediction != nil, corrections: r.corrections) { notes.append(note) }
         }
@@ -58,7 +69,12 @@ package enum MediaNormalizedRecord {
             var shortfall: Double? = nil
             if s.peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - s.targetLUFS) > tolerance {
                 shortfall = s.targetLUFS - lufs
-                notes.append("Stream \(r.ordinal): after \(run.encodes) encode\(run.encodes == 1 ? "" : "s") the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target, more than the \(String(format: "%.1f", tolerance)) LU \(encodings[r.ordinal]!.isLossy ? "a lossy" : "a lossless") codec is held to: \(r.compensationDB - r.codecCompensationDB >= s.maxCompensationDB - 0.005 || abs(r.codecCompensationDB) >= s.maxCompensationDB - 0.005 ? "the compensation reached its \(LoudnessGate.compact(s.maxCompensationDB)) dB limit" : "the limiter and the codec together didn't settle within the \(run.encodes) encodes allowed").")
+                notes.append("Stream \(r.ordinal): after \(run.encodes) encode\(run.encodes == 1 ? "" : "s") the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target, more than the \(String(format: "%.1f", tolerance)) LU \(encodings[r.ordinal]!.isLossy ? "a lossy" : "a lossless") codec is held to: \(shortfallReason(r, settings: s, encodes: run.encodes)).")
+            }
+            if encodings[r.ordinal]!.isLossy, let l = r.landing {
+                let who = many ? "Stream \(r.ordinal): " : ""
+                notes += CodecLandingNotes.outcomeNotes(l, codec: encodings[r.ordinal]!.displayName, targetLUFS: s.targetLUFS, ceilingDBTP: s.ceilingDBTP)
+                    .map { who.isEmpty ? $0 : who + $0.prefix(1).lowercased() + $0.dropFirst() }
             }
             var o: [String: JSON] = MediaAudioStreams.json(audio[r.ordinal], ordinal: r.ordinal)
             let e = encodings[r.ordinal]!
