@@ -193,15 +193,16 @@ extension CodecLanding {
         return false
     }
 
-    /// The aim of the next encode: the codec's change and overshoot as the last encode measured
-    /// them (what it was handed, what it decoded to), at least the overshoot aimed at before
-    /// when the decoded peak still came over.
+    /// The aim of the last encode: the codec's change and overshoot as the first encode measured
+    /// them (what it was handed, what it decoded to), at least the overshoot aimed at before when
+    /// the decoded peak still came over, and `marginDB` more: there is no further encode to
+    /// correct it, and audio limited a little deeper gives the codec a little more to overshoot.
     public static func reaimed(_ aim: Aim, handed: Levels, decoded: Levels) -> Aim {
         var a = aim
         if let c = loudnessChange(handed: handed, decoded: decoded), abs(c) <= trialLimitLU { a.loudnessChangeLU = c }
         if let o = peakOvershoot(handed: handed, decoded: decoded) {
             let over = decoded.truePeakDBTP.map { $0 > aim.ceilingDBTP } ?? false
-            a.overshootDB = over ? max(o, aim.overshootDB + (decoded.truePeakDBTP! - aim.ceilingDBTP)) : o
+            a.overshootDB = (over ? max(o, aim.overshootDB + (decoded.truePeakDBTP! - aim.ceilingDBTP)) : o) + marginDB
         }
         return a
     }
@@ -216,6 +217,14 @@ extension CodecLanding {
         public init(rule: CodecPeakRule, gaveWay: GaveWay?, extraLimitingDB: Double?, overCeilingDB: Double?) {
             self.rule = rule; self.gaveWay = gaveWay; self.extraLimitingDB = extraLimitingDB; self.overCeilingDB = overCeilingDB
         }
+    }
+
+    /// The PCM output's deepest reduction, from the plan the written file was made by and the
+    /// limiter's deepest reduction as written (`writtenDepthDB`): the analysis's figure moved by
+    /// how far the written limiter read from the plan's (the same loudest peak sets both depths,
+    /// so the analysis's error on it is the same in both).
+    public static func pcmDepth(_ plan: Plan, writtenDepthDB: Double) -> Double {
+        plan.depthDB > 0 && plan.pcmDepthDB > 0 ? max(0, plan.pcmDepthDB + writtenDepthDB - plan.depthDB) : plan.pcmDepthDB
     }
 
     /// The outcome of the written file: `depthDB` the limiter's deepest reduction as written,

@@ -78,7 +78,7 @@ public struct NormalizedFileRecord {
         if report.framesLimited > 0 {
             let seconds = Double(report.framesLimited) / Double(out.sampleRate)
             notes.append("The limiter reduced \(report.framesLimited) frames (\(String(format: "%.2f", seconds)) s) by up to \(String(format: "%.2f", report.maxReductionDB)) dB" +
-                         (abs(report.compensationDB) >= 0.005 ? "; \(String(format: "%.2f", report.compensationDB)) dB of extra gain kept the loudness on target." : "."))
+                         (abs(report.compensationDB) >= 0.005 ? "; \(String(format: "%.2f", report.compensationDB)) dB of extra gain " + (shortfall == nil ? "kept the loudness on target." : "made up part of what it took.") : "."))
         }
         if let miss = report.predictionMissLU {
             notes.append("The predicted compensation left the first write \(String(format: "%.2f", abs(miss))) LU \(miss < 0 ? "under" : "over") the target, so the file was written a second time with that miss taken off.")

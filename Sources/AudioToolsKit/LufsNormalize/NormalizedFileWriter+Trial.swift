@@ -170,7 +170,7 @@ extension NormalizedFileWriter {
             apply(landing.plan, to: &start, quiet: landing.plan.depthDB == 0 && !decision.compensate, aim: aim)
         } else {
             // No analysis to bound the limiting by: the gain moved by the codec's change, the ceiling kept.
-            t.predictedTruePeakDBTP = filePeak.map { $0 + aim.overshootDB }
+            t.predictedTruePeakDBTP = [measured.handedTruePeakDBTP, filePeak].compactMap { $0 }.filter(\.isFinite).max().map { $0 + aim.overshootDB }
             if steersLoudness {
                 t.gainDeltaDB = aim.handedTargetLUFS - targetLUFS
                 start.plan.gainDB += t.gainDeltaDB

@@ -55,12 +55,11 @@ public struct NormalizedFileWriter {
     }
 
     /// One write of the file: the report, its uncommitted sink, the meter of the samples handed
-    /// to it, the analysis model made on the way, and how many times it was written.
+    /// to it, and how many times it was written.
     package struct Round {
         package var report: NormalizeReport
         package var sink: SndfileSink
         package var meter: LoudnessMeter
-        package var model: LimitedLoudnessModel?
         package var writtenPasses: Int
     }
 
@@ -142,7 +141,8 @@ public struct NormalizedFileWriter {
             // Without the limiter (`--peak reduce`) neither output limits; with it and no analysis, the PCM output's depth is unknown.
             landing.outcome = CodecLanding.outcome(rule: codecPeakRule, decoded: landing.decoded, targetLUFS: targetLUFS,
                                                    ceilingDBTP: ceiling, steersLoudness: steersLoudness, depthDB: report.maxReductionDB,
-                                                   pcmDepthDB: canLimit ? start.landing?.plan.pcmDepthDB : 0)
+                                                   pcmDepthDB: canLimit ? (landing.replans.last ?? start.landing?.plan).map {
+                                                       CodecLanding.pcmDepth($0, writtenDepthDB: report.maxReductionDB) } : 0)
             return try commit(sink, Written(report: report, meter: meter, landing: landing))
         } catch {
             sink.abandon()
@@ -220,14 +220,14 @@ public struct NormalizedFileWriter {
                 } else if model == nil, !firstPassMayLand {
                     storedAnalysis?.keep(result.model, madeFor: plan)
                 }
-                return Round(report: result.report, sink: sink!, meter: finalMeter!, model: result.model,
+                return Round(report: result.report, sink: sink!, meter: finalMeter!,
                              writtenPasses: result.prediction.writtenPasses)
             }
             let output = try makeOutput()
             let report = try NormalizePipeline.run(plan, source: source, sink: output.sink, decodeAhead: cores.hasSpareCore,
                                                    onOutputBlock: output.onOutputBlock)
             metering?.finish()
-            return Round(report: report, sink: sink!, meter: finalMeter!, model: nil, writtenPasses: 1)
+            return Round(report: report, sink: sink!, meter: finalMeter!, writtenPasses: 1)
         } catch {
             sink?.abandon()
             throw error

@@ -2,8 +2,10 @@
 # 48 kHz stereo WAV (the bench's music) to -9 LUFS (the limiter works) and a quiet one to -16 LUFS
 # (plain gain), under -1 dBTP. For each: how far off the target and the ceiling the written file
 # is when lufs-measure decodes it, the encodes, the codec's true-peak overshoot the trial saw and
-# the one the written file shows, and the time, beside the decode + encode floor and BASE_BIN (the
-# build before the change). Run with: python3 Tests/Bench/bench.py lossy_landing
+# the one the written file shows, the limiter's deepest reduction beyond the same job's WAV output
+# (the bound is 1.5 dB), the landing (--codec-peak's rule and which limit gave way), and the time,
+# beside the decode + encode floor and BASE_BIN (the build before the change). The matrix of real
+# recordings is the landing_matrix section. Run with: python3 Tests/Bench/bench.py lossy_landing
 
 
 def lossy_landing():
@@ -26,6 +28,15 @@ def lossy_landing():
         except Exception:
             return {}
 
+    def pcm_depth(binary, wav, target):
+        dest = os.path.join(out, f"pcm{target}")
+        r = subprocess.run([os.path.join(binary, "lufs-normalize"), "-j", "1", "--overwrite", "--format", "wav", "--target", str(target),
+                            "--true-peak", "-1", "--out-dir", dest, wav], capture_output=True, text=True)
+        try:
+            return (json.loads(r.stdout.splitlines()[0]).get("normalized", {}).get("limiter") or {}).get("max_reduction_db") or 0.0
+        except Exception:
+            return None
+
     for fmt in ["mp3", "ogg", "opus"]:
         for wav, target in [(loud, -9), (quiet, -16)]:
             name = os.path.splitext(os.path.basename(wav))[0]
@@ -43,6 +54,9 @@ def lossy_landing():
                 except Exception:
                     n = {}
                 trial, check = n.get("codec_trial") or {}, n.get("codec_check") or {}
+                depth, pcm = (n.get("limiter") or {}).get("max_reduction_db") or 0.0, pcm_depth(binary, wav, target)
+                extra = f"{depth - pcm:+.2f} dB" if pcm is not None else "n/a"
+                landing = n.get("landing") or {}
                 written = n.get("output")
                 m = measured(written) if written else {}
                 lufs, tp = m.get("integrated_lufs"), m.get("true_peak_dbtp")
@@ -51,7 +65,9 @@ def lossy_landing():
                 print(f"  [{label}] {fmt:4s} {name} to {target}: {t:6.2f} s ({t / floor:4.2f}x the {floor:5.2f} s floor)"
                       f"   after the codec: {off} off the target, true peak {over} from the ceiling"
                       f"   encodes {n.get('encodes', 'n/a')}   shortfall {n.get('shortfall_lu')}"
-                      f"   overshoot: trial {trial.get('peak_overshoot_db')} dB, file {check.get('peak_overshoot_db')} dB", flush=True)
+                      f"   overshoot: trial {trial.get('peak_overshoot_db')} dB, file {check.get('peak_overshoot_db')} dB"
+                      f"   limiting {depth:.2f} dB ({extra} beyond the WAV's)   landing {landing.get('rule', 'n/a')}"
+                      f" gave way: {landing.get('gave_way')}", flush=True)
 
 
 EXTRA_SECTIONS.append("lossy_landing")
