@@ -36,6 +36,13 @@ import Testing
         #expect(said.count == 2)
         // The limited stream's ceiling was moved for the codec by one trial, not two.
         #expect(said.first?["codec_trial"]?["trials"]?.intValue ?? 1 == 1, "\(run.stdout)")
+        // Each lossy stream says how it landed on the one landing model (and the top says the first's).
+        for s in said {
+            let l = s["landing"]
+            #expect(l?["rule"]?.stringValue == "hold", "\(run.stdout)")
+            #expect(l?["over_ceiling_db"]?.doubleValue != nil && (l?["extra_limiting_db"]?.doubleValue ?? 9) <= 1.5 + 0.005, "\(run.stdout)")
+        }
+        #expect(n?["landing"] == said.first?["landing"])
 
         let check = try E2E.run("lufs-measure", ["\(dir)/out/film.mp4"])
         let streams = check.records.first?["loudness"]?["streams"]?.arrayValue ?? []

@@ -57,8 +57,8 @@ package enum CodecTrial {
     /// kept them; else each stretch is decoded by an ffmpeg of its own. `children`: a trial's
     /// ffmpegs started beforehand (else started here); they are ended whatever happens.
     package static func run(input: String, ordinal: Int, plan: NormalizePlan, encoding e: MediaAudioEncoding, weights: [Double],
-                    durationSeconds: Double?, captured: [[[Float]]]? = nil, children: Children? = nil) throws -> Measured {
-        let stretches = CodecOvershoot.stretches(durationSeconds: durationSeconds, sampleRate: e.sampleRate)
+                    stretches: [(start: Double, length: Double, lead: Double)], captured: [[[Float]]]? = nil,
+                    children: Children? = nil) throws -> Measured {
         let c = try children ?? Children(input: input, encoding: e)
         defer { c.end() }
         // Beside the feed: one thread hands the encoder's output to the decoder, one keeps what
@@ -158,7 +158,7 @@ package enum CodecTrial {
             p.totalFrames = nil
             p.fadeOutFrames = 0
             if s.start > 0 { p.fadeInFrames = 0 }
-            let lead = Int(s.lead * Double(sampleRate))
+            let lead = Int((s.lead * Double(sampleRate)).rounded())
             var seen = 0
             var stopped = false
             _ = try NormalizePipeline.run(p, source: source, sink: nil, onOutputBlock: { block in
@@ -178,10 +178,9 @@ package enum CodecTrial {
     }
 
     /// The stretches' integrated loudness through `plan`, no codec (the kept copies only).
-    package static func loudness(plan: NormalizePlan, sampleRate: Int, weights: [Double], durationSeconds: Double?,
-                         captured: [[[Float]]]) throws -> Double? {
-        try feed(input: "", ordinal: 0, plan: plan, sampleRate: sampleRate, weights: weights,
-                 stretches: CodecOvershoot.stretches(durationSeconds: durationSeconds, sampleRate: sampleRate),
+    package static func loudness(plan: NormalizePlan, sampleRate: Int, weights: [Double],
+                         stretches: [(start: Double, length: Double, lead: Double)], captured: [[[Float]]]) throws -> Double? {
+        try feed(input: "", ordinal: 0, plan: plan, sampleRate: sampleRate, weights: weights, stretches: stretches,
                  captured: captured).measured.integratedLUFS
     }
 

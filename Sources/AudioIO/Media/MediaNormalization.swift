@@ -19,6 +19,8 @@ public enum MediaNormalization {
         public var roundingAllowanceDB: Double
         public var maxPasses: Int
         public var maxCompensationDB: Double
+        /// `--codec-peak`: which limit gives way where the target and the ceiling can't both hold.
+        public var rule: CodecPeakRule = .hold
 
         public init(targetLUFS: Double, ceilingDBTP: Double, peakMode: PeakMode, fadeInSeconds: Double, fadeOutSeconds: Double,
                     fadeCurve: FadeCurve, limiterMarginDB: Double, roundingAllowanceDB: Double, maxPasses: Int,
@@ -96,13 +98,14 @@ public enum MediaNormalization {
                                              fadeCurve: s.fadeCurve, sampleRate: e.sampleRate, ceilingDBTP: s.ceilingDBTP,
                                              marginDB: s.limiterMarginDB, alwaysLimit: e.isLossy, ditherBitDepth: e.ditherBits)
             jobs.append(MediaNormalizer.Job(ordinal: k, encoding: e, plan: decision.plan, compensate: decision.compensate,
-                                            targetLUFS: s.targetLUFS, weights: layout.weights, sourceTruePeakDBTP: measured!.1))
+                                            targetLUFS: s.targetLUFS, weights: layout.weights, sourceTruePeakDBTP: measured!.1,
+                                            sourceLUFS: measured!.0))
         }
         let run = try MediaNormalizer.run(input: path, probe: probe, delivered: delivered, jobs: jobs, muxer: muxer, destination: destination,
                                           overwrite: overwrite,
                                           settings: .init(ceilingDBTP: s.ceilingDBTP, maxPasses: s.maxPasses,
                                                           maxCompensationDB: s.maxCompensationDB,
-                                                          steersLoudness: s.peakMode != .reduce),
+                                                          steersLoudness: s.peakMode != .reduce, rule: s.rule),
                                           opened: opened)
         return Outcome(sources: sources, gains: gains, streams: run.streams, encodes: run.encodes)
     }

@@ -11,6 +11,8 @@ extension MediaNormalizer {
         package var prediction: CodecOvershoot.Prediction?
         /// Loudness per dB of gain, when the second trial showed it.
         package var slope: Double?
+        /// The stream's landing (CodecLanding.plan), nil when nothing models its limiter.
+        package var landing: MediaLanding? = nil
         /// The whole stream as the analysis pass decoded it, when it was short enough to keep
         /// (StreamCapture): its encodes read it from memory instead of decoding it again.
         package var whole: (sampleRate: Int, channels: [[Float]])? = nil
@@ -31,20 +33,39 @@ extension MediaNormalizer {
         var passes = 0
         let trials = j.encoding.isLossy && settings.predictsCodec
         var captured: [[[Float]]]? = nil
+        // Where the trial takes its stretches: at fixed places until the analysis pass shows
+        // where the processed peaks come nearest the limiter's threshold (TrialStretches.choose).
+        var stretches = CodecOvershoot.stretches(durationSeconds: probe.durationSeconds, sampleRate: j.encoding.sampleRate)
         // A limited lossy stream always gets a trial: its two ffmpegs start now and wait on their
         // pipes while the analysis pass runs (ended with it if it fails).
         var children = j.compensate && trials ? try CodecTrial.Children(input: input, encoding: j.encoding) : nil
         var whole: (sampleRate: Int, channels: [[Float]])? = nil
+        var model: LimitedLoudnessModel? = nil
         if j.compensate {
             let decoded = try opened.decoder(path: input, ordinal: j.ordinal)
-            let source = StreamCapture(decoded, expectedFrames: probe.durationSeconds.map { Int($0 * Double(decoded.format.sampleRate)) })
-            let windows = trials ? TrialWindows(source, stretches: CodecOvershoot.stretches(durationSeconds: probe.durationSeconds,
-                                                                                     sampleRate: j.encoding.sampleRate)) : nil
-            j.plan = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
-                                                   maxCompensationDB: settings.maxCompensationDB).plan
+            let rate = decoded.format.sampleRate
+            let expected = probe.durationSeconds.map { Int($0 * Double(rate)) }
+            let source = StreamCapture(decoded, expectedFrames: expected)
+            // A stream too long to be kept whole keeps the fixed stretches as it is decoded, in case
+            // the analysis can't place them.
+            let kept = expected.map { $0 * decoded.format.channelCount <= StreamCapture.limit } ?? false
+            let windows = trials && !kept ? TrialWindows(source, stretches: stretches) : nil
+            let predicted = try NormalizePipeline.predict(j.plan, targetLUFS: j.targetLUFS, source: windows ?? source, weights: j.weights,
+                                                          maxCompensationDB: settings.maxCompensationDB)
+            j.plan = predicted.plan
+            model = predicted.model
             captured = windows?.captured
-            whole = source.whole.map { (decoded.format.sampleRate, $0) }
+            whole = source.whole.map { (rate, $0) }
             passes = 1
+            if trials, rate == j.encoding.sampleRate,
+               let placed = placedStretches(predicted.model, plan: j.plan, frames: whole?.channels.first?.count ?? expected) {
+                // Placed where the peaks are, on the codec's frame grid: cut from the kept stream,
+                // else decoded again stretch by stretch.
+                stretches = placed.map { (Double($0.start) / Double(rate), Double($0.count) / Double(rate), Double($0.lead) / Double(rate)) }
+                captured = whole.map { w in placed.map { s in w.channels.map { Array($0[min($0.count, s.start) ..< min($0.count, s.start + s.count)]) } } }
+            } else if let w = whole, trials {
+                captured = cut(w.channels, stretches, rate: rate)
+            }
         }
         // The encode's decoder of this stream starts now, while the trial runs (a stream without
         // an analysis pass takes the one opening the input started, or starts it here); none for
@@ -60,71 +81,57 @@ extension MediaNormalizer {
         defer { ready.wait() }
         let settled = j.plan.gainDB
         var result = Prepared(job: j, passes: passes, settledGainDB: settled, prediction: nil, slope: nil, whole: whole)
+        // The PCM output's plan of the same job: the limiter's depth there bounds the landing's.
+        let pcm = (gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP)
+        let limiter = MediaLanding.limiter(model: model, plan: j.plan, sourceLUFS: j.sourceLUFS, sourceTruePeakDBTP: j.sourceTruePeakDBTP,
+                                           plannedGainDB: j.plannedGainDB, maxCompensationDB: settings.maxCompensationDB)
+        var aim = CodecLanding.Aim(targetLUFS: j.targetLUFS, ceilingDBTP: settings.ceilingDBTP, rule: settings.rule, overshootDB: 0,
+                                   steersLoudness: settings.steersLoudness)
+        result.landing = limiter.map { MediaLanding(aim: aim, limiter: $0, pcm: pcm, plan: CodecLanding.plan(aim, limiter: $0, pcm: pcm)) }
         guard trials else { return result }
         let fed = j.sourceTruePeakDBTP.map { min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, $0 + j.plan.gainDB) }
         guard CodecOvershoot.needsTrial(fedPeakDBTP: fed, ceilingDBTP: settings.ceilingDBTP, limited: j.compensate,
                                         bitRatePerChannel: j.encoding.bitRate.map { $0 / max(1, j.encoding.channels) }) else { return result }
+        // The trial at the PCM output's plan: what the codec does to it is the codec's change and
+        // overshoot the one landing plan (CodecLanding.plan) makes room for.
         let t = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
-                                   durationSeconds: probe.durationSeconds, captured: captured, children: children)
+                                   stretches: stretches, captured: captured, children: children)
         children = nil
         var p = t.prediction
         if !settings.steersLoudness { p.loudnessChangeLU = 0 }
-        let a = CodecOvershoot.adjust(gainDB: j.plan.gainDB, limiterCeilingDBTP: j.plan.ceilingDBTP, ceilingDBTP: settings.ceilingDBTP,
-                                      prediction: p, maxCompensationDB: settings.maxCompensationDB, streamSeconds: probe.durationSeconds)
-        let before = j.plan
-        apply(&j, gainDB: a.gainDB, limiterCeilingDBTP: a.limiterCeilingDBTP, settings: settings)
-        let gainMove = j.plan.gainDB - before.gainDB, ceilingMove = before.ceilingDBTP - j.plan.ceilingDBTP
-        if let captured, let wanted = t.beforeLUFS.map({ $0 - p.loudnessChangeLU }),
-           CodecOvershoot.limiterOnlyMoved(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
-            // Only the limiter's ceiling came down (for the codec's overshoot): what that takes from
-            // the loudness is found on the kept stretches in memory, without the codec, and made up
-            // by gain; the codec's share was measured by the one trial.
-            let found = try limiterMakeUp(j.plan, wanted: wanted, sampleRate: j.encoding.sampleRate, weights: j.weights,
-                                          durationSeconds: probe.durationSeconds, captured: captured)
-            result.slope = found.slope
-            apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, found.gainDB)),
-                  limiterCeilingDBTP: j.plan.ceilingDBTP, settings: settings)
-        } else if CodecOvershoot.needsSecondTrial(gainMoveDB: gainMove, ceilingMoveDB: ceilingMove, limited: job.compensate) {
-            let u = try CodecTrial.run(input: input, ordinal: j.ordinal, plan: j.plan, encoding: j.encoding, weights: j.weights,
-                                       durationSeconds: probe.durationSeconds, captured: captured)
-            p.trials += 1
-            if let a1 = t.afterLUFS, let a2 = u.afterLUFS {
-                result.slope = CodecOvershoot.slope(from: (before.gainDB, a1), to: (j.plan.gainDB, a2))
-            }
-            if let c = CodecOvershoot.correction(measuredLUFS: u.afterLUFS, measuredTruePeak: u.afterTruePeak, preCodecPeakDBTP: u.beforeTruePeak ?? -200,
-                                                 limiterCeilingDBTP: j.plan.ceilingDBTP, targetLUFS: t.beforeLUFS ?? j.targetLUFS,
-                                                 ceilingDBTP: settings.ceilingDBTP, lossy: true,
-                                                 checkLoudness: settings.steersLoudness && t.beforeLUFS != nil, toleranceLU: 0.05) {
-                let g = j.plan.gainDB + CodecOvershoot.gainStep(c.gainDeltaDB, slope: result.slope)
-                apply(&j, gainDB: min(settled + settings.maxCompensationDB, max(settled - settings.maxCompensationDB, g)),
-                      limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
-            }
+        aim.loudnessChangeLU = p.loudnessChangeLU
+        aim.overshootDB = CodecLanding.predictedOvershoot(p.peakOvershootDB, trialSeconds: p.seconds, streamSeconds: probe.durationSeconds)
+        if let limiter {
+            let planned = CodecLanding.plan(aim, limiter: limiter, pcm: pcm)
+            result.landing = MediaLanding(aim: aim, limiter: limiter, pcm: pcm, plan: planned)
+            MediaLanding.apply(planned, aim: aim, limiter: limiter, to: &j, pcmGainDB: pcm.gainDB, settings: settings)
         }
         result.job = j
         result.prediction = p
         return result
     }
 
-    /// The gain at which `plan` (its ceiling as it is) makes the kept stretches `wanted` LUFS, by
-    /// secant steps from the plan's gain, each a run of the normaliser over the stretches in memory;
-    /// and the loudness per dB of gain seen there (nil when no step was needed).
-    package static func limiterMakeUp(_ plan: NormalizePlan, wanted: Double, sampleRate: Int, weights: [Double], durationSeconds: Double?,
-                              captured: [[[Float]]]) throws -> (gainDB: Double, slope: Double?) {
-        func loudness(_ g: Double) throws -> Double? {
-            var p = plan
-            p.gainDB = g
-            return try CodecTrial.loudness(plan: p, sampleRate: sampleRate, weights: weights, durationSeconds: durationSeconds, captured: captured)
+    /// The trial's stretches of a stream of `frames` (nil: unknown) placed from the analysis pass's
+    /// `model` (where the processed peaks come nearest the limiter's threshold, and a stretch of
+    /// typical loudness), on the codecs' frame grid, in frames; nil when the analysis can't place
+    /// them (a short stream is tried whole, as at the fixed places).
+    package static func placedStretches(_ model: LimitedLoudnessModel, plan: NormalizePlan, frames: Int?) -> [(start: Int, count: Int, lead: Int)]? {
+        guard let frames, frames > 0, Double(frames) > TrialStretches.wholeUpToSeconds * Double(model.sampleRate),
+              let envelope = model.envelope(gainDB: plan.gainDB) else { return nil }
+        let threshold = plan.limit ? 20 * log10(Double(model.threshold)) : nil
+        guard TrialStretches.chosen(envelope, thresholdDB: threshold) != nil else { return nil }
+        return CodecLanding.trialStretches(totalFrames: frames, sampleRate: model.sampleRate, envelope: envelope, thresholdDB: threshold)
+    }
+
+    /// The stretches (seconds, as a windowed decode takes them) cut from a stream kept whole.
+    package static func cut(_ channels: [[Float]], _ stretches: [(start: Double, length: Double, lead: Double)], rate: Int) -> [[[Float]]] {
+        func frames(_ s: Double) -> Int { Int(((s * 1000).rounded() / 1000 * Double(rate)).rounded()) }
+        return stretches.map { s in
+            channels.map { c in
+                let a = min(c.count, frames(s.start)), b = min(c.count, a + frames(s.length))
+                return Array(c[a ..< b])
+            }
         }
-        var g = plan.gainDB
-        guard var l = try loudness(g) else { return (g, nil) }
-        var slope: Double? = nil
-        for _ in 0..<3 where abs(wanted - l) > 0.01 {
-            let next = g + CodecOvershoot.gainStep(wanted - l, slope: slope)
-            guard let m = try loudness(next) else { break }
-            if let s = CodecOvershoot.slope(from: (g, l), to: (next, m)) { slope = s }
-            g = next; l = m
-        }
-        return (g, slope)
     }
 
     /// A stream of the written file (`audioStream` among its audio streams) decoded again and measured.

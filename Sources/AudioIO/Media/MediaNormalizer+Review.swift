@@ -11,9 +11,8 @@ extension MediaNormalizer {
         package let predictions: [CodecOvershoot.Prediction?]
         package var reasons: [[String]]
         package var corrections: [[(afterEncode: Int, reasons: [String])]]
-        /// Loudness per dB of gain, once two runs at different gains have shown it; the last run.
-        package var slopes: [Double?]
-        package var last: [(gainDB: Double, lufs: Double)?]
+        /// Each stream's landing (nil: nothing models its limiter, so no further encode is planned).
+        package var landings: [MediaLanding?]
 
         package init(_ prepared: [Prepared]) {
             passes = prepared.map(\.passes)
@@ -21,12 +20,13 @@ extension MediaNormalizer {
             predictions = prepared.map(\.prediction)
             reasons = [[String]](repeating: [], count: prepared.count)
             corrections = [[(afterEncode: Int, reasons: [String])]](repeating: [], count: prepared.count)
-            slopes = prepared.map(\.slope)
-            last = [(gainDB: Double, lufs: Double)?](repeating: nil, count: prepared.count)
+            landings = prepared.map(\.landing)
         }
 
         /// The results of encode number `encodes` (each stream's report and its written stream
-        /// measured); `again` when a job was moved and the file must be encoded again.
+        /// measured); `again` when a stream missed what its landing planned and the file is encoded
+        /// once more (at most `settings.maxEncodes` in all), planned again from what the codec did
+        /// to this encode within the same bound on the limiting (CodecLanding.plan).
         package mutating func review(_ jobs: inout [Job], reports: [NormalizeReport], measured: [LoudnessMeasurement], encodes: Int,
                              settings: Settings) -> (results: [StreamResult], again: Bool) {
             var results: [StreamResult] = []
@@ -42,31 +42,26 @@ extension MediaNormalizer {
                 r.prediction = predictions[i]
                 r.reencodedFor = reasons[i]
                 r.corrections = corrections[i]
+                r.landing = landings[i]?.outcome(decoded: m, depthDB: reports[i].maxReductionDB)
                 results.append(r)
-                if let l = m.integratedLUFS {
-                    if let p = last[i], let sl = CodecOvershoot.slope(from: p, to: (j.plan.gainDB, l)) { slopes[i] = sl }
-                    last[i] = (j.plan.gainDB, l)
-                }
-                guard encodes < settings.maxEncodes, j.plan.gainDB > -60 || j.plan.limit else { continue }
-                // What the encoder was fed: the limiter's ceiling at most, else the source's peak with the gain.
-                let fed = min(j.plan.limit ? j.plan.ceilingDBTP - j.plan.limiterTiming.marginDB : .infinity, (j.sourceTruePeakDBTP ?? j.plan.ceilingDBTP) + j.plan.gainDB)
-                guard let c = CodecOvershoot.correction(measuredLUFS: m.integratedLUFS, measuredTruePeak: m.truePeakDBTP,
-                                                        preCodecPeakDBTP: fed, limiterCeilingDBTP: j.plan.ceilingDBTP,
-                                                        targetLUFS: j.targetLUFS, ceilingDBTP: settings.ceilingDBTP,
-                                                        lossy: j.encoding.isLossy, checkLoudness: settings.steersLoudness) else { continue }
+                guard encodes < settings.maxEncodes, var l = landings[i] else { continue }
+                let decoded = CodecLanding.Levels(integratedLUFS: m.integratedLUFS, truePeakDBTP: m.truePeakDBTP)
+                guard CodecLanding.missed(l.plan, decoded: decoded, aim: l.aim) else { continue }
                 var why: [String] = []
-                if c.gainDeltaDB != 0 { why.append("loudness") }
-                if c.limiterCeilingDBTP != j.plan.ceilingDBTP { why.append("peak") }
+                if settings.steersLoudness, CodecLanding.isOff(m.integratedLUFS, targetLUFS: j.targetLUFS) { why.append("loudness") }
+                if let tp = m.truePeakDBTP, tp.isFinite, tp > settings.ceilingDBTP + CodecLanding.marginDB { why.append("peak") }
+                if why.isEmpty { why.append("loudness") }
                 reasons[i] += why
                 corrections[i].append((encodes, why))
-                // The gain moved by the step, the codec's share kept within the compensation allowed.
-                let g = j.plan.gainDB + CodecOvershoot.gainStep(c.gainDeltaDB, slope: slopes[i])
-                var gain = min(settled[i] + settings.maxCompensationDB, max(settled[i] - settings.maxCompensationDB, g))
-                if !settings.steersLoudness, c.limiterCeilingDBTP < j.plan.ceilingDBTP, !j.plan.limit {
-                    // Under --peak reduce the overshoot comes off the gain.
-                    gain -= j.plan.ceilingDBTP - c.limiterCeilingDBTP
-                }
-                apply(&jobs[i], gainDB: gain, limiterCeilingDBTP: c.limiterCeilingDBTP, settings: settings)
+                l.aim = CodecLanding.reaimed(l.aim, handed: l.handed(j), decoded: decoded)
+                l.plan = CodecLanding.plan(l.aim, limiter: l.limiter, pcm: l.pcm)
+                var moved = j
+                moved.plan.gainDB = l.pcm.gainDB
+                moved.plan.ceilingDBTP = l.pcm.limiterCeilingDBTP
+                moved.plan.limiterTiming.ceilingDBTP = l.pcm.limiterCeilingDBTP
+                MediaLanding.apply(l.plan, aim: l.aim, limiter: l.limiter, to: &moved, pcmGainDB: l.pcm.gainDB, settings: settings)
+                landings[i] = l
+                jobs[i] = moved
                 again = true
             }
             return (results, again)

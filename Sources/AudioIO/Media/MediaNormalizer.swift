@@ -19,13 +19,15 @@ public enum MediaNormalizer {
         public var weights: [Double]
         /// The gain planned from the measurement, before any compensation.
         public var plannedGainDB: Double
-        /// The source's true peak, dBTP, when known (to tell what the encoder was fed).
+        /// The source's true peak, dBTP, and integrated loudness, LUFS, when known (to tell what the
+        /// encoder was fed, and model a stream without an analysis pass).
         public var sourceTruePeakDBTP: Double?
+        public var sourceLUFS: Double?
         public init(ordinal: Int, encoding: MediaAudioEncoding, plan: NormalizePlan, compensate: Bool,
-                    targetLUFS: Double, weights: [Double], sourceTruePeakDBTP: Double? = nil) {
+                    targetLUFS: Double, weights: [Double], sourceTruePeakDBTP: Double? = nil, sourceLUFS: Double? = nil) {
             self.ordinal = ordinal; self.encoding = encoding; self.plan = plan
             self.compensate = compensate; self.targetLUFS = targetLUFS; self.weights = weights
-            self.plannedGainDB = plan.gainDB; self.sourceTruePeakDBTP = sourceTruePeakDBTP
+            self.plannedGainDB = plan.gainDB; self.sourceTruePeakDBTP = sourceTruePeakDBTP; self.sourceLUFS = sourceLUFS
         }
     }
 
@@ -44,6 +46,8 @@ public enum MediaNormalizer {
         public var codecCompensationDB: Double = 0
         /// What the trial encode predicted of the codec (lossy streams).
         public var prediction: CodecOvershoot.Prediction?
+        /// How the stream landed (CodecLanding.outcome), nil when nothing modelled its limiter.
+        public var landing: CodecLanding.Outcome?
         /// Why this stream was encoded again, when it was: "peak" and/or "loudness".
         public var reencodedFor: [String] = []
         /// Each check that sent the file to another encode for this stream: after which encode
@@ -57,14 +61,16 @@ public enum MediaNormalizer {
         public var maxCompensationDB: Double
         /// Encodes at most, the first included, when the codec pushes peaks over the ceiling.
         public var maxEncodes: Int
+        /// Which limit gives way where the target and the ceiling can't both hold (`--codec-peak`).
+        public var rule: CodecPeakRule
         /// Whether the loudness is steered to the target (false under `--peak reduce`, whose gain
         /// is bound by the peak: there the codec's overshoot comes off the gain).
         public var steersLoudness: Bool
         /// Whether lossy streams get a trial encode first.
         public var predictsCodec: Bool
-        public init(ceilingDBTP: Double, maxPasses: Int, maxCompensationDB: Double, maxEncodes: Int = 3,
-                    steersLoudness: Bool = true, predictsCodec: Bool = true) {
-            self.ceilingDBTP = ceilingDBTP; self.maxPasses = maxPasses
+        public init(ceilingDBTP: Double, maxPasses: Int, maxCompensationDB: Double, maxEncodes: Int = CodecLanding.maxEncodes,
+                    steersLoudness: Bool = true, predictsCodec: Bool = true, rule: CodecPeakRule = .hold) {
+            self.ceilingDBTP = ceilingDBTP; self.maxPasses = maxPasses; self.rule = rule
             self.maxCompensationDB = maxCompensationDB; self.maxEncodes = maxEncodes
             self.steersLoudness = steersLoudness; self.predictsCodec = predictsCodec
         }

@@ -66,10 +66,11 @@ package struct LoudnessNormalizeJob {
     /// A media file (MP4, MOV, Matroska) written back in its own container by MediaFileNormalizer,
     /// or as an audio-only M4A (`m4a`: "m4a" or "alac"). Nil when it is not one MediaMuxer writes back.
     package func processMedia(_ record: Record, _ path: String, _ outPath: String, _ opened: Decoder.Opened, _ m4a: String?) throws -> Record? {
-        let settings = MediaNormalization.Settings(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, peakMode: peakMode,
+        var settings = MediaNormalization.Settings(targetLUFS: targetLUFS, ceilingDBTP: ceilingDBTP, peakMode: peakMode,
                                                    fadeInSeconds: fadeInSeconds, fadeOutSeconds: fadeOutSeconds, fadeCurve: fadeCurve,
                                                    limiterMarginDB: Self.limiterMargin, roundingAllowanceDB: Self.roundingAllowanceDB,
                                                    maxPasses: Self.maxPasses, maxCompensationDB: Self.maxCompensationDB)
+        settings.rule = codecPeakRule
         var media = MediaFileNormalizer(settings: settings, stream: stream, convertsFormat: depth != nil || sampleRate != nil,
                                         allowLoss: allowLoss, overwrite: overwrite || naming.inPlace, presetName: presetName)
         media.rate = rate

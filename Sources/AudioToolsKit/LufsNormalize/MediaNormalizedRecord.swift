@@ -7,6 +7,9 @@ import JSONValue
 /// first (or `--stream`) audio stream's values at the top, each stream's under `streams` when
 /// there are several, and notes on what the encoder did.
 package enum MediaNormalizedRecord {
+    /// How close to the target a lossless stream must land, LU (a lossy one: CodecLanding.toleranceLU).
+    package static let losslessToleranceLU = 0.1
+
     /// Why a stream sent the file to further encodes: one clause per check that did, in order
     /// ("after the first encode the decoded true peak was over the ceiling, …"); nil when none did.
     package static func reencodeNote(who: String, codec: String, predicted: Bool, corrections: [(afterEncode: Int, reasons: [String])]) -> String? {
@@ -20,6 +23,17 @@ package enum MediaNormalizedRecord {
         let each = corrections.count == 1 ? "so the gain and the limiter's ceiling were corrected and the file encoded again"
             : "so each time the gain and the limiter's ceiling were corrected and the file encoded again (\(corrections.count) times)"
         return "\(who): \(predicted ? "the prediction missed: " : "")\(clauses.joined(separator: "; ")) (\(codec) encoder); \(each)."
+    }
+
+    /// Why a stream's written loudness is off the target.
+    static func shortfallReason(_ r: MediaNormalizer.StreamResult, settings s: MediaNormalization.Settings, encodes: Int) -> String {
+        if r.compensationDB - r.codecCompensationDB >= s.maxCompensationDB - 0.005 || abs(r.codecCompensationDB) >= s.maxCompensationDB - 0.005 {
+            return "the compensation reached its \(LoudnessGate.compact(s.maxCompensationDB)) dB limit"
+        }
+        if r.landing?.gaveWay == .loudness, r.landing?.rule == .hold {
+            return "with --codec-peak hold the decoded true peak stays under the ceiling, and reaching the target would limit more than \(String(format: "%.1f", CodecLanding.extraLimitingBudgetDB)) dB deeper than a PCM output needs, so the gain came down instead (--codec-peak allow keeps the loudness, the decoded peak then passing the ceiling)"
+        }
+        return "the limiter and the codec together didn't settle within the \(encodes) encode\(encodes == 1 ? "" : "s") allowed"
     }
 
     /// `delivered`: how many streams the output holds.
@@ -38,7 +52,7 @@ package enum MediaNormalizedRecord {
             let who = many ? "Stream \(r.ordinal)" : "The stream"
             let codec = encodings[r.ordinal]!.displayName
             if let p = r.prediction {
-                notes.append("\(who): a trial \(codec) encode of \(String(format: "%.1f", p.seconds)) s predicted the codec's loudness change (\(String(format: "%+.2f", p.loudnessChangeLU)) LU, compensated) and true-peak overshoot (\(String(format: "%.2f", p.peakOvershootDB)) dB, kept under the ceiling) before the one encode.")
+                notes.append("\(who): a trial \(codec) encode of \(String(format: "%.1f", p.seconds)) s predicted the codec's loudness change (\(String(format: "%+.2f", p.loudnessChangeLU)) LU, compensated) and true-peak overshoot (\(String(format: "%.2f", p.peakOvershootDB)) dB, widened for the stream's length and taken off the limiter's ceiling) before the first encode.")
             }
             if let note = reencodeNote(who: who, codec: codec, predicted: r.prediction != nil, corrections: r.corrections) { notes.append(note) }
         }
@@ -51,11 +65,16 @@ package enum MediaNormalizedRecord {
             if let tp = m.truePeakDBTP, (tp * 100).rounded() / 100 > s.ceilingDBTP, s.peakMode != .ignore {
                 notes.append("Stream \(r.ordinal): after \(run.encodes) encodes the decoded true peak is \(String(format: "%.2f", tp)) dBTP, over the \(LoudnessGate.compact(s.ceilingDBTP)) dBTP ceiling.")
             }
-            let tolerance = CodecOvershoot.toleranceLU(lossy: encodings[r.ordinal]!.isLossy)
+            let tolerance = encodings[r.ordinal]!.isLossy ? CodecLanding.toleranceLU : losslessToleranceLU
             var shortfall: Double? = nil
             if s.peakMode != .reduce, let lufs = m.integratedLUFS, abs(lufs - s.targetLUFS) > tolerance {
                 shortfall = s.targetLUFS - lufs
-                notes.append("Stream \(r.ordinal): after \(run.encodes) encode\(run.encodes == 1 ? "" : "s") the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target, more than the \(String(format: "%.1f", tolerance)) LU \(encodings[r.ordinal]!.isLossy ? "a lossy" : "a lossless") codec is held to: \(r.compensationDB - r.codecCompensationDB >= s.maxCompensationDB - 0.005 || abs(r.codecCompensationDB) >= s.maxCompensationDB - 0.005 ? "the compensation reached its \(LoudnessGate.compact(s.maxCompensationDB)) dB limit" : "the limiter and the codec together didn't settle within the \(run.encodes) encodes allowed").")
+                notes.append("Stream \(r.ordinal): after \(run.encodes) encode\(run.encodes == 1 ? "" : "s") the output is \(String(format: "%.2f", abs(lufs - s.targetLUFS))) LU \(lufs < s.targetLUFS ? "under" : "over") the target, more than the \(String(format: "%.1f", tolerance)) LU \(encodings[r.ordinal]!.isLossy ? "a lossy" : "a lossless") codec is held to: \(shortfallReason(r, settings: s, encodes: run.encodes)).")
+            }
+            if encodings[r.ordinal]!.isLossy, let l = r.landing {
+                let who = many ? "Stream \(r.ordinal): " : ""
+                notes += CodecLandingNotes.outcomeNotes(l, codec: encodings[r.ordinal]!.displayName, targetLUFS: s.targetLUFS, ceilingDBTP: s.ceilingDBTP)
+                    .map { who.isEmpty ? $0 : who + $0.prefix(1).lowercased() + $0.dropFirst() }
             }
             var o: [String: JSON] = MediaAudioStreams.json(audio[r.ordinal], ordinal: r.ordinal)
             let e = encodings[r.ordinal]!
@@ -70,6 +89,7 @@ package enum MediaNormalizedRecord {
                                       "compensation_db": .double(r.codecCompensationDB, decimals: 2)])
             }
             o["encodes"] = .int(run.encodes)
+            if e.isLossy, let l = r.landing { o["landing"] = CodecLandingNotes.landingJSON(l) }
             o["integrated_lufs"] = .optional(m.integratedLUFS, decimals: 2)
             o["true_peak_dbtp"] = .optional(m.truePeakDBTP, decimals: 2)
             o["sample_peak_dbfs"] = .optional(m.samplePeakDBFS, decimals: 2)
