@@ -9,9 +9,11 @@
 # (normalized.limiter.max_reduction_db, the deepest over a media file's streams) beside the same job
 # with `--format wav` (the PCM reference: what the limiter alone needs; for MP4 the MP4 input to
 # WAV), at most 1.5 dB more; and at most 2 encodes. A cell whose record says which limit gave way
-# (normalized.landing.gave_way, with its figure) is counted as "rule", not "met": the target and the
-# ceiling can't both hold there, and the documented rule chose. A build without `landing` simply
-# has no rule cells.
+# (normalized.landing.gave_way, with its figure: a number in `landing` such as over_ceiling_db, or
+# shortfall_lu) is counted as "rule", not "met", when the criteria its gave_way does not name still
+# hold (a ceiling that gave way exempts "over", loudness "landing", limiting "limiting"): the
+# target and the ceiling can't both hold there, and the documented rule chose. Otherwise it fails.
+# A build without `landing` simply has no rule cells.
 #
 # Cells run on all cores (a pool of os.cpu_count() processes) and print in a fixed order: per format
 # a grid (recording x target: landing LU, over dB, extra limiting dB, encodes; `*` marks a failed
@@ -85,6 +87,19 @@ def _landing_rule(n):
     return None
 
 
+def _landing_gave_way(gave_way):
+    """The criteria a rule's `gave_way` names (a word or list of words): landing, over, limiting."""
+    words = " ".join(gave_way if isinstance(gave_way, list) else [str(gave_way)]).lower()
+    named = set()
+    if "ceiling" in words or "peak" in words:
+        named.add("over")
+    if "loudness" in words or "target" in words:
+        named.add("landing")
+    if "limiting" in words or "limiter" in words:
+        named.add("limiting")
+    return named
+
+
 def _landing_job(job):
     """One lufs-normalize run (a cell, or the --format wav reference) and its written file measured."""
     kind, name, target, fmt, src, dest = job
@@ -107,7 +122,8 @@ def _landing_job(job):
     out["shortfall_lu"] = n.get("shortfall_lu")
     rule = _landing_rule(n)
     out["gave_way"] = rule.get("gave_way") if rule else None
-    out["rule_figures"] = bool(rule) and bool(_landing_numbers(rule))
+    # Its figure: a number in `landing` (e.g. over_ceiling_db), or the shortfall when the loudness gave way.
+    out["rule_figures"] = bool(rule) and (bool(_landing_numbers(rule)) or isinstance(n.get("shortfall_lu"), (int, float)))
     out["landing"] = rule
     if kind == "cell":
         written = n.get("output")
@@ -148,9 +164,17 @@ def _landing_judge(c, ref):
     if not isinstance(c.get("encodes"), int) or c["encodes"] > LANDING_CRITERIA["encodes"]:
         why.append("encodes")
     if c.get("gave_way") is not None:
-        if c.get("rule_figures"):
-            return "rule", why
-        return "failed", why + ["rule without its figure"]
+        # A rule cell: the limit it names gave way, with its figure (the decoded overshoot as the
+        # record gives it must be the written file's); every other criterion still holds.
+        if not c.get("rule_figures"):
+            return "failed", why + ["rule without its figure"]
+        named = _landing_gave_way(c["gave_way"])
+        rest = [w for w in why if w not in named]
+        said = (c.get("landing") or {}).get("over_ceiling_db")
+        if "over" in named and isinstance(said, (int, float)) and isinstance(c.get("over_db"), (int, float)) \
+                and abs(said - c["over_db"]) > 0.05:
+            rest.append("rule's over_ceiling_db is not the written file's")
+        return ("rule" if not rest else "failed"), rest
     return ("met" if not why else "failed"), why
 
 
