@@ -107,7 +107,7 @@ def _landing_job(job):
            "--allow-loss", "--overwrite", "--out-dir", dest]
     if fmt != "mp4":
         cmd += ["--format", fmt]
-    t = time.perf_counter()
+    t, ru = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     r = subprocess.run(cmd + [src], capture_output=True, text=True, stdin=subprocess.DEVNULL)
     seconds = time.perf_counter() - t
     rec = _landing_json_line(r.stdout)
@@ -116,6 +116,8 @@ def _landing_job(job):
     if r.returncode != 0 or n is None:
         err = rec.get("error", {}).get("message") if isinstance(rec.get("error"), dict) else None
         out["error"] = err or (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        out["cpu_seconds"] = after.ru_utime + after.ru_stime - ru.ru_utime - ru.ru_stime
         return out
     out["reduction_db"] = _landing_reduction(n)
     out["encodes"] = n.get("encodes")
@@ -133,6 +135,8 @@ def _landing_job(job):
         out["lufs"], out["tp"] = lufs, tp
         out["landing_lu"] = lufs - target if isinstance(lufs, (int, float)) else None
         out["over_db"] = tp - LANDING_CEILING if isinstance(tp, (int, float)) else None
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out["cpu_seconds"] = after.ru_utime + after.ru_stime - ru.ru_utime - ru.ru_stime
     return out
 
 
@@ -309,9 +313,10 @@ def landing_matrix():
         with open(os.environ["LANDING_JSON"], "w") as fh:
             for c in cells + list(refs.values()):
                 fh.write(json.dumps(c) + "\n")
-    cpu = sum(c.get("seconds", 0) for c in results)
-    print(f"  {len(cells)} cells and {len(refs)} WAV references in {time.perf_counter() - start:.0f} s"
-          f" ({cpu:.0f} s of job wall time on {cores} processes; load average now {os.getloadavg()[0]:.1f})", flush=True)
+    cpu = sum(c.get("cpu_seconds", 0) for c in results)
+    print(f"  {len(cells)} cells and {len(refs)} WAV references in {time.perf_counter() - start:.0f} s on {cores} processes;"
+          f" their CPU time {cpu:.0f} s (about {cpu / max(min(cores, os.cpu_count() or 1), 1):.0f} s of wall time on an otherwise idle machine);"
+          f" load average now {os.getloadavg()[0]:.1f}", flush=True)
 
 
 EXTRA_SECTIONS.append("landing_matrix")
