@@ -337,12 +337,20 @@ public final class TruePeakLimiter {
             // constants) with a vanishing slope: no step at the end. Beside it, the last
             // sub-block's boxes.
             for i in 0..<n {
-                let needDepth: Float = p[i] > thr ? 1 - thr / p[i] : 0
+                if i < fused { g[i] = boxes.step(i, m + len1, m, s + len2, s) }
+                let peak = p[i]
+                if depth == 0 && !(peak > thr) {
+                    // Fully released and nothing to hold back: the steps below would give
+                    // depth 0·rel + offset < 0, then 0, so the gain is exactly 1. Taking it
+                    // directly keeps the recursion's multiply and add off quiet stretches.
+                    r[hist + i] = 1
+                    continue
+                }
+                let needDepth: Float = peak > thr ? 1 - thr / peak : 0
                 depth = depth * rel + releaseOffset   // (depth + overshoot)·rel − overshoot
                 if depth < 0 { depth = 0 }
                 if needDepth > depth { depth = needDepth }
                 r[hist + i] = 1 - depth
-                if i < fused { g[i] = boxes.step(i, m + len1, m, s + len2, s) }
             }
         }}}}}
         self.boxes = boxes
@@ -373,9 +381,17 @@ public final class TruePeakLimiter {
                 span *= 2
             }
             let second = window - span
-            for i in 0..<n {
+            var i = 0
+            while i + 8 <= n {
+                let a = UnsafeRawPointer(w + i).loadUnaligned(as: SIMD8<Float>.self)
+                let b = UnsafeRawPointer(w + i + second).loadUnaligned(as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(m + len1 + i).storeBytes(of: a.replacing(with: b, where: b .< a), as: SIMD8<Float>.self)
+                i += 8
+            }
+            while i < n {
                 let a = w[i], b = w[i + second]
                 m[len1 + i] = b < a ? b : a
+                i += 1
             }
             r.update(from: r + n, count: hist)
         }}}
