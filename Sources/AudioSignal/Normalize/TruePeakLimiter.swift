@@ -331,7 +331,8 @@ public final class TruePeakLimiter {
         minima.withUnsafeMutableBufferPointer { mb in
         averaged.withUnsafeMutableBufferPointer { ab in
             let p = pb.baseAddress! + start, g = gb.baseAddress! + pendingStart
-            let r = rb.baseAddress!, m = mb.baseAddress!, s = ab.baseAddress!
+            let m = mb.baseAddress!, s = ab.baseAddress!
+            let r = rb.baseAddress! + hist   // this sub-block's attack/release gains
             // Needed reduction, with instant attack and exponential release. Release aims a
             // little past full gain so it arrives at exactly 1 in finite time (about 4–6 time
             // constants) with a vanishing slope: no step at the end. Beside it, the last
@@ -343,14 +344,14 @@ public final class TruePeakLimiter {
                     // Fully released and nothing to hold back: the steps below would give
                     // depth 0·rel + offset < 0, then 0, so the gain is exactly 1. Taking it
                     // directly keeps the recursion's multiply and add off quiet stretches.
-                    r[hist + i] = 1
+                    r[i] = 1
                     continue
                 }
                 let needDepth: Float = peak > thr ? 1 - thr / peak : 0
                 depth = depth * rel + releaseOffset   // (depth + overshoot)·rel − overshoot
                 if depth < 0 { depth = 0 }
                 if needDepth > depth { depth = needDepth }
-                r[hist + i] = 1 - depth
+                r[i] = 1 - depth
             }
         }}}}}
         self.boxes = boxes
@@ -437,9 +438,10 @@ public final class TruePeakLimiter {
         @inline(__always)
         package mutating func step(_ i: Int, _ entering1: UnsafeMutablePointer<Float>, _ leaving1: UnsafeMutablePointer<Float>,
                            _ entering2: UnsafeMutablePointer<Float>, _ leaving2: UnsafeMutablePointer<Float>) -> Float {
+            // Every value a box holds is a gain in [0, 1] (never NaN), so "not 1" is "below 1",
+            // one comparison each, counted without branches.
             let new1 = entering1[i], old1 = leaving1[i]
-            if old1 != 1 { red1 &-= 1 }
-            if new1 != 1 { red1 &+= 1 }
+            red1 = red1 &- (old1 < 1 ? 1 : 0) &+ (new1 < 1 ? 1 : 0)
             let s1: Float
             if red1 == 0 { sum1 = Double(len1); s1 = 1 } else {
                 sum1 += Double(new1) - Double(old1)
@@ -447,8 +449,7 @@ public final class TruePeakLimiter {
             }
             entering2[i] = s1
             let old2 = leaving2[i]
-            if old2 != 1 { red2 &-= 1 }
-            if s1 != 1 { red2 &+= 1 }
+            red2 = red2 &- (old2 < 1 ? 1 : 0) &+ (s1 < 1 ? 1 : 0)
             if red2 == 0 { sum2 = Double(len2); return 1 }
             sum2 += Double(s1) - Double(old2)
             return min(1, Float(sum2 * inv2))
