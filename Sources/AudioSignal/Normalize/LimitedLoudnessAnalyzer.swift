@@ -140,10 +140,7 @@ package final class LimitedLoudnessAnalyzer {
         guard n > 0 else { return }
         framesIn += n
         guard limit else { return }
-        for c in 0..<buffers.count {
-            // From a buffer pointer: one copy of the bytes (an array slice is appended element by element).
-            block.channels[c].withUnsafeBufferPointer { buffers[c].append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<n])) }
-        }
+        for c in 0..<buffers.count { buffers[c].append(contentsOf: block.channels[c][0..<n]) }
         processUnits(upTo: framesIn)
         // Keep only the history the next unit reads.
         let drop = nextUnitStart - reach - bufferStart

@@ -35,7 +35,7 @@ FOLDER_FILES, FOLDER_SECONDS = 20, 180
 def _folder_sources():
     """DIR/lossless-folder: FOLDER_FILES three-minute MP3s (44.1 kHz stereo), made once with sox
     and ffmpeg's libmp3lame from varied bench material: noise of three colours under tones,
-    swells of several speeds, levels from about -8 to -26 LUFS, CBR 128-320 kb/s and VBR."""
+    swells of several speeds, levels from about -12 to -24 LUFS, all within the bitstream gain's reach of -14, CBR 128-320 kb/s and VBR."""
     folder = os.path.join(DIR, "lossless-folder")
     done = os.path.join(folder, ".complete")
     if os.path.exists(done):
@@ -51,7 +51,7 @@ def _folder_sources():
                    "tremolo", f"{0.1 + 0.15 * (i % 5):.2f}", str(30 + 5 * (i % 8))]
         if colours[i % 3] == "whitenoise":
             effects += ["lowpass", str(4000 + 1500 * (i % 4))]
-        effects += ["gain", str(-4 - (i * 7) % 19)]
+        effects += ["gain", str(-4 - (i * 7) % 11)]
         sh(["sox", "-R", "-n", "-r", "44100", "-c", "2", "-b", "16", wav] + effects)
         sh(["ffmpeg", "-v", "error", "-y", "-i", wav, "-c:a", "libmp3lame"] + rates[i % 5]
            + [os.path.join(folder, f"track{i + 1:02d}.mp3")])
