@@ -377,8 +377,10 @@ package final class TruePeakOversampler {
         var v = SIMD8<Float>(repeating: 0)
         var i = 0
         while i + 8 <= count {
-            var x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<Float>.self)
-            x = x.replacing(with: -x, where: x .< 0)
+            // |x| by clearing the sign bit: for every value that can win the comparison below
+            // the same as negating the negative ones (−0 and NaN never win either way).
+            let x = unsafeBitCast(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<UInt32>.self) & 0x7fff_ffff,
+                                  to: SIMD8<Float>.self)
             v = v.replacing(with: x, where: x .> v)
             i += 8
         }

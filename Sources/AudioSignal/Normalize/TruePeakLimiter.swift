@@ -331,18 +331,27 @@ public final class TruePeakLimiter {
         minima.withUnsafeMutableBufferPointer { mb in
         averaged.withUnsafeMutableBufferPointer { ab in
             let p = pb.baseAddress! + start, g = gb.baseAddress! + pendingStart
-            let r = rb.baseAddress!, m = mb.baseAddress!, s = ab.baseAddress!
+            let m = mb.baseAddress!, s = ab.baseAddress!
+            let r = rb.baseAddress! + hist   // this sub-block's attack/release gains
             // Needed reduction, with instant attack and exponential release. Release aims a
             // little past full gain so it arrives at exactly 1 in finite time (about 4–6 time
             // constants) with a vanishing slope: no step at the end. Beside it, the last
             // sub-block's boxes.
             for i in 0..<n {
-                let needDepth: Float = p[i] > thr ? 1 - thr / p[i] : 0
+                if i < fused { g[i] = boxes.step(i, m + len1, m, s + len2, s) }
+                let peak = p[i]
+                if depth == 0 && !(peak > thr) {
+                    // Fully released and nothing to hold back: the steps below would give
+                    // depth 0·rel + offset < 0, then 0, so the gain is exactly 1. Taking it
+                    // directly keeps the recursion's multiply and add off quiet stretches.
+                    r[i] = 1
+                    continue
+                }
+                let needDepth: Float = peak > thr ? 1 - thr / peak : 0
                 depth = depth * rel + releaseOffset   // (depth + overshoot)·rel − overshoot
                 if depth < 0 { depth = 0 }
                 if needDepth > depth { depth = needDepth }
-                r[hist + i] = 1 - depth
-                if i < fused { g[i] = boxes.step(i, m + len1, m, s + len2, s) }
+                r[i] = 1 - depth
             }
         }}}}}
         self.boxes = boxes
@@ -373,9 +382,17 @@ public final class TruePeakLimiter {
                 span *= 2
             }
             let second = window - span
-            for i in 0..<n {
+            var i = 0
+            while i + 8 <= n {
+                let a = UnsafeRawPointer(w + i).loadUnaligned(as: SIMD8<Float>.self)
+                let b = UnsafeRawPointer(w + i + second).loadUnaligned(as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(m + len1 + i).storeBytes(of: a.replacing(with: b, where: b .< a), as: SIMD8<Float>.self)
+                i += 8
+            }
+            while i < n {
                 let a = w[i], b = w[i + second]
                 m[len1 + i] = b < a ? b : a
+                i += 1
             }
             r.update(from: r + n, count: hist)
         }}}
@@ -421,9 +438,10 @@ public final class TruePeakLimiter {
         @inline(__always)
         package mutating func step(_ i: Int, _ entering1: UnsafeMutablePointer<Float>, _ leaving1: UnsafeMutablePointer<Float>,
                            _ entering2: UnsafeMutablePointer<Float>, _ leaving2: UnsafeMutablePointer<Float>) -> Float {
+            // Every value a box holds is a gain in [0, 1] (never NaN), so "not 1" is "below 1",
+            // one comparison each, counted without branches.
             let new1 = entering1[i], old1 = leaving1[i]
-            if old1 != 1 { red1 &-= 1 }
-            if new1 != 1 { red1 &+= 1 }
+            red1 = red1 &- (old1 < 1 ? 1 : 0) &+ (new1 < 1 ? 1 : 0)
             let s1: Float
             if red1 == 0 { sum1 = Double(len1); s1 = 1 } else {
                 sum1 += Double(new1) - Double(old1)
@@ -431,8 +449,7 @@ public final class TruePeakLimiter {
             }
             entering2[i] = s1
             let old2 = leaving2[i]
-            if old2 != 1 { red2 &-= 1 }
-            if s1 != 1 { red2 &+= 1 }
+            red2 = red2 &- (old2 < 1 ? 1 : 0) &+ (s1 < 1 ? 1 : 0)
             if red2 == 0 { sum2 = Double(len2); return 1 }
             sum2 += Double(s1) - Double(old2)
             return min(1, Float(sum2 * inv2))
