@@ -58,13 +58,13 @@ extension LoudnessPicture {
     /// A span's shade when the record gives no probability for it.
     package static let dialogueFlatOpacity = 0.14
 
-    /// A span's shade from the detector's mean probability over it: faint where it was unsure
-    /// (a span opens at 0.35), dark where it was sure. The square spreads the shades apart
-    /// where real spans sit (0.4–0.95).
+    /// A span's shade from the detector's mean probability over it: faint where it was unsure,
+    /// dark where it was sure. The square spreads apart the shades of the spans that were
+    /// dialogue on real programmes (0.69–0.90) and of the music or effects taken for it (0.17–0.38).
     package static func dialogueOpacity(_ p: Double?) -> Double {
         guard let p else { return dialogueFlatOpacity }
         let c = min(1, max(0, p))
-        return ((0.03 + 0.32 * c * c) * 1000).rounded() / 1000
+        return ((0.05 + 0.3 * c * c) * 1000).rounded() / 1000
     }
 
     /// Whether the spans carry the detector's probabilities (then the legend explains the shade).
@@ -96,7 +96,7 @@ extension LoudnessPicture {
     /// what they mean.
     package static func dialogueLegend(_ s: inout SVGBuilder, y: Double) {
         var x = plotLeft
-        for p in [0.4, 0.7, 1.0] {
+        for p in [0.2, 0.6, 1.0] {
             s.rect(x, y - 9, 22, 10, fill: dialogueColor, opacity: dialogueOpacity(p))
             s.text(x + 26, y, String(format: "%.1f", p), size: 12, fill: Color.muted)
             x += 26 + 3 * 6.7 + 10
