@@ -72,6 +72,8 @@ public struct DialogueLoudness: Equatable, Sendable {
     /// Fraction of the programme's duration inside spans, 0–1.
     public var share: Double
     public var spans: [[Double]]
+    /// Each span's mean probability of speech (DialogueSpans.meanProbabilities), in the spans' order.
+    public var meanProbabilities: [Double] = []
     /// True when `share` is under the minimum share: a gate then judges programme loudness.
     public var fallback: Bool
     /// Why a value is undefined, and whether the share fell under the minimum; the tools word them.

@@ -31,7 +31,8 @@ package struct DialogueMeasurement {
         guard case .object(var o) = loudness else { return loudness }
         let p = try detector.finish()
         let spans = DialogueSpans.spans(probabilities: p, chunkSeconds: SpeechDetector.chunkSeconds, durationSeconds: m.seconds)
-        let d = DialogueLoudness(blocks: blocks, spans: spans, durationSeconds: m.seconds, minimumShare: minimumShare)
+        var d = DialogueLoudness(blocks: blocks, spans: spans, durationSeconds: m.seconds, minimumShare: minimumShare)
+        d.meanProbabilities = DialogueSpans.meanProbabilities(probabilities: p, chunkSeconds: SpeechDetector.chunkSeconds, spans: spans)
         found?(d)
         o["dialogue"] = Self.json(d, listening: detector.listening, layout: layout, timeline: timeline)
         if let (g, label) = gate, gateOnDialogue {
@@ -69,13 +70,15 @@ package struct DialogueMeasurement {
         "dialogue=\(detector)@\(version)#\(SpeechModelFile.expectedDigest);spans=\(DialogueSpans.version);min-dialogue-share=\(String(describing: minimumShare))"
     }
 
-    /// `loudness` without the dialogue spans (taken for the report only, or kept out of the cache).
+    /// `loudness` without the dialogue spans and their probabilities (taken for the report only, or
+    /// kept out of the cache).
     /// (The first of several streams carries them under `streams` too.)
     package static func withoutSpans(_ loudness: JSON) -> JSON {
         guard case .object(var o) = loudness else { return loudness }
         if case .array(let streams)? = o["streams"] { o["streams"] = .array(streams.map(withoutSpans)) }
-        if case .object(var d)? = o["dialogue"], d["timeline"] != nil {
+        if case .object(var d)? = o["dialogue"], d["timeline"] != nil || d["timeline_mean_probability"] != nil {
             d["timeline"] = nil
+            d["timeline_mean_probability"] = nil
             o["dialogue"] = .object(d)
         }
         return .object(o)
@@ -99,7 +102,11 @@ package struct DialogueMeasurement {
             "detector": .object(["name": .string(SpeechModelFile.detectorName), "version": .string(SpeechModelFile.detectorVersion)]),
             "notes": .array(d.notes.map { .string($0) }),
         ]
-        if timeline { o["timeline"] = .array(d.spans.map { .array($0.map { .double($0, decimals: 3) }) }) }
+        if timeline {
+            o["timeline"] = .array(d.spans.map { .array($0.map { .double($0, decimals: 3) }) })
+            // How sure the detector was of each span, in the same order (the report shades by it).
+            o["timeline_mean_probability"] = .array(d.meanProbabilities.map { .double($0, decimals: 3) })
+        }
         return .object(o)
     }
 }

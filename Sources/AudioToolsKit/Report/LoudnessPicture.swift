@@ -50,7 +50,8 @@ public enum LoudnessPicture {
         let headerBottom = 74.0 + 17.0 * Double(lines.count) + channelTableHeight(item)
         let loudnessTop = headerBottom + 14
         let peakTop = loudnessTop + loudnessHeight + laneGap
-        let height = peakTop + peakHeight + 62
+        // A second legend line says what the dialogue spans' shades mean.
+        let height = peakTop + peakHeight + 62 + (dialogueShaded(item) ? 18 : 0)
         return Layout(headerLines: lines, loudnessTop: loudnessTop, peakTop: peakTop, height: height)
     }
 
@@ -270,7 +271,12 @@ public enum LoudnessPicture {
             s.text((plotLeft + plotRight) / 2, peakLane.top + peakHeight / 2 + 5, m, size: 13, fill: Color.muted, anchor: "middle")
         }
         lanesCaptions(&s, item, overs, lane: lane, peakLane: peakLane)
-        legend(&s, item, y: h - 14)
+        if dialogueShaded(item) {
+            legend(&s, item, y: h - 32)
+            dialogueLegend(&s, y: h - 14)
+        } else {
+            legend(&s, item, y: h - 14)
+        }
     }
 
     // MARK: parts
@@ -344,7 +350,7 @@ public enum LoudnessPicture {
         if item.integratedLUFS != nil { key(Color.integrated, "integrated", width: 1.4) }
         if item.targetLUFS != nil { key(Color.target, "target", width: 1.5, dash: "6 4") }
         if item.timeline?.rangeLowLUFS != nil { key(Color.range, "loudness range", band: 0.3) }
-        if item.dialogue.map({ !$0.spans.isEmpty }) == true { key(dialogueColor, "dialogue", band: 0.3) }
+        if item.dialogue.map({ !$0.spans.isEmpty }) == true, !dialogueShaded(item) { key(dialogueColor, "dialogue", band: 0.3) }
         if !item.overs.isEmpty { key(Color.over, "over the ceiling", band: 0.35) }
         if !item.loudnessLimits.isEmpty { key(Color.over, "loudness limit", width: 1.2, dash: "2 3") }
     }

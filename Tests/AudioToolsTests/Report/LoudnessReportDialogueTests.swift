@@ -52,4 +52,49 @@ import Testing
         let noneSVG = LoudnessPicture.svg(none)
         #expect(Self.bands(noneSVG).isEmpty && noneSVG.contains("Dialogue undefined (0%)"))
     }
+
+    /// The rect lines' fill-opacity and data-mean-probability, in order.
+    static func shades(_ svg: String) -> [(opacity: Double, mean: String?)] {
+        svg.components(separatedBy: "\n").filter { $0.contains("class=\"dialogue\"") }.map { line in
+            func attr(_ n: String) -> String? {
+                guard let r = line.range(of: " \(n)=\"") else { return nil }
+                return String(line[r.upperBound...].prefix { $0 != "\"" })
+            }
+            return (Double(attr("fill-opacity")!)!, attr("data-mean-probability"))
+        }
+    }
+
+    @Test func spansAreShadedByHowSureTheDetectorWas() throws {
+        let x = LoudnessTestSignals.tones([.init(seconds: 10, dBFS: -20)], rate: 48000)
+        func item(_ means: [Double]?) -> LoudnessReportItem {
+            var o: [String: JSON] = ["integrated_lufs": .double(-26.5, decimals: 2), "share": .double(0.4, decimals: 4),
+                                     "timeline": .array([.array([.double(1, decimals: 3), .double(3, decimals: 3)]),
+                                                         .array([.double(6, decimals: 3), .double(8, decimals: 3)])])]
+            if let means { o["timeline_mean_probability"] = .array(means.map { .double($0, decimals: 3) }) }
+            return LoudnessReportTests.item([x]).addingDialogue(.object(o))
+        }
+        let sure = item([0.92, 0.41])
+        #expect(sure.dialogue?.spans.map(\.meanProbability) == [0.92, 0.41])
+        let svg = LoudnessPicture.svg(sure)
+        let p = try #require(SVGProbe.parse(svg), "the SVG is well-formed XML")
+        let shades = Self.shades(svg)
+        #expect(shades.map(\.mean) == ["0.920", "0.410"])
+        #expect(shades[0].opacity > 2 * shades[1].opacity, "the sure span is much darker than the unsure one: \(shades)")
+        // The shade rises with the probability, from faint to about a third.
+        let ramp = stride(from: 0.0, through: 1.0, by: 0.1).map { LoudnessPicture.dialogueOpacity($0) }
+        #expect(zip(ramp, ramp.dropFirst()).allSatisfy { $0 < $1 } && ramp.first! > 0 && ramp.last! <= 0.4, "\(ramp)")
+        // Hovering a span names its probability.
+        #expect(svg.contains("<title>dialogue 1.000–3.000 s, mean speech probability 0.920</title>"))
+        // A legend line says what the shade means, in place of the plain "dialogue" key, on a taller picture.
+        #expect(p.texts.contains { $0.hasPrefix("dialogue, shaded by the detector") && $0.contains("the paler, the less sure") })
+        #expect(!p.texts.contains("dialogue"))
+        #expect(LoudnessPicture.height(sure) == LoudnessPicture.height(item(nil)) + 18)
+
+        // A record without the probabilities (or with a count that doesn't match): one shade, the plain key.
+        for plain in [item(nil), item([0.9])] {
+            let plainSVG = LoudnessPicture.svg(plain)
+            #expect(Self.shades(plainSVG).map(\.opacity) == [LoudnessPicture.dialogueFlatOpacity, LoudnessPicture.dialogueFlatOpacity])
+            #expect(Self.shades(plainSVG).allSatisfy { $0.mean == nil } && !plainSVG.contains("shaded by"))
+        }
+    }
 }
