@@ -6,7 +6,8 @@ import Foundation
 ///    above `offset`; a hangover bridges the breath between two sentences: a span closes only
 ///    after `hangoverSeconds` below `offset` (and ends where the probability last fell, not after
 ///    the hangover).
-/// 2. Spans shorter than `minimumSeconds` are dropped (a click, a single syllable of a song).
+/// 2. Spans shorter than `minimumSeconds` are dropped (a click, a single syllable of a song), and so
+///    are groups of spans in which the probability is never sustained (SpanCheck: a train of clicks).
 /// 3. Each span is widened by `paddingSeconds` on both sides: the network's probability rises a
 ///    little after a word starts and falls a little before it ends, most under a loud bed.
 /// 4. Spans whose gap is at most `bridgeSeconds` are joined: under a bed as loud as the
@@ -27,17 +28,16 @@ package enum DialogueSpans {
     public static let paddingSeconds = 0.2
     public static let bridgeSeconds = 1.0
     /// Bumped when the steps or constants change, so cached dialogue measurements miss.
-    public static let version = 2
+    public static let version = 3
 
     /// The spans as (from, to) seconds, in order, within `0...durationSeconds`.
     public static func spans(probabilities p: [Float], chunkSeconds: Double, durationSeconds: Double) -> [(from: Double, to: Double)] {
-        var raw: [(from: Double, to: Double)] = []
+        var stretches: [Range<Int>] = []
         var open: Int?
         var lastAbove = 0
         let hangoverChunks = Int((hangoverSeconds / chunkSeconds).rounded())
         func close(_ start: Int, _ end: Int) {
-            let from = Double(start) * chunkSeconds, to = Double(end) * chunkSeconds
-            if to - from >= minimumSeconds - 1e-9 { raw.append((from, to)) }
+            if Double(end - start) * chunkSeconds >= minimumSeconds - 1e-9 { stretches.append(start..<end) }
         }
         for (i, v) in p.enumerated() {
             if let s = open {
@@ -49,6 +49,8 @@ package enum DialogueSpans {
             }
         }
         if let s = open { close(s, lastAbove + 1) }
+        let raw = SpanCheck.sustained(stretches, probabilities: p, chunkSeconds: chunkSeconds)
+            .map { (from: Double($0.lowerBound) * chunkSeconds, to: Double($0.upperBound) * chunkSeconds) }
         var out: [(from: Double, to: Double)] = []
         for r in raw {
             let from = max(0, r.from - paddingSeconds), to = min(durationSeconds, r.to + paddingSeconds)
