@@ -73,6 +73,15 @@ def build_ebur128_ref():
 MISSING = []
 
 
+def bench_module(name):
+    """The module `name`.py beside this file (a section's material builder), loaded by its path."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
 def missing(what):
     """A comparison that could not be made: printed now, and the bench exits 1 at the end."""
     MISSING.append(what)

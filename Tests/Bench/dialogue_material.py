@@ -35,11 +35,11 @@ def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
 
 
-def unpack(work):
+def unpack(work, packages=PACKAGES):
     """The packages, downloaded with apt-get and unpacked into work/root (each once)."""
     root = os.path.join(work, "root")
     os.makedirs(root, exist_ok=True)
-    for package in PACKAGES:
+    for package in packages:
         marker = os.path.join(root, f".unpacked-{package}")
         if os.path.exists(marker) or (package == "openttd-opensfx" and os.path.exists(INSTALLED_EFFECTS)):
             continue

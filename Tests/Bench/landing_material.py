@@ -42,7 +42,11 @@ them.
   python3 landing_material.py BIN DIR [SECONDS [NAME ...]]   one JSON line per recording (name, split,
                                                             path, integrated_lufs, true_peak_dbtp, ...)
 """
-import glob, json, os, subprocess, sys
+import json, os, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The same download-and-unpack, each package once, as the dialogue material's.
+from dialogue_material import run, unpack  # noqa: E402
 
 # (name, split, package, path inside the package)
 RECORDINGS = [
@@ -58,27 +62,6 @@ RECORDINGS = [
     ("lincity-blues", "held-out", "lincity-ng-data", "usr/share/games/lincity-ng/music/default/02 - Robert van Herk - City Blues.ogg"),
 ]
 DEFAULT_SECONDS = 30
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
-
-
-def unpack(work, packages):
-    """The packages, downloaded with apt-get and unpacked into work/root (each once)."""
-    root = os.path.join(work, "root")
-    os.makedirs(root, exist_ok=True)
-    for package in packages:
-        marker = os.path.join(root, f".unpacked-{package}")
-        if os.path.exists(marker):
-            continue
-        debs = glob.glob(os.path.join(work, f"{package}_*.deb"))
-        if not debs:
-            run(["apt-get", "download", package], cwd=work)
-            debs = glob.glob(os.path.join(work, f"{package}_*.deb"))
-        run(["dpkg-deb", "-x", debs[0], root])
-        open(marker, "w").close()
-    return root
 
 
 def measure(bin_dir, path, *args):

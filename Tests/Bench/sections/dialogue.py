@@ -1,14 +1,5 @@
 # lufs-measure --dialogue: speed against plain measurement and onnxruntime over the same audio,
 # and accuracy on programmes made of real speech over real music (Tests/Bench/dialogue_material.py).
-import importlib.util as _ilu
-
-
-def _dialogue_material():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dialogue_material.py")
-    spec = _ilu.spec_from_file_location("dialogue_material", path)
-    m = _ilu.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
 
 
 def _onnx_python():
@@ -42,7 +33,7 @@ print(time.process_time() - t0)
 
 def dialogue():
     section("lufs-measure --dialogue: speech detector (Silero VAD in Swift) on 10 minutes of 48 kHz stereo, --jobs 1")
-    m = _dialogue_material()
+    m = bench_module("dialogue_material")
     work = os.path.join(DIR, "dialogue")
     os.makedirs(work, exist_ok=True)
     try:

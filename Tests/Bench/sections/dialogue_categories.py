@@ -1,17 +1,5 @@
 # lufs-measure --dialogue by category (Tests/Bench/dialogue_categories.py): the TEST set, which no
 # constant of the detector was chosen on, and the TUNING set the constants were chosen on, labelled.
-import importlib.util as _ilu
-
-
-def _dialogue_categories():
-    # (Section files run in bench.py's namespace: __file__ is bench.py, beside the material scripts.)
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path.insert(0, here)
-    path = os.path.join(here, "dialogue_categories.py")
-    spec = _ilu.spec_from_file_location("dialogue_categories", path)
-    m = _ilu.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
 
 
 def _category_rows(m, material, set_name, bin_dir, env=None):
@@ -49,7 +37,7 @@ def _print_rows(rows):
 
 def dialogue_categories():
     section("lufs-measure --dialogue by category: TEST set (held out: no constant was chosen on it), beds -10/-5/0 dB, stereo and 5.1")
-    m = _dialogue_categories()
+    m = bench_module("dialogue_categories")
     work = os.path.join(DIR, "dialogue-categories")
     os.makedirs(work, exist_ok=True)
     try:

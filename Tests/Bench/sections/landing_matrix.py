@@ -30,20 +30,12 @@
 #   LANDING_MATERIAL=<folder>              where the packages and excerpts are kept (default BENCH_DIR/landing-material)
 #   LANDING_JSON=<file>                    also write every cell as one JSON line there
 #   LANDING_JOBS=<n>                       processes (default os.cpu_count())
-import importlib.util, multiprocessing
+import multiprocessing
 
 LANDING_TARGETS = [-8, -9, -11, -14, -16, -23]
 LANDING_FORMATS = ["m4a", "mp4", "mp3", "ogg", "opus"]
 LANDING_CEILING = -1.0
 LANDING_CRITERIA = {"landing_lu": 0.2, "over_db": 0.1, "extra_db": 1.5, "encodes": 2}
-
-
-def _landing_material_module():
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "landing_material.py")   # beside bench.py
-    spec = importlib.util.spec_from_file_location("landing_material", path)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
 
 
 def _landing_json_line(stdout):
@@ -190,7 +182,7 @@ def landing_matrix():
     start = time.perf_counter()
     cores = int(os.environ.get("LANDING_JOBS") or os.cpu_count() or 1)
     print(f"  (load average when starting: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {cores} processes)", flush=True)
-    lm = _landing_material_module()
+    lm = bench_module("landing_material")
     seconds = int(os.environ.get("LANDING_SECONDS") or lm.DEFAULT_SECONDS)
     split = os.environ.get("LANDING_SPLIT", "").strip()
     formats = [f for f in (os.environ.get("LANDING_FORMATS") or ",".join(LANDING_FORMATS)).split(",") if f]
