@@ -92,7 +92,8 @@ def excerpt(bin_dir, work, root, name, rel, seconds):
     out = os.path.join(out_dir, f"{name}.wav")
     info = os.path.join(out_dir, f"{name}.json")
     if os.path.exists(out) and os.path.exists(info):
-        return json.load(open(info))
+        # The path is where the excerpt is now: the folder may have been reached by another path.
+        return dict(json.load(open(info)), path=out)
     full = os.path.join(work, "decoded", f"{name}.wav")
     os.makedirs(os.path.dirname(full), exist_ok=True)
     if not os.path.exists(full):
@@ -105,11 +106,11 @@ def excerpt(bin_dir, work, root, name, rel, seconds):
     run(["sox", full, out + ".part.wav", "trim", str(start), str(seconds)])
     os.replace(out + ".part.wav", out)
     cut = measure(bin_dir, out)
-    record = {"path": out, "start_seconds": start, "seconds": seconds,
+    record = {"start_seconds": start, "seconds": seconds,
               "integrated_lufs": cut["integrated_lufs"], "true_peak_dbtp": cut["true_peak_dbtp"],
               "whole_integrated_lufs": whole["integrated_lufs"], "whole_true_peak_dbtp": whole["true_peak_dbtp"]}
     json.dump(record, open(info, "w"))
-    return record
+    return dict(record, path=out)
 
 
 def build(bin_dir, work, seconds=DEFAULT_SECONDS, names=None):
